@@ -1,0 +1,24 @@
+"""The public surface is deliberate: a change to it shows up here."""
+
+import chainframe
+import chainframe.devnet
+
+
+def test_top_level_all() -> None:
+    assert chainframe.__all__ == sorted(chainframe.__all__)
+    assert chainframe.__all__ == ["__version__"]
+
+
+def test_devnet_all() -> None:
+    names = chainframe.devnet.__all__
+    assert names == sorted(names)
+    assert all(hasattr(chainframe.devnet, name) for name in names)
+    assert {"Devnet", "FaultRule", "GatewaySettings", "LogLimits", "WorkloadSpec", "GroundTruth"} <= set(names)
+
+
+def test_redaction_of_keys_in_urls() -> None:
+    from chainframe._redact import redact_text, redact_url
+
+    assert redact_url("https://mainnet.example/v3/abc123?x=1") == "https://mainnet.example/v3/<redacted>?x=1"
+    assert redact_url("wss://h/ws/v3/abc123") == "wss://h/ws/v3/<redacted>"
+    assert redact_text("failed: key=abc123 at /v3/abc123", "abc123") == "failed: key=<redacted> at /v3/<redacted>"
