@@ -1,0 +1,113 @@
+"""The devnet node: a real anvil process from the pinned npm package, on a free loopback port."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from chainframe.devnet._errors import DevnetError
+from chainframe.devnet._node_rpc import NodeRPC
+from chainframe.devnet._process import Child
+
+ANVIL_NPM_PACKAGE = "@foundry-rs/anvil-linux-amd64"
+ANVIL_VERSION = "1.7.1"
+_INSTALL_HINT = (
+    f"run scripts/setup (it installs {ANVIL_NPM_PACKAGE}@{ANVIL_VERSION} into ./node_modules with `npm ci`), "
+    "or set CHAINFRAME_ANVIL to an anvil binary"
+)
+_LISTENING = re.compile(r"Listening on ([0-9.]+):(\d+)")
+
+
+def find_anvil() -> Path:
+    """Locate the anvil binary: ``$CHAINFRAME_ANVIL``, else ``node_modules`` above the working dir or this package."""
+    explicit = os.environ.get("CHAINFRAME_ANVIL")
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise DevnetError(f"CHAINFRAME_ANVIL points at {path}, which is not a file; {_INSTALL_HINT}")
+        return path
+    relative = Path("node_modules", *ANVIL_NPM_PACKAGE.split("/"), "bin", "anvil")
+    for start in (Path.cwd(), Path(__file__).resolve()):
+        for folder in (start, *start.parents):
+            candidate = folder / relative
+            if candidate.is_file():
+                return candidate
+    raise DevnetError(f"anvil was not found; {_INSTALL_HINT}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnvilOptions:
+    """How to start one anvil node."""
+
+    chain_id: int = 31337
+    """EIP-155 chain id the node reports and signs with."""
+    genesis_timestamp: int = 1_700_000_000
+    """Fixed genesis time, so that block hashes of a rebuilt chain are the same every time."""
+    accounts: int = 10
+    """Unlocked dev accounts (from anvil's well-known test mnemonic)."""
+    auto_mine: bool = True
+    """Mine each transaction at once; the workload builder turns this off to fill blocks itself."""
+    load_state: Path | None = None
+    """Start from a state dump (blocks, transactions, receipts and historical states)."""
+    gas_limit: int | None = None
+    """Block gas limit; anvil's default (30M) when None."""
+    dump_state: Path | None = None
+    """Write the whole chain, historical states included, to this file when the node stops."""
+
+
+class AnvilNode:
+    """A running anvil. Use as a context manager, or call :meth:`stop`."""
+
+    def __init__(self, options: AnvilOptions = AnvilOptions()) -> None:
+        self.options = options
+        argv = [
+            str(find_anvil()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--chain-id",
+            str(options.chain_id),
+            "--timestamp",
+            str(options.genesis_timestamp),
+            "--accounts",
+            str(options.accounts),
+            # Historical states let eth_getProof and debug_traceCall answer at old blocks, also after a reload.
+            "--preserve-historical-states",
+        ]
+        if not options.auto_mine:
+            argv.append("--no-mining")
+        if options.load_state is not None:
+            argv += ["--load-state", str(options.load_state)]
+        if options.dump_state is not None:
+            argv += ["--dump-state", str(options.dump_state)]
+        if options.gas_limit is not None:
+            argv += ["--gas-limit", str(options.gas_limit)]
+
+        def listening(line: str) -> str | None:
+            m = _LISTENING.search(line)
+            return f"http://{m.group(1)}:{m.group(2)}" if m else None
+
+        self._child = Child(f"anvil (chain {options.chain_id})", argv, ready=listening, timeout=60)
+        self.url = self._child.ready_value
+        self.rpc = NodeRPC(self.url)
+
+    @property
+    def pid(self) -> int:
+        return self._child.pid
+
+    def stop(self, grace: float = 10.0) -> None:
+        """Stop the node (SIGTERM, so it can write its state dump; SIGKILL after ``grace`` seconds)."""
+        self.rpc.close()
+        self._child.stop(grace)
+
+    def __enter__(self) -> AnvilNode:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()

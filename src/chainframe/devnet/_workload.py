@@ -1,0 +1,393 @@
+"""A deterministic workload for the devnet, and the ground truth it implies.
+
+The plan (:func:`plan_workload`) is a pure function of a :class:`WorkloadSpec`: which transactions go in which block,
+of which type, and what each must produce (status, number of logs). :func:`build_chain` sends the plan to an anvil
+that mines only on demand, checks that every mined block holds what was sent (anvil can silently drop transactions
+from a block that mixes a revert and a creation), and records where each transaction landed. The resulting
+:class:`GroundTruth` comes from the plan, never from reading the node's answers back, so tests that compare the node
+(or our extraction) against it can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from chainframe.devnet._contracts import calldata, deploy_data
+from chainframe.devnet._errors import DevnetError
+from chainframe.devnet._node_rpc import NodeRPC
+
+TxKind = Literal[
+    "deploy",
+    "create_token",
+    "eth_transfer",
+    "erc20_transfer",
+    "emit",
+    "ping",
+    "dive",
+    "spawn",
+    "store_set",
+    "revert_token",
+    "revert_nest",
+]
+
+_RANDOM_KINDS: tuple[TxKind, ...] = (
+    "eth_transfer", "erc20_transfer", "ping", "dive", "spawn", "store_set", "revert_token", "revert_nest",
+)  # fmt: skip
+_RANDOM_WEIGHTS = (6, 6, 2, 2, 1, 2, 1, 1)
+_GWEI = 10**9
+_FEE_CAP = 200 * _GWEI  # far above any base fee these blocks reach, so nothing waits in the pool
+_TOKEN_SUPPLY = 10**27
+_DEPLOYED = ("Token", "Emitter", "Nest", "Store")  # block 1, in this order, from account 0
+_REVERTER = 9  # never receives tokens, so its token transfers always revert
+
+# anvil's dev accounts from its well-known test mnemonic ("test test ... junk"); checked against the node at build.
+DEV_ACCOUNTS = (
+    "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+    "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+    "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc",
+    "0x90f79bf6eb2c4f870365e785982e1f101e93b906",
+    "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65",
+    "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc",
+    "0x976ea74026e726554db657fa54763abd0c3a0aa9",
+    "0x14dc79964da2c08b23698b3d3cc7ca32193d9955",
+    "0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f",
+    "0xa0ee7a142d267c1f36714e4a8f75612f20a79720",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkloadSpec:
+    """What chain to build. Equal specs build chains with identical block hashes."""
+
+    name: str = "test"
+    """Label used in cache file names."""
+    blocks: int = 240
+    """Blocks after genesis (a few more are mined only if anvil dropped transactions and they had to be resent)."""
+    seed: int = 7
+    """Seed of the plan's random choices."""
+    txs_per_block: int = 6
+    """Average number of mixed transactions per ordinary block, on top of its one log-heavy transaction."""
+    logs_per_emit: int = 60
+    """Logs emitted by the log-heavy transaction of each ordinary block."""
+    chain_id: int = 31337
+    genesis_timestamp: int = 1_700_000_000
+    block_interval: int = 12
+    """Seconds between block timestamps."""
+    creation_every: int = 40
+    """Every N-th block holds a single contract creation and nothing else."""
+    empty_every: int = 25
+    """Every N-th block is empty (0: never)."""
+    gas_limit: int | None = None
+    """Block gas limit for the node (anvil's default when None)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+TEST_WORKLOAD = WorkloadSpec()
+"""The chain the default test suite and the demo run on: 240 blocks, ~15,000 logs (over the 10,000 limit)."""
+
+BENCH_WORKLOAD = WorkloadSpec(
+    name="bench", blocks=2000, txs_per_block=8, logs_per_emit=150, creation_every=100, empty_every=0
+)
+"""The benchmark chain: 2,000 blocks, ~18,000 transactions, ~300,000 logs."""
+
+
+@dataclass(frozen=True)
+class TxIntent:
+    """One planned transaction. ``to`` names a contract, or is an account address, or is None for a creation."""
+
+    kind: TxKind
+    sender: int
+    nonce: int
+    tx_type: int
+    to: str | None
+    data: str
+    value: int
+    gas: int
+    status: int
+    logs: int
+
+
+@dataclass(frozen=True)
+class TxRecord:
+    """Where a planned transaction landed, with what the plan says it must produce."""
+
+    hash: str
+    block: int
+    index: int
+    kind: TxKind
+    tx_type: int
+    sender: str
+    to: str | None
+    status: int
+    logs: int
+
+
+@dataclass(frozen=True)
+class GroundTruth:
+    """What the built chain holds, known from the plan."""
+
+    spec: dict[str, Any]
+    chain_id: int
+    head: int
+    contracts: dict[str, str]
+    txs: list[TxRecord] = field(repr=False)
+
+    @property
+    def block_count(self) -> int:
+        """Blocks including genesis (0..head)."""
+        return self.head + 1
+
+    @property
+    def tx_count(self) -> int:
+        return len(self.txs)
+
+    @property
+    def log_count(self) -> int:
+        return sum(t.logs for t in self.txs)
+
+    @property
+    def reverted_count(self) -> int:
+        return sum(1 for t in self.txs if t.status == 0)
+
+    @property
+    def creation_count(self) -> int:
+        return sum(1 for t in self.txs if t.to is None)
+
+    def txs_by_type(self) -> dict[int, int]:
+        return dict(sorted(Counter(t.tx_type for t in self.txs).items()))
+
+    def txs_by_kind(self) -> dict[str, int]:
+        return dict(sorted(Counter(t.kind for t in self.txs).items()))
+
+    def txs_per_block(self) -> list[int]:
+        counts = Counter(t.block for t in self.txs)
+        return [counts.get(n, 0) for n in range(self.head + 1)]
+
+    def logs_per_block(self) -> list[int]:
+        counts: Counter[int] = Counter()
+        for t in self.txs:
+            counts[t.block] += t.logs
+        return [counts.get(n, 0) for n in range(self.head + 1)]
+
+    def timestamp(self, block: int) -> int:
+        return int(self.spec["genesis_timestamp"]) + int(self.spec["block_interval"]) * block
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "spec": self.spec,
+                "chain_id": self.chain_id,
+                "head": self.head,
+                "contracts": self.contracts,
+                "txs": [asdict(t) for t in self.txs],
+            },
+            indent=1,
+            sort_keys=True,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> GroundTruth:
+        d = json.loads(text)
+        return cls(
+            spec=d["spec"],
+            chain_id=d["chain_id"],
+            head=d["head"],
+            contracts=d["contracts"],
+            txs=[TxRecord(**t) for t in d["txs"]],
+        )
+
+
+class _Planner:
+    def __init__(self, spec: WorkloadSpec) -> None:
+        self.spec = spec
+        self.rng = random.Random(spec.seed)
+        self.nonces = [0] * 10
+
+    def tx(
+        self,
+        kind: TxKind,
+        sender: int,
+        to: str | None,
+        data: str = "0x",
+        *,
+        gas: int,
+        value: int = 0,
+        status: int = 1,
+        logs: int = 0,
+        tx_type: int | None = None,
+    ) -> TxIntent:
+        nonce = self.nonces[sender]
+        self.nonces[sender] += 1
+        if tx_type is None:
+            tx_type = self.rng.choice((0, 1, 2, 2))
+        return TxIntent(kind, sender, nonce, tx_type, to, data, value, gas, status, logs)
+
+    def random_tx(self) -> TxIntent:
+        r = self.rng
+        sender = r.randrange(1, 9)
+        other = r.choice([a for a in range(1, 9) if a != sender])
+        kind = r.choices(_RANDOM_KINDS, weights=_RANDOM_WEIGHTS)[0]
+        if kind == "eth_transfer":
+            return self.tx(kind, sender, DEV_ACCOUNTS[other], gas=30_000, value=r.randrange(1, 10**18))
+        if kind == "erc20_transfer":
+            data = calldata("Token", "transfer(address,uint256)", DEV_ACCOUNTS[other], r.randrange(1, 10**6))
+            return self.tx(kind, sender, "Token", data, gas=80_000, logs=1)
+        if kind == "ping":
+            payload = bytes(r.randrange(256) for _ in range(r.randrange(0, 100)))
+            data = calldata("Emitter", "ping(uint256,bytes)", r.randrange(10**9), payload)
+            return self.tx(kind, sender, "Emitter", data, gas=80_000, logs=1)
+        if kind == "dive":
+            depth = r.randrange(1, 6)
+            data = calldata("Nest", "dive(uint256)", depth)
+            return self.tx(kind, sender, "Nest", data, gas=80_000 + 60_000 * depth, logs=depth + 1)
+        if kind == "spawn":
+            return self.tx(kind, sender, "Nest", calldata("Nest", "spawn()"), gas=500_000, logs=2)
+        if kind == "store_set":
+            data = calldata("Store", "set(uint256,uint256)", r.randrange(16), r.randrange(1, 10**30))
+            return self.tx(kind, sender, "Store", data, gas=80_000, logs=1)
+        if kind == "revert_token":
+            data = calldata("Token", "transfer(address,uint256)", DEV_ACCOUNTS[other], 1)
+            return self.tx(kind, _REVERTER, "Token", data, gas=100_000, status=0)
+        data = calldata("Nest", "fail(uint256)", r.randrange(100))
+        return self.tx("revert_nest", sender, "Nest", data, gas=100_000, status=0)
+
+    def plan(self) -> list[list[TxIntent]]:
+        spec = self.spec
+        blocks: list[list[TxIntent]] = []
+        # Block 1: the contracts. Block 2: token balances for accounts 1..8.
+        supply = (_TOKEN_SUPPLY,)
+        blocks.append(
+            [
+                # The Token constructor mints, which logs one Transfer.
+                self.tx("deploy", 0, None, deploy_data(name, *supply), gas=1_000_000, logs=1)
+                if name == "Token"
+                else self.tx("deploy", 0, None, deploy_data(name), gas=1_000_000)
+                for name in _DEPLOYED
+            ]
+        )
+        blocks.append(
+            [
+                self.tx(
+                    "erc20_transfer",
+                    0,
+                    "Token",
+                    calldata("Token", "transfer(address,uint256)", DEV_ACCOUNTS[a], 10**24),
+                    gas=80_000,
+                    logs=1,
+                )
+                for a in range(1, 9)
+            ]
+        )
+        for number in range(3, spec.blocks + 1):
+            if spec.creation_every and number % spec.creation_every == 0:
+                # Alone in its block: anvil can drop transactions from a block mixing a creation and a revert.
+                sender = self.rng.randrange(1, 9)
+                data = deploy_data("Token", self.rng.randrange(1, 10**30))
+                blocks.append([self.tx("create_token", sender, None, data, gas=1_000_000, logs=1)])
+            elif spec.empty_every and number % spec.empty_every == 0:
+                blocks.append([])
+            else:
+                n = spec.logs_per_emit
+                emit = self.tx(
+                    "emit",
+                    0,
+                    "Emitter",
+                    calldata("Emitter", "emitMany(uint256)", n),
+                    gas=60_000 + 2_500 * n,
+                    logs=n,
+                )
+                low, high = max(0, spec.txs_per_block // 2), spec.txs_per_block * 3 // 2
+                blocks.append([emit] + [self.random_tx() for _ in range(self.rng.randint(low, high))])
+        return blocks
+
+
+def plan_workload(spec: WorkloadSpec) -> list[list[TxIntent]]:
+    """The transactions of blocks 1..spec.blocks, in block order."""
+    return _Planner(spec).plan()
+
+
+def _tx_object(intent: TxIntent, contracts: dict[str, str]) -> dict[str, Any]:
+    tx: dict[str, Any] = {
+        "from": DEV_ACCOUNTS[intent.sender],
+        "nonce": hex(intent.nonce),
+        "gas": hex(intent.gas),
+        "value": hex(intent.value),
+        "data": intent.data,
+    }
+    to = None
+    if intent.to is not None:
+        to = intent.to if intent.to.startswith("0x") else contracts[intent.to]
+        tx["to"] = to
+    if intent.tx_type == 2:
+        tx["maxFeePerGas"] = hex(_FEE_CAP)
+        tx["maxPriorityFeePerGas"] = hex(_GWEI + intent.nonce % 7)
+    else:
+        tx["gasPrice"] = hex(_FEE_CAP)
+        if intent.tx_type == 1:
+            tx["type"] = "0x1"
+            tx["accessList"] = [{"address": to or DEV_ACCOUNTS[intent.sender], "storageKeys": ["0x" + "00" * 32]}]
+        else:
+            tx["type"] = "0x0"
+    return tx
+
+
+def build_chain(spec: WorkloadSpec, rpc: NodeRPC, *, max_resends: int = 5) -> GroundTruth:
+    """Send the plan to a fresh anvil started with ``auto_mine=False``; return the ground truth of what it mined."""
+    accounts = [a.lower() for a in rpc.call("eth_accounts")]
+    if tuple(accounts) != DEV_ACCOUNTS:
+        raise DevnetError("the node's dev accounts are not anvil's test-mnemonic accounts; start it with defaults")
+    if int(rpc.call("eth_blockNumber"), 16) != 0:
+        raise DevnetError("the workload must be built on a fresh chain (the node already has blocks)")
+    contracts: dict[str, str] = {}
+    records: list[TxRecord] = []
+    plan = plan_workload(spec)
+    waiting: list[TxIntent] = []  # dropped by anvil from the last block; resent in the next
+    number = 0
+    resends = 0
+    while plan or waiting:
+        intents = waiting + (plan.pop(0) if plan else [])
+        if not plan and waiting:
+            resends += 1
+            if resends > max_resends:
+                raise DevnetError(f"anvil kept dropping {len(waiting)} transactions after {max_resends} resends")
+        number += 1
+        hashes = rpc.batch([("eth_sendTransaction", [_tx_object(i, contracts)]) for i in intents])
+        rpc.call("evm_mine", {"timestamp": spec.genesis_timestamp + spec.block_interval * number})
+        mined: list[str] = rpc.call("eth_getBlockByNumber", hex(number), False)["transactions"]
+        position = {h: k for k, h in enumerate(mined)}
+        if len(position) != len(mined) or not set(mined) <= set(hashes):
+            raise DevnetError(f"block {number} holds transactions the workload did not send")
+        waiting = []
+        for intent, tx_hash in zip(intents, hashes, strict=True):
+            if tx_hash not in position:
+                waiting.append(intent)
+                continue
+            to = None
+            if intent.to is not None:
+                to = intent.to if intent.to.startswith("0x") else contracts[intent.to]
+            records.append(
+                TxRecord(
+                    tx_hash,
+                    number,
+                    position[tx_hash],
+                    intent.kind,
+                    intent.tx_type,
+                    DEV_ACCOUNTS[intent.sender],
+                    to,
+                    intent.status,
+                    intent.logs,
+                )
+            )
+        if number == 1:
+            if waiting:
+                raise DevnetError("anvil dropped a contract deployment from block 1")
+            receipts = rpc.batch([("eth_getTransactionReceipt", [h]) for h in hashes])
+            contracts = {name: r["contractAddress"] for name, r in zip(_DEPLOYED, receipts, strict=True)}
+    records.sort(key=lambda r: (r.block, r.index))
+    return GroundTruth(spec=spec.to_json(), chain_id=spec.chain_id, head=number, contracts=contracts, txs=records)
