@@ -1,0 +1,341 @@
+"""The Infura-compatible gateway: keys in the path, networks by Host, the spec's methods and limits, and faults.
+
+One answer path serves both transports: :meth:`Gateway.answer` turns a request text into an :class:`Outcome`, which
+the HTTP handler writes as a response and the WebSocket handler as a message (or a closed connection).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from aiohttp import WSMsgType, web
+
+from chainframe.devnet.gateway._config import FaultRule, GatewayConfig, GatewaySettings
+from chainframe.devnet.gateway._credits import CreditBucket, cost
+from chainframe.devnet.gateway._faults import FaultInjector
+from chainframe.devnet.gateway._jsonrpc import (
+    ALLOWED_METHODS,
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    Upstream,
+    UpstreamError,
+    error_bytes,
+    rate_limited_bytes,
+)
+from chainframe.devnet.gateway._logs import get_logs
+
+_JSON = "application/json"
+_PAYMENT_REQUIRED = {
+    "code": 402,
+    "event": -33000,
+    "message": "Payment Required",
+    "details": "You have reached your daily credit limit. To continue using this service, upgrade your plan.",
+}
+_WS_MAX_MESSAGE = 64 * 2**20
+_WS_IN_FLIGHT = 256  # per connection; a client that sends more waits for answers
+
+
+@dataclass
+class Outcome:
+    """What to send back. ``status`` None with ``drop`` set means: close the connection, send nothing."""
+
+    status: int = 200
+    body: bytes = b""
+    content_type: str = _JSON
+    headers: dict[str, str] = field(default_factory=dict)
+    drop: bool = False
+    truncate: bool = False
+
+
+@dataclass
+class Stats:
+    http_requests: int = 0
+    ws_connections: int = 0
+    ws_messages: int = 0
+    batches: int = 0
+    auth_failures: int = 0
+    calls: Counter[str] = field(default_factory=Counter)
+    limit_errors: Counter[str] = field(default_factory=Counter)
+    rate_limited: int = 0
+
+    def to_json(self, faults: Counter[str]) -> dict[str, Any]:
+        return {
+            "http_requests": self.http_requests,
+            "ws_connections": self.ws_connections,
+            "ws_messages": self.ws_messages,
+            "batches": self.batches,
+            "auth_failures": self.auth_failures,
+            "calls": dict(self.calls),
+            "limit_errors": dict(self.limit_errors),
+            "rate_limited": self.rate_limited,
+            "faults": dict(faults),
+        }
+
+
+def _unauthorized(message: str) -> web.Response:
+    return web.Response(
+        status=401,
+        text=message + "\n",
+        content_type="text/plain",
+        headers={"www-authenticate": f'Basic realm="Auth failure, {message}"'},
+    )
+
+
+class Gateway:
+    def __init__(self, config: GatewayConfig) -> None:
+        self.config = config
+        self._keys = [k.encode() for k in config.keys]
+        self.stats = Stats()
+        self._client: httpx.AsyncClient | None = None
+        self.upstreams: dict[str, Upstream] = {}
+        self.apply(config.settings)
+
+    def apply(self, settings: GatewaySettings) -> None:
+        self.settings = settings
+        self.faults = FaultInjector(settings.faults, settings.seed)
+        self.credits = CreditBucket(settings.credits_per_second) if settings.credits_per_second else None
+
+    # --- lifecycle -------------------------------------------------------------------------------------------
+
+    async def _startup(self, app: web.Application) -> None:
+        limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
+        self._client = httpx.AsyncClient(limits=limits, timeout=300.0)
+        self.upstreams = {name: Upstream(url, self._client) for name, url in self.config.networks.items()}
+
+    async def _cleanup(self, app: web.Application) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 2**20)
+        app.on_startup.append(self._startup)
+        app.on_cleanup.append(self._cleanup)
+        app.add_routes(
+            [
+                web.post("/v3/{key}", self._http),
+                web.post("/v3/", self._http),
+                web.post("/v3", self._http),
+                web.get("/ws/v3/{key}", self._ws),
+                web.get("/ws/v3/", self._ws),
+                web.get("/ws/v3", self._ws),
+                web.get("/_gateway/settings", self._get_settings),
+                web.put("/_gateway/settings", self._put_settings),
+                web.get("/_gateway/stats", self._get_stats),
+                web.post("/_gateway/stats/reset", self._reset_stats),
+            ]
+        )
+        return app
+
+    # --- access ----------------------------------------------------------------------------------------------
+
+    def _refuse(self, request: web.Request) -> web.Response | None:
+        key = request.match_info.get("key", "")
+        if not key:
+            self.stats.auth_failures += 1
+            return _unauthorized("project id required in the url")
+        if not any(hmac.compare_digest(key.encode(), k) for k in self._keys):
+            self.stats.auth_failures += 1
+            return _unauthorized("invalid project id")
+        return None
+
+    def _network(self, request: web.Request) -> str:
+        label = request.host.split(":", 1)[0].split(".", 1)[0]
+        return label if label in self.upstreams else self.config.default_network
+
+    def _admin(self, request: web.Request) -> None:
+        token = request.headers.get("X-Admin-Token", "")
+        if not hmac.compare_digest(token.encode(), self.config.admin_token.encode()):
+            raise web.HTTPForbidden(text="admin token required (header X-Admin-Token)\n")
+
+    # --- the answer path -------------------------------------------------------------------------------------
+
+    async def answer(self, body: bytes, network: str, transport: str) -> Outcome:
+        try:
+            request = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            return Outcome(body=error_bytes(None, PARSE_ERROR, "parse error"))
+        is_batch = isinstance(request, list)
+        calls: list[Any] = request if is_batch else [request]
+        if not calls:
+            return Outcome(body=error_bytes(None, INVALID_REQUEST, "empty batch"))
+        methods = [c["method"] for c in calls if isinstance(c, dict) and isinstance(c.get("method"), str)]
+        self.stats.batches += is_batch
+        self.stats.calls.update(methods)
+
+        if self.settings.latency:
+            await asyncio.sleep(self.settings.latency)
+        if self.credits is not None:
+            wait = self.credits.take(cost(methods))
+            if wait:
+                self.stats.rate_limited += 1
+                return self._rate_limited(calls, is_batch, math.ceil(wait * 1000) / 1000)
+        fault = self.faults.request_fault(methods, transport)
+        slow = self.faults.first("slow", methods, transport)
+        if slow is not None:
+            await asyncio.sleep(slow.delay)
+        if fault is not None and fault.kind != "truncate":
+            return self._fault(fault, calls, is_batch)
+
+        upstream = self.upstreams[network]
+        items: list[bytes] = [b""] * len(calls)
+        async with asyncio.TaskGroup() as tg:
+            for i, call in enumerate(calls):
+                tg.create_task(self._item(items, i, call, upstream, transport))
+        if is_batch:
+            if self.faults.first("batch_reorder", methods, transport) is not None:
+                self.faults.shuffle(items)
+            if len(items) > 1 and self.faults.first("batch_drop_item", methods, transport) is not None:
+                del items[self.faults.pick(len(items))]
+            out = b"[" + b",".join(items) + b"]"
+        else:
+            out = items[0]
+        return Outcome(body=out, truncate=fault is not None)
+
+    async def _item(self, items: list[bytes], i: int, call: Any, upstream: Upstream, transport: str) -> None:
+        if not isinstance(call, dict) or not isinstance(call.get("method"), str) or call.get("jsonrpc") != "2.0":
+            items[i] = error_bytes(
+                call.get("id") if isinstance(call, dict) else None,
+                INVALID_REQUEST,
+                "invalid request: expected a JSON-RPC 2.0 object with a method",
+            )
+            return
+        call_id, method = call.get("id"), call["method"]
+        if method not in ALLOWED_METHODS:
+            items[i] = error_bytes(call_id, METHOD_NOT_FOUND, f"the method {method} does not exist/is not available")
+            return
+        rate = self.faults.first("rate_limit", [method], transport)
+        if rate is not None:
+            items[i] = rate_limited_bytes(call_id, rate.backoff)
+            return
+        try:
+            if method == "eth_getLogs":
+                items[i], refused_by = await get_logs(call_id, call.get("params"), upstream, self.settings.limits)
+                if refused_by is not None:
+                    self.stats.limit_errors[refused_by] += 1
+            else:
+                items[i] = await upstream.forward(call)
+        except (UpstreamError, httpx.HTTPError):
+            items[i] = error_bytes(call_id, INTERNAL_ERROR, "upstream node unavailable")
+
+    def _rate_limited(self, calls: list[Any], is_batch: bool, backoff: float) -> Outcome:
+        ids = [c.get("id") if isinstance(c, dict) else None for c in calls]
+        bodies = [rate_limited_bytes(i, backoff) for i in ids]
+        body = b"[" + b",".join(bodies) + b"]" if is_batch else bodies[0]
+        return Outcome(status=429, body=body, headers={"Retry-After": str(max(1, math.ceil(backoff)))})
+
+    def _fault(self, fault: FaultRule, calls: list[Any], is_batch: bool) -> Outcome:
+        if fault.kind == "drop":
+            return Outcome(drop=True)
+        if fault.kind == "http_429":
+            return self._rate_limited(calls, is_batch, fault.backoff)
+        if fault.kind == "http_402":
+            return Outcome(status=402, body=json.dumps(_PAYMENT_REQUIRED).encode())
+        return Outcome(status=fault.status, body=b"upstream error\n", content_type="text/plain")
+
+    # --- HTTP ------------------------------------------------------------------------------------------------
+
+    async def _http(self, request: web.Request) -> web.StreamResponse:
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
+        self.stats.http_requests += 1
+        outcome = await self.answer(await request.read(), self._network(request), "http")
+        if outcome.drop:
+            assert request.transport is not None
+            request.transport.close()
+            return web.Response(status=500)  # never reaches the client: the connection is gone
+        if outcome.truncate:
+            response = web.StreamResponse(status=outcome.status, headers={"Content-Type": outcome.content_type})
+            response.content_length = len(outcome.body)
+            await response.prepare(request)
+            await response.write(outcome.body[: len(outcome.body) // 2])
+            assert request.transport is not None
+            request.transport.close()
+            return response
+        return web.Response(
+            status=outcome.status,
+            body=outcome.body,
+            content_type=outcome.content_type,
+            headers=outcome.headers,
+        )
+
+    # --- WebSocket -------------------------------------------------------------------------------------------
+
+    async def _ws(self, request: web.Request) -> web.StreamResponse:
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
+        network = self._network(request)
+        ws = web.WebSocketResponse(max_msg_size=_WS_MAX_MESSAGE)
+        await ws.prepare(request)
+        self.stats.ws_connections += 1
+        in_flight = asyncio.Semaphore(_WS_IN_FLIGHT)
+        async with asyncio.TaskGroup() as tg:
+            async for message in ws:
+                if message.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+                    continue
+                data = message.data if isinstance(message.data, bytes) else message.data.encode()
+                await in_flight.acquire()
+                tg.create_task(self._ws_message(request, ws, data, network, in_flight))
+        return ws
+
+    async def _ws_message(
+        self,
+        request: web.Request,
+        ws: web.WebSocketResponse,
+        data: bytes,
+        network: str,
+        done: asyncio.Semaphore,
+    ) -> None:
+        try:
+            self.stats.ws_messages += 1
+            outcome = await self.answer(data, network, "ws")
+            if ws.closed:
+                return
+            if outcome.drop or outcome.truncate:
+                if outcome.truncate:
+                    await ws.send_str(outcome.body[: len(outcome.body) // 2].decode(errors="replace"))
+                assert request.transport is not None
+                request.transport.close()  # no close frame: the client sees the connection lost
+            elif outcome.content_type != _JSON:
+                await ws.close(code=1011, message=b"upstream error")
+            else:
+                await ws.send_str(outcome.body.decode())
+        except ConnectionError:
+            pass  # the client went away; nothing to answer
+        finally:
+            done.release()
+
+    # --- admin -----------------------------------------------------------------------------------------------
+
+    async def _get_settings(self, request: web.Request) -> web.Response:
+        self._admin(request)
+        return web.json_response(self.settings.to_json())
+
+    async def _put_settings(self, request: web.Request) -> web.Response:
+        self._admin(request)
+        try:
+            settings = GatewaySettings.from_json(await request.json())
+        except (ValueError, TypeError) as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        self.apply(settings)
+        return web.json_response(settings.to_json())
+
+    async def _get_stats(self, request: web.Request) -> web.Response:
+        self._admin(request)
+        return web.json_response(self.stats.to_json(self.faults.injected))
+
+    async def _reset_stats(self, request: web.Request) -> web.Response:
+        self._admin(request)
+        self.stats = Stats()
+        self.faults.injected.clear()
+        return web.json_response({"ok": True})

@@ -1,0 +1,148 @@
+"""What the gateway enforces and injects: fixed at start (:class:`GatewayConfig`) or changeable while it runs
+(:class:`GatewaySettings`, through the admin endpoint, so each test sets its own limits and faults).
+
+All of it round-trips through JSON, because the gateway runs as its own process and receives its config on stdin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal
+
+FaultKind = Literal[
+    "http_429",
+    "http_402",
+    "http_5xx",
+    "rate_limit",
+    "drop",
+    "slow",
+    "truncate",
+    "batch_reorder",
+    "batch_drop_item",
+]
+"""Injectable faults.
+
+- ``http_429``: HTTP 429 with ``Retry-After`` and Infura's -32005 "project ID request rate exceeded" body carrying
+  ``data.backoff_seconds`` (over WebSocket: that error object as the answer).
+- ``http_402``: HTTP 402 "Payment Required", Infura's daily-credit-limit answer (over WebSocket: the same JSON).
+- ``http_5xx``: an HTTP error status (``status``, default 503) with a text body (over WebSocket: close code 1011).
+- ``rate_limit``: HTTP 200, each matching call answered with -32005 and ``data.backoff_seconds``.
+- ``drop``: the connection is closed without an answer.
+- ``slow``: the answer waits ``delay`` seconds (then other faults may still apply).
+- ``truncate``: only the first half of the answer is sent, then the connection is closed.
+- ``batch_reorder``: a batch answer comes back in shuffled order.
+- ``batch_drop_item``: one item of a batch answer is left out.
+"""
+
+Transport = Literal["any", "http", "ws"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FaultRule:
+    """Inject ``kind`` into requests that match, with ``probability``, at most ``times`` times."""
+
+    kind: FaultKind
+    probability: float = 1.0
+    """Chance per matching request (drawn from the gateway's seeded generator)."""
+    times: int | None = None
+    """Stop after this many injections; None: never stop."""
+    methods: tuple[str, ...] = ()
+    """Only requests calling one of these methods (any item of a batch); empty: every request."""
+    transport: Transport = "any"
+    status: int = 503
+    """HTTP status for ``http_5xx``."""
+    delay: float = 1.0
+    """Seconds of delay for ``slow``."""
+    backoff: float = 1.0
+    """Seconds hinted by ``http_429`` (Retry-After and data.backoff_seconds) and ``rate_limit``."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.probability <= 1.0:
+            raise ValueError(f"probability must be within [0, 1], got {self.probability}")
+        object.__setattr__(self, "methods", tuple(self.methods))
+
+
+@dataclass(frozen=True, kw_only=True)
+class LogLimits:
+    """Infura's eth_getLogs limits (the spec's section 8), configurable so tests can use small ones."""
+
+    max_results: int = 10_000
+    """More results than this: -32005 ``query returned more than N results``."""
+    timeout: float = 10.0
+    """Seconds an eth_getLogs may take upstream before -32005 ``query timeout exceeded``."""
+    timeout_blocks: int | None = None
+    """Deterministic timeout: a query spanning more blocks than this fails as if it had run too long."""
+    max_params: int = 5_000
+    """Addresses plus topic values in one filter; more gives -32602."""
+    hint: bool = True
+    """Add Infura's observed hint to the results error: ``Try with this block range [0x.., 0x..].`` and data."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GatewaySettings:
+    """The knobs a running gateway lets the admin change."""
+
+    limits: LogLimits = LogLimits()
+    faults: tuple[FaultRule, ...] = ()
+    seed: int = 0
+    """Seed of the fault generator; setting settings resets it, so a test's faults are reproducible."""
+    latency: float = 0.0
+    """Seconds added to every request, to look like a remote provider."""
+    credits_per_second: float | None = None
+    """Infura-style credit bucket (per-method weights); over it, HTTP 429 with a backoff. None: unlimited."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GatewaySettings:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown gateway settings {sorted(unknown)}; known: {sorted(known)}")
+        return cls(
+            limits=LogLimits(**data.get("limits", {})),
+            faults=tuple(FaultRule(**f) for f in data.get("faults", ())),
+            seed=data.get("seed", 0),
+            latency=data.get("latency", 0.0),
+            credits_per_second=data.get("credits_per_second"),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class GatewayConfig:
+    """How to start a gateway."""
+
+    networks: dict[str, str]
+    """Network name -> upstream node URL. The first label of the Host header picks one (``sepolia.localhost``)."""
+    default_network: str
+    """Network for a Host header that names none (``127.0.0.1:port``)."""
+    keys: tuple[str, ...]
+    """API keys accepted in ``/v3/<KEY>``; any other key gets HTTP 401."""
+    admin_token: str
+    """Secret for the ``/_gateway/*`` admin endpoints (header ``X-Admin-Token``)."""
+    settings: GatewaySettings = field(default_factory=GatewaySettings)
+    host: str = "127.0.0.1"
+    port: int = 0
+    """0: a free port, reported on stdout when ready."""
+
+    def __post_init__(self) -> None:
+        if self.default_network not in self.networks:
+            raise ValueError(f"default_network {self.default_network!r} is not one of {sorted(self.networks)}")
+        if not self.keys:
+            raise ValueError("a gateway needs at least one API key")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GatewayConfig:
+        return cls(
+            networks=dict(data["networks"]),
+            default_network=data["default_network"],
+            keys=tuple(data["keys"]),
+            admin_token=data["admin_token"],
+            settings=GatewaySettings.from_json(data.get("settings", {})),
+            host=data.get("host", "127.0.0.1"),
+            port=data.get("port", 0),
+        )

@@ -1,0 +1,78 @@
+"""JSON-RPC 2.0 envelope pieces the gateway writes itself, and its upstream connection."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+LIMIT_EXCEEDED = -32005  # Infura: result/timeout limits *and* rate limiting
+
+# The spec's ten methods, plus the two every client needs to orient itself.
+ALLOWED_METHODS = frozenset(
+    {
+        "debug_traceCall",
+        "eth_getLogs",
+        "eth_getUncleByBlockNumberAndIndex",
+        "eth_getUncleByBlockHashAndIndex",
+        "eth_getTransactionByBlockNumberAndIndex",
+        "eth_getTransactionByBlockHashAndIndex",
+        "eth_getBlockByNumber",
+        "eth_getTransactionReceipt",
+        "eth_getBlockReceipts",
+        "eth_getProof",
+        "eth_blockNumber",
+        "eth_chainId",
+    }
+)
+
+
+def error_bytes(call_id: Any, code: int, message: str, data: Any = None) -> bytes:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return json.dumps({"jsonrpc": "2.0", "id": call_id, "error": error}).encode()
+
+
+def rate_limited_bytes(call_id: Any, backoff: float) -> bytes:
+    """Infura's legacy rate-limit answer (code -32005 with a flat ``data.backoff_seconds``)."""
+    data = {"current_rps": 0.0, "allowed_rps": 0.0, "backoff_seconds": backoff}
+    return error_bytes(call_id, LIMIT_EXCEEDED, "project ID request rate exceeded", data)
+
+
+class UpstreamError(Exception):
+    """The node behind the gateway could not be reached or answered garbage."""
+
+
+class Upstream:
+    """One node behind the gateway, reached over pooled keep-alive HTTP."""
+
+    def __init__(self, url: str, client: httpx.AsyncClient) -> None:
+        self.url = url
+        self._client = client
+
+    async def forward(self, call: dict[str, Any], *, time_limit: float = 300.0) -> bytes:
+        """Send one call as is (its id is echoed) and return the node's answer bytes untouched."""
+        try:
+            response = await self._client.post(
+                self.url, content=json.dumps(call).encode(), headers={"content-type": "application/json"},
+                timeout=time_limit,
+            )  # fmt: skip
+        except httpx.TimeoutException:
+            raise
+        except httpx.HTTPError as exc:
+            raise UpstreamError(f"node unreachable: {type(exc).__name__}") from exc
+        return response.content
+
+    async def result(self, method: str, params: list[Any]) -> Any:
+        raw = await self.forward({"jsonrpc": "2.0", "id": 0, "method": method, "params": params})
+        answer = json.loads(raw)
+        if "error" in answer:
+            raise UpstreamError(f"node refused {method}: {answer['error']}")
+        return answer["result"]
