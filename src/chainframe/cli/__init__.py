@@ -1,0 +1,36 @@
+"""The ``chainframe`` command. One module per subcommand; this one only wires them to argparse."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from chainframe._version import __version__
+from chainframe.cli import _demo, _devnet
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="chainframe",
+        description="Turn an EVM chain's JSON-RPC service into typed, query-ready Parquet datasets.",
+    )
+    parser.add_argument("--version", action="version", version=f"chainframe {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in (_demo, _devnet):
+        module.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted; everything started was stopped", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from chainframe.cli import main
+
+sys.exit(main())

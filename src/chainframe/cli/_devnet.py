@@ -1,0 +1,49 @@
+"""``chainframe devnet``: run the local devnet in the foreground, for pointing your own pipelines at offline."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from typing import Any
+
+from chainframe.devnet import BENCH_WORKLOAD, TEST_WORKLOAD, Devnet, DevnetError, GatewaySettings, LogLimits
+
+WORKLOADS = {"test": TEST_WORKLOAD, "bench": BENCH_WORKLOAD}
+
+
+def add_parser(commands: Any) -> None:
+    p: argparse.ArgumentParser = commands.add_parser(
+        "devnet",
+        help="run a local anvil devnet behind an Infura-compatible gateway until Ctrl-C",
+        description=(
+            "Start a real anvil node holding a deterministic workload chain, behind a gateway that speaks "
+            "Infura's paths, keys and eth_getLogs limits over HTTP and WebSocket. Prints the URLs and the key."
+        ),
+    )
+    p.add_argument("--workload", choices=sorted(WORKLOADS), default="test", help="chain to serve (default: test)")
+    p.add_argument("--key", help="API key to accept (default: a random one, printed)")
+    p.add_argument("--port", type=int, default=0, help="gateway port (default: a free one)")
+    p.add_argument("--max-logs", type=int, default=10_000, help="eth_getLogs result limit (default: 10000, as Infura)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = GatewaySettings(limits=LogLimits(max_results=args.max_logs))
+    print(f"starting the devnet ({args.workload} workload; the first start builds and caches the chain)...")
+    try:
+        devnet = Devnet(workload=WORKLOADS[args.workload], key=args.key, settings=settings, port=args.port)
+    except DevnetError as exc:
+        print(f"error: {exc}")
+        return 1
+    with devnet:
+        truth = devnet.truth
+        print(f"HTTP:      {devnet.http_url}")
+        print(f"WebSocket: {devnet.ws_url}")
+        print(f"API key:   {devnet.key}")
+        print(
+            f"chain id {truth.chain_id}, blocks 0..{truth.head}, {truth.tx_count} transactions, "
+            f"{truth.log_count} logs; eth_getLogs limit {args.max_logs} results"
+        )
+        print("Ctrl-C stops the node and the gateway.")
+        threading.Event().wait()
+    return 0

@@ -1,0 +1,44 @@
+"""The local devnet: real anvil nodes, a deterministic workload with known ground truth, and an Infura-compatible
+gateway in front (keys, limits, faults). It is what chainframe is tested against, and what ``chainframe devnet``
+serves for pointing your own pipelines at offline.
+"""
+
+from chainframe.devnet._anvil import ANVIL_VERSION, AnvilNode, AnvilOptions, find_anvil
+from chainframe.devnet._chain import BuiltChain, default_cache_dir, ensure_chain
+from chainframe.devnet._devnet import DEVNET_NETWORK, Devnet
+from chainframe.devnet._errors import DevnetError
+from chainframe.devnet._workload import (
+    BENCH_WORKLOAD,
+    DEV_ACCOUNTS,
+    TEST_WORKLOAD,
+    GroundTruth,
+    TxRecord,
+    WorkloadSpec,
+    plan_workload,
+)
+from chainframe.devnet.gateway import FaultRule, GatewayConfig, GatewayProcess, GatewaySettings, LogLimits
+
+__all__ = [
+    "ANVIL_VERSION",
+    "AnvilNode",
+    "AnvilOptions",
+    "BENCH_WORKLOAD",
+    "BuiltChain",
+    "DEVNET_NETWORK",
+    "DEV_ACCOUNTS",
+    "Devnet",
+    "DevnetError",
+    "FaultRule",
+    "GatewayConfig",
+    "GatewayProcess",
+    "GatewaySettings",
+    "GroundTruth",
+    "LogLimits",
+    "TEST_WORKLOAD",
+    "TxRecord",
+    "WorkloadSpec",
+    "default_cache_dir",
+    "ensure_chain",
+    "find_anvil",
+    "plan_workload",
+]
