@@ -68,6 +68,15 @@ def test_deterministic_timeout_by_span(devnet: Devnet) -> None:
     assert devnet.gateway.stats()["limit_errors"] == {"timeout": 1}
 
 
+def test_block_range_limit(devnet: Devnet) -> None:
+    _limit(devnet, max_range=100)
+    assert _logs(devnet, {"fromBlock": "0x0", "toBlock": "0x64"})["error"] == {  # type: ignore[comparison-overlap]
+        "code": -32602,
+        "message": "range 101 exceeds limit of 100",
+    }
+    assert "result" in _logs(devnet, {"fromBlock": "0x1", "toBlock": "0x64"})
+
+
 def test_real_time_budget(devnet: Devnet) -> None:
     _limit(devnet, timeout=0.001)
     error = _logs(devnet, WHOLE_CHAIN)["error"]

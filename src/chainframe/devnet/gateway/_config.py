@@ -72,6 +72,8 @@ class LogLimits:
     """Seconds an eth_getLogs may take upstream before -32005 ``query timeout exceeded``."""
     timeout_blocks: int | None = None
     """Deterministic timeout: a query spanning more blocks than this fails as if it had run too long."""
+    max_range: int | None = None
+    """A query spanning more blocks than this: -32602 ``range N exceeds limit of M`` (Infura, observed 2026)."""
     max_params: int = 5_000
     """Addresses plus topic values in one filter; more gives -32602."""
     hint: bool = True

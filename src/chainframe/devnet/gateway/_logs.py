@@ -61,7 +61,11 @@ async def get_logs(call_id: Any, params: Any, upstream: Upstream, limits: LogLim
             last = await _block_number(upstream, flt.get("toBlock"))
         except (ValueError, TypeError):
             return error_bytes(call_id, INVALID_PARAMS, "invalid params: bad block number"), "invalid"
-        if limits.timeout_blocks is not None and last - first + 1 > limits.timeout_blocks:
+        span = last - first + 1
+        if limits.max_range is not None and span > limits.max_range:
+            message = f"range {span} exceeds limit of {limits.max_range}"
+            return error_bytes(call_id, INVALID_PARAMS, message), "range"
+        if limits.timeout_blocks is not None and span > limits.timeout_blocks:
             return error_bytes(call_id, LIMIT_EXCEEDED, "query timeout exceeded"), "timeout"
 
     started = time.monotonic()
