@@ -13,6 +13,11 @@ SECOND_CHAIN_ID = 11155111
 
 
 @pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
 def devnet_session() -> Iterator[Devnet]:
     with Devnet(extra_networks={SECOND_NETWORK: SECOND_CHAIN_ID}) as devnet:
         yield devnet

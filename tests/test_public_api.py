@@ -6,7 +6,7 @@ import chainframe.devnet
 
 def test_top_level_all() -> None:
     assert chainframe.__all__ == sorted(chainframe.__all__)
-    assert chainframe.__all__ == ["__version__"]
+    assert chainframe.__all__ == ["ChainframeError", "InputError", "__version__"]
 
 
 def test_devnet_all() -> None:
@@ -22,3 +22,14 @@ def test_redaction_of_keys_in_urls() -> None:
     assert redact_url("https://mainnet.example/v3/abc123?x=1") == "https://mainnet.example/v3/<redacted>?x=1"
     assert redact_url("wss://h/ws/v3/abc123") == "wss://h/ws/v3/<redacted>"
     assert redact_text("failed: key=abc123 at /v3/abc123", "abc123") == "failed: key=<redacted> at /v3/<redacted>"
+
+
+def test_rpc_all() -> None:
+    import chainframe.rpc
+
+    names = chainframe.rpc.__all__
+    assert names == sorted(names)
+    assert all(hasattr(chainframe.rpc, name) for name in names)
+    errors = {"RPCError", "TransientError", "TerminalError", "RateLimited", "LimitExceeded", "KeyRefused"}
+    assert {"AsyncClient", "Client", "Endpoint", "Block", "Receipt", "Log", *errors} <= set(names)
+    assert issubclass(chainframe.rpc.RPCError, chainframe.ChainframeError)

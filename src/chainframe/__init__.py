@@ -4,6 +4,7 @@ The public surface is what ``__all__`` lists (pinned by ``tests/test_public_api.
 :mod:`chainframe.devnet`.
 """
 
+from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
 
-__all__ = ["__version__"]
+__all__ = ["ChainframeError", "InputError", "__version__"]

@@ -1,0 +1,400 @@
+"""The async JSON-RPC client: one request path for single calls and batches, over HTTP or WebSocket.
+
+A call goes: arguments checked (typed wrappers, before anything is sent) -> pacing slot -> transport -> HTTP status
+and JSON-RPC error classified -> retried by the policy if transient. Errors carry the method, block range and the
+endpoint with its key redacted. Batches fail per item: a missing or failed item is retried alone, and an item that
+still fails comes back as its exception in the result list, so one bad call never loses the others.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Literal
+
+import anyio
+from tenacity import RetryCallState
+
+from chainframe._errors import InputError
+from chainframe.rpc._endpoint import Endpoint
+from chainframe.rpc._errors import (
+    MalformedResponse,
+    RateLimited,
+    RPCError,
+    ServiceUnavailable,
+    TransientError,
+    TransportError,
+    classify,
+)
+from chainframe.rpc._pacing import Pacer, Pacing
+from chainframe.rpc._retry import RetryPolicy
+from chainframe.rpc._transports import HTTPTransport, Timeout, Transport, WebSocketTransport
+from chainframe.rpc._typed import TypedMethods
+
+_log = logging.getLogger("chainframe.rpc")
+TransportKind = Literal["http", "ws"]
+Call = tuple[str, Sequence[Any]]
+DEFAULT_FAILOVER_METHODS = frozenset({"eth_getLogs", "eth_getUncleByBlockHashAndIndex"})
+_BLOCK_FIRST = frozenset(
+    {
+        "eth_getBlockByNumber",
+        "eth_getBlockReceipts",
+        "eth_getTransactionByBlockNumberAndIndex",
+        "eth_getUncleByBlockNumberAndIndex",
+    }
+)
+
+
+def blocks_of(method: str, params: Sequence[Any]) -> tuple[int, int] | None:
+    """The block range a call concerns, when its parameters say (for error messages and reports)."""
+
+    def number(value: Any) -> int | None:
+        return int(value, 16) if isinstance(value, str) and value.startswith("0x") and len(value) <= 18 else None
+
+    if method == "eth_getLogs" and params and isinstance(params[0], dict):
+        lo, hi = number(params[0].get("fromBlock")), number(params[0].get("toBlock"))
+        return (lo, hi) if lo is not None and hi is not None else None
+    position = (
+        0 if method in _BLOCK_FIRST else 2 if method == "eth_getProof" else 1 if method == "debug_traceCall" else None
+    )
+    if position is not None and len(params) > position:
+        n = number(params[position])
+        return (n, n) if n is not None else None
+    return None
+
+
+@dataclass
+class ClientStats:
+    """Counters for run reports."""
+
+    requests: int = 0
+    """HTTP requests or WebSocket messages sent (a batch is one)."""
+    calls: int = 0
+    """JSON-RPC calls sent, retries included."""
+    retries: int = 0
+    rate_limited: int = 0
+    failovers: int = 0
+    bytes_received: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Route:
+    endpoint: Endpoint
+    transport: Transport
+
+
+class AsyncClient(TypedMethods):
+    """JSON-RPC over HTTP or WebSocket with retries, pacing and failover. Use ``async with``.
+
+    - ``endpoint``: an :class:`Endpoint` or a URL (``https://mainnet.infura.io/v3/KEY``, ``http://127.0.0.1:8545``).
+    - ``transport``: ``"http"`` (pooled keep-alive) or ``"ws"`` (one connection, many requests in flight).
+    - ``fallbacks``: endpoints used while the primary is down (connection errors, 5xx) for ``failover_methods``.
+    - ``batch_size``: calls per JSON-RPC batch in :meth:`batch`.
+    """
+
+    def __init__(
+        self,
+        endpoint: Endpoint | str,
+        *,
+        transport: TransportKind | Transport = "http",
+        timeout: Timeout = Timeout(),
+        retry: RetryPolicy = RetryPolicy(),
+        pacing: Pacing = Pacing(),
+        batch_size: int = 50,
+        fallbacks: Sequence[Endpoint | str] = (),
+        failover_methods: frozenset[str] = DEFAULT_FAILOVER_METHODS,
+        failover_cooldown: float = 30.0,
+        http2: bool = False,
+    ) -> None:
+        if batch_size < 1:
+            raise InputError(f"batch_size must be at least 1; got {batch_size}")
+        if isinstance(transport, str) and transport not in ("http", "ws"):
+            raise InputError(f"transport must be 'http' or 'ws'; got {transport!r}")
+        self.endpoint = endpoint if isinstance(endpoint, Endpoint) else Endpoint.from_url(endpoint)
+        if transport == "ws" and self.endpoint.ws_url is None:
+            raise InputError(f"{self.endpoint.display} has no WebSocket URL; use transport='http' or give ws_url")
+        self._fallback_endpoints = [e if isinstance(e, Endpoint) else Endpoint.from_url(e) for e in fallbacks]
+        self._transport_kind = transport
+        self._timeout = timeout
+        self.retry = retry
+        self.pacer = Pacer(pacing)
+        self.batch_size = batch_size
+        self.failover_methods = failover_methods
+        self._cooldown = failover_cooldown
+        self._http2 = http2
+        self._primary_down_until = 0.0
+        self._next_id = 1
+        self._routes: list[_Route] = []
+        self._stack: AsyncExitStack | None = None
+        self.stats = ClientStats()
+
+    # --- lifecycle -------------------------------------------------------------------------------------------
+
+    def _make_transport(self, endpoint: Endpoint, task_group: Any) -> Transport:
+        if isinstance(self._transport_kind, Transport):
+            return self._transport_kind
+        if self._transport_kind == "ws" and endpoint.ws_url is not None:
+            return WebSocketTransport(
+                endpoint.ws_url, timeout=self._timeout, task_group=task_group, host_header=endpoint.host_header
+            )
+        if self._http2:
+            try:
+                import h2  # noqa: F401
+            except ImportError:
+                raise InputError("http2=True needs the h2 package: pip install 'chainframe[http2]'") from None
+        return HTTPTransport(
+            endpoint.http_url,
+            timeout=self._timeout,
+            max_connections=self.pacer.pacing.max_concurrency,
+            http2=self._http2,
+            host_header=endpoint.host_header,
+        )
+
+    async def __aenter__(self) -> AsyncClient:
+        stack = AsyncExitStack()
+        task_group = await stack.enter_async_context(anyio.create_task_group())
+        stack.callback(task_group.cancel_scope.cancel)  # the WebSocket reader ends with the client
+        for endpoint in (self.endpoint, *self._fallback_endpoints):
+            route = _Route(endpoint, self._make_transport(endpoint, task_group))
+            stack.push_async_callback(route.transport.aclose)
+            self._routes.append(route)
+        self._stack = stack
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        stack, self._stack = self._stack, None
+        self._routes = []
+        if stack is not None:
+            await stack.aclose()
+
+    def __repr__(self) -> str:
+        return f"AsyncClient({self.endpoint.display!r}, transport={self._transport_kind!r})"
+
+    # --- the request path ------------------------------------------------------------------------------------
+
+    def _ids(self, n: int) -> list[int]:
+        first = self._next_id
+        self._next_id += n
+        return list(range(first, first + n))
+
+    def _routes_for(self, methods: Sequence[str]) -> list[_Route]:
+        if not self._routes:
+            raise RuntimeError("the client is not open: use 'async with AsyncClient(...) as client'")
+        primary, *fallbacks = self._routes
+        if not fallbacks or not all(m in self.failover_methods for m in methods):
+            return [primary]
+        if time.monotonic() < self._primary_down_until:
+            return [*fallbacks, primary]
+        return [primary, *fallbacks]
+
+    async def _exchange(self, methods: Sequence[str], body: bytes, ids: Sequence[int]) -> tuple[bytes, _Route]:
+        """Send ``body`` along the routes for ``methods``; return the first HTTP-200 answer or raise its error."""
+        routes = self._routes_for(methods)
+        last: RPCError | None = None
+        for route in routes:
+            try:
+                async with self.pacer.slot(methods):
+                    self.stats.requests += 1
+                    self.stats.calls += len(methods)
+                    reply = await route.transport.send(body, ids)
+            except RPCError as exc:
+                exc.attach(method=methods[0], blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
+                last = exc
+            else:
+                self.stats.bytes_received += len(reply.body)
+                if reply.status == 200:
+                    if route is not self._routes[0]:
+                        self.stats.failovers += 1
+                    return reply.body, route
+                last = self._http_error(reply.status, reply.body, reply.headers)
+                last.attach(method=methods[0], blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
+            if not isinstance(last, TransportError | ServiceUnavailable):
+                break
+            if route is self._routes[0] and len(routes) > 1:
+                self._primary_down_until = time.monotonic() + self._cooldown
+        assert last is not None
+        raise last
+
+    @staticmethod
+    def _http_error(status: int, body: bytes, headers: Any) -> RPCError:
+        code, message, data = None, body.decode(errors="replace").strip()[:500], None
+        try:
+            answer = json.loads(body)
+        except ValueError:
+            answer = None
+        items = answer if isinstance(answer, list) else [answer]
+        for item in items:
+            if isinstance(item, dict) and isinstance(item.get("error"), dict):
+                code, message, data = (
+                    item["error"].get("code"),
+                    str(item["error"].get("message", "")),
+                    item["error"].get("data"),
+                )
+                break
+            if isinstance(item, dict) and "message" in item:  # Infura's 402/429 credit-era shape
+                message = f"{item.get('message')}: {item.get('details', '')}".strip(": ")
+                break
+        return classify(http_status=status, code=code, message=message, data=data, headers=headers)
+
+    def _on_retry(self, state: RetryCallState) -> None:
+        self.stats.retries += 1
+        exc = state.outcome.exception() if state.outcome else None
+        _log.info("attempt %d failed, retrying: %s", state.attempt_number, exc)  # errors carry no key
+        if isinstance(exc, RateLimited):
+            self.stats.rate_limited += 1
+            if exc.backoff:
+                self.pacer.pause(exc.backoff)
+
+    def _retrying(self) -> Any:
+        retrying = self.retry.retrying()
+        retrying.before_sleep = self._on_retry
+        return retrying
+
+    def _count_error(self, exc: RPCError) -> None:
+        name = type(exc).__name__
+        self.stats.errors[name] = self.stats.errors.get(name, 0) + 1
+
+    @staticmethod
+    def _item_error(item: dict[str, Any]) -> RPCError:
+        error = item["error"] if isinstance(item.get("error"), dict) else {"message": str(item.get("error"))}
+        code = error.get("code")
+        return classify(
+            code=code if isinstance(code, int) else None, message=str(error.get("message", "")), data=error.get("data")
+        )
+
+    def _single_answer(self, raw: bytes, method: str, params: Sequence[Any], route: _Route) -> bytes:
+        head = raw[:96]
+        if b'"result"' in head and b'"error"' not in head and raw.rstrip().endswith(b"}"):
+            return raw  # fast path: a success envelope, left unparsed for the columnar decoders
+        try:
+            answer = json.loads(raw)
+        except ValueError:
+            error: RPCError = MalformedResponse(f"the answer is not JSON ({len(raw)} bytes, cut short?)")
+        else:
+            if isinstance(answer, dict) and "result" in answer and "error" not in answer:
+                return raw
+            if isinstance(answer, dict) and "error" in answer:
+                error = self._item_error(answer)
+            else:
+                error = MalformedResponse("the answer is not a JSON-RPC response object")
+        error.attach(
+            method=method, blocks=blocks_of(method, params), endpoint=route.endpoint.display, secret=route.endpoint.key
+        )
+        raise error
+
+    async def request_bytes(self, method: str, params: Sequence[Any] = ()) -> bytes:
+        """One call; the whole answer envelope as received (``{"jsonrpc":..,"id":..,"result":..}``), or raise.
+
+        The envelope is checked cheaply (its head and end) and left unparsed, for decoders that read it natively.
+        """
+        raw, _ = await self._call(method, params, parse=False)
+        return raw
+
+    async def request(self, method: str, params: Sequence[Any] = ()) -> Any:
+        """One call; its ``result`` as parsed JSON (None for null), or raise a classified error."""
+        return (await self._call(method, params, parse=True))[1]
+
+    async def _call(self, method: str, params: Sequence[Any], *, parse: bool) -> tuple[bytes, Any]:
+        params = list(params)
+        (call_id,) = self._ids(1)
+        body = json.dumps({"jsonrpc": "2.0", "id": call_id, "method": method, "params": params}).encode()
+        blocks = blocks_of(method, params)
+        try:
+            async for attempt in self._retrying():
+                with attempt:
+                    try:
+                        raw, route = await self._exchange([method], body, [call_id])
+                    except RPCError as exc:
+                        exc.blocks = blocks
+                        raise
+                    raw = self._single_answer(raw, method, params, route)
+                    if not parse:
+                        return raw, None
+                    try:
+                        return raw, json.loads(raw)["result"]
+                    except (ValueError, KeyError):
+                        error = MalformedResponse(f"the answer is not valid JSON-RPC ({len(raw)} bytes, cut short?)")
+                        error.attach(method=method, blocks=blocks, endpoint=route.endpoint.display)
+                        raise error from None
+        except RPCError as exc:
+            self._count_error(exc)
+            raise
+        raise AssertionError("unreachable: the retry loop returns or raises")
+
+    async def batch(self, calls: Sequence[Call]) -> list[Any]:
+        """Many calls in JSON-RPC batches of ``batch_size``, sent concurrently (within the pacing cap).
+
+        Returns one entry per call, in call order: the parsed result, or the :class:`RPCError` that call ended with.
+        A failure of a whole request (key refused, quota) raises instead.
+        """
+        results: list[Any] = [None] * len(calls)
+        chunks = [range(i, min(i + self.batch_size, len(calls))) for i in range(0, len(calls), self.batch_size)]
+        async with anyio.create_task_group() as tg:
+            for chunk in chunks:
+                tg.start_soon(self._batch_chunk, calls, chunk, results)
+        return results
+
+    async def _batch_chunk(self, calls: Sequence[Call], chunk: range, results: list[Any]) -> None:
+        ids = self._ids(len(chunk))
+        pending = dict(zip(ids, chunk, strict=True))  # id -> position in calls
+        try:
+            async for attempt in self._retrying():
+                with attempt:
+                    await self._batch_attempt(calls, pending, results)
+        except TransientError as exc:
+            for i in pending.values():  # what was still failing when the policy gave up
+                results[i] = results[i] if isinstance(results[i], RPCError) else exc
+                self._count_error(results[i])
+
+    async def _batch_attempt(self, calls: Sequence[Call], pending: dict[int, int], results: list[Any]) -> None:
+        body = json.dumps(
+            [
+                {"jsonrpc": "2.0", "id": i, "method": calls[n][0], "params": list(calls[n][1])}
+                for i, n in pending.items()
+            ]
+        ).encode()
+        methods = [calls[n][0] for n in pending.values()]
+        raw, route = await self._exchange(methods, body, list(pending))
+        try:
+            answers = json.loads(raw)
+        except ValueError:
+            raise MalformedResponse(f"the batch answer is not JSON ({len(raw)} bytes, cut short?)") from None
+        if isinstance(answers, dict):  # one error for the whole batch
+            raise self._item_error(answers) if "error" in answers else MalformedResponse("a batch got a single answer")
+        by_id = {a.get("id"): a for a in answers if isinstance(a, dict)}
+        retry_with: TransientError | None = None
+        for call_id, n in list(pending.items()):
+            method, params = calls[n]
+            answer = by_id.get(call_id)
+            error: RPCError | None = None
+            if answer is None:
+                error = MalformedResponse("the batch answer left this call out")
+            elif "error" in answer:
+                error = self._item_error(answer)
+            if error is None:
+                assert answer is not None
+                results[n] = answer.get("result")
+                del pending[call_id]
+                continue
+            error.attach(
+                method=method,
+                blocks=blocks_of(method, params),
+                endpoint=route.endpoint.display,
+                secret=route.endpoint.key,
+            )
+            results[n] = error
+            if isinstance(error, TransientError):
+                retry_with = error
+            else:
+                self._count_error(error)
+                del pending[call_id]
+        if retry_with is not None:
+            raise retry_with

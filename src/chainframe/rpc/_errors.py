@@ -1,0 +1,222 @@
+"""Errors from talking to a JSON-RPC service, classified by whether retrying can help.
+
+::
+
+    ChainframeError
+    ├── InputError                      bad argument; raised before any request (chainframe._errors)
+    └── RPCError                        .method, .blocks, .endpoint (key redacted)
+        ├── TransientError              retrying the same request can succeed
+        │   ├── RateLimited             .backoff: seconds the service asked for (None if it gave no hint)
+        │   ├── TransportError          connection refused, dropped or timed out
+        │   ├── ServiceUnavailable      HTTP 5xx
+        │   └── MalformedResponse       body not JSON, truncated, or a batch item missing
+        └── TerminalError               retrying the same request cannot help
+            ├── KeyRefused              HTTP 401/403: missing, unknown or restricted key
+            ├── QuotaExhausted          HTTP 402 or a daily limit: wait for the reset (00:00 UTC) or upgrade
+            ├── LimitExceeded           too many results, too slow, or range too wide: .reason, .hint (from, to)
+            ├── InvalidParams           -32602 (not a limit)
+            ├── MethodNotFound          -32601
+            └── ServerError             any other JSON-RPC error: .code, .data
+
+:func:`classify` maps an HTTP status and a JSON-RPC error object to this tree. Providers disagree on codes (Infura
+uses -32005 for both result limits and rate limiting; Besu for its range limit; Alchemy -32602 and -32600), so the
+message decides, matched case-insensitively, following ``shared/research/providers.md``.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from chainframe._errors import ChainframeError
+from chainframe._redact import redact_text
+
+LimitReason = Literal["results", "timeout", "range"]
+
+
+class RPCError(ChainframeError):
+    """An error from the service (or the way to it). Says which method, blocks and endpoint it came from."""
+
+    def __init__(self, detail: str, *, code: int | None = None, data: Any = None, http_status: int | None = None):
+        super().__init__(detail)
+        self.detail = detail
+        self.code = code
+        self.data = data
+        self.http_status = http_status
+        self.method: str | None = None
+        self.blocks: tuple[int, int] | None = None
+        self.endpoint: str | None = None
+
+    def attach(self, *, method: str, blocks: tuple[int, int] | None, endpoint: str, secret: str = "") -> None:
+        """Record where the error came from (the client does this); the key is redacted from everything."""
+        self.method, self.blocks, self.endpoint = method, blocks, redact_text(endpoint, secret)
+        self.detail = redact_text(self.detail, secret)
+
+    def __str__(self) -> str:
+        where = self.method or "request"
+        if self.blocks is not None:
+            lo, hi = self.blocks
+            where += f" for block {lo}" if lo == hi else f" for blocks {lo}..{hi}"
+        if self.endpoint:
+            where += f" via {self.endpoint}"
+        code = f" [{self.code}]" if self.code is not None else ""
+        return f"{where}: {self.detail}{code}"
+
+
+class TransientError(RPCError):
+    """Retrying the same request can succeed."""
+
+
+class RateLimited(TransientError):
+    def __init__(self, detail: str, *, backoff: float | None = None, **kw: Any) -> None:
+        super().__init__(detail, **kw)
+        self.backoff = backoff
+
+
+class TransportError(TransientError):
+    """The connection failed: refused, dropped, or no answer in time."""
+
+
+class ServiceUnavailable(TransientError):
+    """HTTP 5xx."""
+
+
+class MalformedResponse(TransientError):
+    """The answer was not the JSON-RPC we asked for: not JSON, cut short, or a batch item missing."""
+
+
+class TerminalError(RPCError):
+    """Retrying the same request cannot help."""
+
+
+class KeyRefused(TerminalError):
+    """The service refused the API key (missing, unknown, or restricted by its settings)."""
+
+
+class QuotaExhausted(TerminalError):
+    """A daily or paid quota is used up: wait for the reset (Infura: 00:00 UTC) or upgrade the plan."""
+
+
+class LimitExceeded(TerminalError):
+    """The query is too big for the service: narrow it. ``hint`` is a range the service suggested, if any."""
+
+    def __init__(self, detail: str, *, reason: LimitReason, hint: tuple[int, int] | None = None, **kw: Any) -> None:
+        super().__init__(detail, **kw)
+        self.reason: LimitReason = reason
+        self.hint = hint
+
+
+class InvalidParams(TerminalError):
+    """-32602: the service rejected the parameters."""
+
+
+class MethodNotFound(TerminalError):
+    """-32601: the service does not offer this method."""
+
+
+class ServerError(TerminalError):
+    """Any other JSON-RPC error; ``code`` and ``data`` are the service's."""
+
+
+_QUOTA = re.compile(r"daily|payment required|credit limit|quota", re.IGNORECASE)
+_RATE = re.compile(r"rate exceeded|rate.?limit|too many requests|request rate", re.IGNORECASE)
+_LIMITS: tuple[tuple[LimitReason, re.Pattern[str]], ...] = (
+    (
+        "results",
+        re.compile(
+            r"more than \d+ results|too many (logs|results)|exceeds max results|max results|"
+            r"response size exceeded|returned more than",
+            re.IGNORECASE,
+        ),
+    ),
+    ("timeout", re.compile(r"query timeout|timeout exceeded", re.IGNORECASE)),
+    (
+        "range",
+        re.compile(
+            # Ankr, Chainstack, QuickNode, Alchemy (free), Infura (2026), Besu, reth, erigon, dRPC, Cloudflare, Blast.
+            r"block range (is )?too|range (is )?too (wide|large)|block range limit|range limit exceeded|"
+            r"limited to a [\d,]+ range|up to a [\d,]+ block range|max range|ranges over \d+ blocks|"
+            r"exceeds the range allowed|range \d+ exceeds limit|range exceeds max|exceeds max block range|"
+            r"block range exceeds|retry with the range",
+            re.IGNORECASE,
+        ),
+    ),
+)
+_HINT_BRACKETS = re.compile(r"\[\s*(0x[0-9a-f]+)\s*,\s*(0x[0-9a-f]+)\s*\]", re.IGNORECASE)
+_HINT_RETH = re.compile(r"retry with the range (\d+)\s*-\s*(\d+)", re.IGNORECASE)
+
+
+def _number(value: Any) -> int | None:
+    try:
+        if isinstance(value, int):
+            return value
+        if isinstance(value, str):
+            return int(value, 16) if value.lower().startswith("0x") else int(value)
+    except ValueError:
+        return None
+    return None
+
+
+def parse_hint(message: str, data: Any) -> tuple[int, int] | None:
+    """A block range the service suggested: ``data.from/to``, ``[0x.., 0x..]`` in the text, or reth's ``a-b``."""
+    if isinstance(data, Mapping):
+        lo, hi = _number(data.get("from")), _number(data.get("to"))
+        if lo is not None and hi is not None:
+            return lo, hi
+    for pattern, base in ((_HINT_BRACKETS, 16), (_HINT_RETH, 10)):
+        m = pattern.search(message)
+        if m:
+            return int(m.group(1), base), int(m.group(2), base)
+    return None
+
+
+def parse_backoff(headers: Mapping[str, str] | None, data: Any) -> float | None:
+    """Seconds to wait: ``data.backoff_seconds`` (flat or under ``rate``), else the Retry-After header."""
+    if isinstance(data, Mapping):
+        for holder in (data, data.get("rate")):
+            if isinstance(holder, Mapping) and isinstance(holder.get("backoff_seconds"), int | float):
+                return float(holder["backoff_seconds"])
+    retry_after = (headers or {}).get("retry-after") or (headers or {}).get("Retry-After")
+    if retry_after:
+        try:
+            return max(0.0, float(retry_after))
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(retry_after)
+            return max(0.0, when.timestamp() - time.time())
+    return None
+
+
+def classify(
+    *,
+    http_status: int = 200,
+    code: int | None = None,
+    message: str = "",
+    data: Any = None,
+    headers: Mapping[str, str] | None = None,
+) -> RPCError:
+    """The error for an HTTP status and (if any) a JSON-RPC error object."""
+    kw: dict[str, Any] = {"code": code, "data": data, "http_status": http_status}
+    text = message or f"HTTP {http_status}"
+    if http_status in (401, 403):
+        return KeyRefused(f"the service refused the API key ({text.strip()}); check the key and its settings", **kw)
+    if http_status == 402 or _QUOTA.search(text):
+        return QuotaExhausted(f"quota exhausted ({text.strip()}); wait for the daily reset or upgrade", **kw)
+    if http_status == 429 or _RATE.search(text):
+        return RateLimited(text, backoff=parse_backoff(headers, data), **kw)
+    for reason, pattern in _LIMITS:
+        if pattern.search(text):
+            return LimitExceeded(text, reason=reason, hint=parse_hint(text, data), **kw)
+    if code == -32602:
+        return InvalidParams(text, **kw)
+    if code == -32601:
+        return MethodNotFound(text, **kw)
+    if http_status >= 500:
+        return ServiceUnavailable(text, **kw)
+    if code == -32005:  # Infura's ambiguous code with no recognisable text: treat as pacing, which retries
+        return RateLimited(text, backoff=parse_backoff(headers, data), **kw)
+    if http_status != 200:
+        return ServerError(f"unexpected HTTP {http_status}: {text.strip()[:200]}", **kw)
+    return ServerError(text, **kw)

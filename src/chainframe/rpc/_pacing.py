@@ -1,0 +1,102 @@
+"""Pacing: requests per second, Infura credits per second (per-method weights), and a concurrency cap.
+
+Buckets hold one second of allowance and may go into debt for a single request that costs more than a second's worth
+(eth_getBlockReceipts at 1,000 credits on a 500-credit plan), so such a request waits for a full bucket, then runs.
+A rate-limit answer pauses everyone, not only the request that got it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import anyio
+
+# Infura's credit costs (shared research, pricing/credit-cost.md); unlisted methods cost 80.
+INFURA_CREDITS: Mapping[str, int] = {
+    "eth_getBlockReceipts": 1000,
+    "eth_getLogs": 255,
+    "eth_getTransactionReceipt": 80,
+    "eth_getBlockByNumber": 80,
+    "eth_blockNumber": 80,
+    "eth_chainId": 5,
+    "debug_traceCall": 1000,
+}
+DEFAULT_CREDITS = 80
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pacing:
+    """How fast to send. None means no limit of that kind."""
+
+    requests_per_second: float | None = None
+    """JSON-RPC calls per second (a batch of 30 counts 30)."""
+    credits_per_second: float | None = None
+    """Provider credits per second (Infura free: 500, Developer: 4,000, Team: 40,000)."""
+    max_concurrency: int = 16
+    """Requests in flight at once."""
+    credit_costs: Mapping[str, int] = field(default_factory=lambda: dict(INFURA_CREDITS))
+    default_cost: int = DEFAULT_CREDITS
+
+    def cost(self, methods: Sequence[str]) -> int:
+        return sum(self.credit_costs.get(m, self.default_cost) for m in methods)
+
+
+class _Bucket:
+    def __init__(self, per_second: float) -> None:
+        self.rate = per_second
+        self.tokens = per_second
+        self.at = time.monotonic()
+
+    def wait_for(self, amount: float) -> float:
+        """Seconds until ``amount`` (capped at a full bucket) is available; 0 takes it now."""
+        now = time.monotonic()
+        self.tokens = min(self.rate, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        need = min(amount, self.rate)
+        if self.tokens >= need:
+            self.tokens -= amount
+            return 0.0
+        return (need - self.tokens) / self.rate
+
+
+class Pacer:
+    """The runtime side of :class:`Pacing`, shared by every request of one client."""
+
+    def __init__(self, pacing: Pacing) -> None:
+        self.pacing = pacing
+        self._limiter = anyio.CapacityLimiter(pacing.max_concurrency)
+        self._lock = anyio.Lock()
+        self._requests = _Bucket(pacing.requests_per_second) if pacing.requests_per_second else None
+        self._credits = _Bucket(pacing.credits_per_second) if pacing.credits_per_second else None
+        self._resume_at = 0.0
+        self.waited = 0.0
+        """Seconds spent waiting for allowance (for run reports)."""
+
+    def pause(self, seconds: float) -> None:
+        """Hold every request for ``seconds`` (the service asked us to back off)."""
+        self._resume_at = max(self._resume_at, time.monotonic() + seconds)
+
+    async def _allowance(self, methods: Sequence[str]) -> None:
+        async with self._lock:  # one waiter at a time keeps the order fair and the buckets consistent
+            while True:
+                wait = self._resume_at - time.monotonic()
+                if wait <= 0 and self._requests is not None:
+                    wait = self._requests.wait_for(len(methods))
+                if wait <= 0 and self._credits is not None:
+                    wait = self._credits.wait_for(self.pacing.cost(methods))
+                    if wait > 0 and self._requests is not None:
+                        self._requests.tokens += len(methods)  # give back; we take both together next time
+                if wait <= 0:
+                    return
+                self.waited += wait
+                await anyio.sleep(wait)
+
+    @asynccontextmanager
+    async def slot(self, methods: Sequence[str]) -> AsyncIterator[None]:
+        """Wait for allowance and a concurrency slot; hold the slot while the request runs."""
+        async with self._limiter:
+            await self._allowance(methods)
+            yield

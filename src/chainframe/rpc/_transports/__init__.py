@@ -1,0 +1,9 @@
+"""Transports: HTTP, WebSocket, and an in-memory one for unit tests."""
+
+from chainframe.rpc._transports.base import Reply, Transport
+from chainframe.rpc._transports.http import HTTPTransport
+from chainframe.rpc._transports.memory import MemoryTransport
+from chainframe.rpc._transports.options import Timeout
+from chainframe.rpc._transports.ws import WebSocketTransport
+
+__all__ = ["HTTPTransport", "MemoryTransport", "Reply", "Timeout", "Transport", "WebSocketTransport"]
