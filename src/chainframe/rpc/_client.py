@@ -342,6 +342,41 @@ class AsyncClient(TypedMethods):
                 tg.start_soon(self._batch_chunk, calls, chunk, results)
         return results
 
+    async def batch_bytes(self, calls: Sequence[Call]) -> list[bytes]:
+        """Many calls in batches of ``batch_size``; each batch's answer array as received, for native decoders.
+
+        Answers may be in any order (decoders sort by id). A batch whose answer is not plainly complete and
+        error-free is redone through :meth:`batch`, which retries items alone; an item that still fails raises.
+        """
+        chunks = [calls[i : i + self.batch_size] for i in range(0, len(calls), self.batch_size)]
+        bodies: list[bytes] = [b""] * len(chunks)
+
+        async def one(n: int) -> None:
+            bodies[n] = await self._batch_body(chunks[n])
+
+        async with anyio.create_task_group() as tg:
+            for n in range(len(chunks)):
+                tg.start_soon(one, n)
+        return bodies
+
+    async def _batch_body(self, calls: Sequence[Call]) -> bytes:
+        ids = self._ids(len(calls))
+        body = json.dumps(
+            [{"jsonrpc": "2.0", "id": i, "method": m, "params": list(p)} for i, (m, p) in zip(ids, calls, strict=True)]
+        ).encode()
+        methods = [m for m, _ in calls]
+        async for attempt in self._retrying():
+            with attempt:
+                raw, _ = await self._exchange(methods, body, ids)
+        # Plainly complete and error-free: one envelope per call, no error object anywhere.
+        if raw[:1] == b"[" and b'"error"' not in raw and raw.count(b'"jsonrpc"') == len(calls):
+            return raw
+        results = await self.batch(calls)
+        for result in results:
+            if isinstance(result, RPCError):
+                raise result
+        return json.dumps([{"jsonrpc": "2.0", "id": i, "result": r} for i, r in enumerate(results)]).encode()
+
     async def _batch_chunk(self, calls: Sequence[Call], chunk: range, results: list[Any]) -> None:
         ids = self._ids(len(chunk))
         pending = dict(zip(ids, chunk, strict=True))  # id -> position in calls
