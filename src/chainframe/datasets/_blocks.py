@@ -1,0 +1,133 @@
+"""blocks (eth_getBlockByNumber, transaction hashes only) and transactions (the same method with full objects)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from chainframe.datasets._columns import U256
+from chainframe.datasets._dataset import BlockRange, build
+from chainframe.datasets._envelope import batch_rows
+from chainframe.datasets._objects import ObjectDataset
+
+BLOCK_SOURCES = {
+    "block_number": "number",
+    "block_hash": "hash",
+    "parent_hash": "parentHash",
+    "block_nonce": "nonce",
+    "sha3_uncles": "sha3Uncles",
+    "logs_bloom": "logsBloom",
+    "transactions_root": "transactionsRoot",
+    "state_root": "stateRoot",
+    "receipts_root": "receiptsRoot",
+    "miner": "miner",
+    "difficulty": "difficulty",
+    "total_difficulty": "totalDifficulty",
+    "extra_data": "extraData",
+    "size": "size",
+    "gas_limit": "gasLimit",
+    "gas_used": "gasUsed",
+    "timestamp": "timestamp",
+    "uncles": "uncles",
+    "transaction_hashes": "transactions",
+    "mix_hash": "mixHash",
+    "base_fee_per_gas": "baseFeePerGas",
+    "withdrawals": "withdrawals",
+    "withdrawals_root": "withdrawalsRoot",
+    "blob_gas_used": "blobGasUsed",
+    "excess_blob_gas": "excessBlobGas",
+    "parent_beacon_block_root": "parentBeaconBlockRoot",
+    "requests_hash": "requestsHash",
+}
+BLOCK_COLUMNS = (
+    "chain_id", "block_number", "block_hash", "parent_hash", "timestamp", "block_time", "miner", "gas_used",
+    "gas_limit", "base_fee_per_gas", "transaction_count", "transaction_hashes", "size", "difficulty",
+    "total_difficulty", "extra_data", "block_nonce", "mix_hash", "sha3_uncles", "uncles", "logs_bloom",
+    "transactions_root", "state_root", "receipts_root", "withdrawals", "withdrawals_root", "blob_gas_used",
+    "excess_blob_gas", "parent_beacon_block_root", "requests_hash",
+)  # fmt: skip
+
+
+def block_calls(blocks: BlockRange, *, full: bool) -> list[tuple[str, list[Any]]]:
+    return [("eth_getBlockByNumber", [hex(n), full]) for n in blocks]
+
+
+class Blocks(ObjectDataset):
+    name = "blocks"
+    doc = "Block headers, one row per block, with the hashes of its transactions."
+    sources = BLOCK_SOURCES
+    columns = BLOCK_COLUMNS
+    sort = ("block_number",)
+
+    def rows(self, frame: pl.DataFrame, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        counts = frame["transactions"].list.len().cast(pl.UInt64).to_arrow()
+        return build(
+            frame, self.sources, self.columns, chain_id=chain_id, u256=u256, extra={"transaction_count": counts}
+        )
+
+    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
+        return list(await client.batch_bytes(block_calls(blocks, full=False)))
+
+    def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        return self.rows(self.stack([batch_rows(b, self.fields) for b in bodies]), chain_id=chain_id, u256=u256)
+
+
+class Transactions(ObjectDataset):
+    name = "transactions"
+    doc = "Transactions, one row per transaction, as eth_getBlockByNumber returns them with details."
+    sources = {
+        "block_number": "blockNumber",
+        "block_hash": "blockHash",
+        "block_timestamp": "blockTimestamp",
+        "transaction_index": "transactionIndex",
+        "transaction_hash": "hash",
+        "nonce": "nonce",
+        "from_address": "from",
+        "to_address": "to",
+        "value": "value",
+        "gas": "gas",
+        "gas_price": "gasPrice",
+        "max_fee_per_gas": "maxFeePerGas",
+        "max_priority_fee_per_gas": "maxPriorityFeePerGas",
+        "max_fee_per_blob_gas": "maxFeePerBlobGas",
+        "input": "input",
+        "transaction_type": "type",
+        "transaction_chain_id": "chainId",
+        "v": "v",
+        "r": "r",
+        "s": "s",
+        "y_parity": "yParity",
+        "access_list": "accessList",
+        "blob_versioned_hashes": "blobVersionedHashes",
+        "authorization_list": "authorizationList",
+    }
+    columns = (
+        "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
+        "transaction_hash", "transaction_type", "from_address", "to_address", "value", "nonce", "gas", "gas_price",
+        "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "input", "transaction_chain_id", "v",
+        "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list",
+    )  # fmt: skip
+    sort = ("block_number", "transaction_index")
+
+    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
+        return list(await client.batch_bytes(block_calls(blocks, full=True)))
+
+    def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        # The block's own timestamp is authoritative for its transactions (older nodes send no blockTimestamp).
+        block = {"timestamp": pl.String(), "transactions": pl.List(pl.Struct(self.fields))}
+        txs = (
+            pl.concat([batch_rows(body, block) for body in bodies], how="vertical")
+            .explode("transactions")
+            .drop_nulls("transactions")
+            .select(pl.col("transactions").struct.unnest(), pl.col("timestamp").alias("_block_timestamp"))
+            .with_columns(pl.col("blockTimestamp").fill_null(pl.col("_block_timestamp")))
+            .drop("_block_timestamp")
+        )
+        return self.rows(txs, chain_id=chain_id, u256=u256)
+
+
+BLOCKS = Blocks()
+TRANSACTIONS = Transactions()

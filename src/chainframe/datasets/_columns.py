@@ -1,0 +1,195 @@
+"""The one table of column names and types, shared by every dataset: a name means the same thing, with the same
+type, wherever it appears.
+
+Type rules (also in the README):
+
+- Block numbers, indexes, gas, nonces, sizes, timestamps: ``uint64``. ``block_time`` is the timestamp as a UTC
+  ``timestamp[s]``.
+- Transaction type, status, y parity: ``uint8``.
+- Addresses ``fixed_size_binary(20)``, hashes ``fixed_size_binary(32)``, blooms ``fixed_size_binary(256)``, the
+  block nonce ``fixed_size_binary(8)``, calldata and other variable data ``binary``. ``hex_view`` (Polars) and the
+  DuckDB macro ``hex0x`` show them as ``0x`` text.
+- Amounts of wei (values, gas prices, fees, balances) and difficulties: ``decimal128(38, 0)``, which sums in DuckDB
+  and Polars. It holds every amount of ether there is (about 1.2e26 wei exist; the type holds up to 1e38 - 1). A value
+  that does not fit raises :class:`ValueOutOfRange` naming the column and block; nothing is wrapped or rounded.
+- 256-bit words with no such bound (storage values, ``r`` and ``s``): ``fixed_size_binary(32)``, big-endian. Lossless.
+- JSON null stays null (pending blocks, contract creations, pre-Byzantium status). Lists are Arrow lists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import pyarrow as pa
+
+Kind = Literal[
+    "u64", "u8", "bool", "wei", "word", "address", "hash", "data", "bytes8", "bloom", "timestamp", "string",
+    "hash_list", "bytes_list", "u64_list", "access_list", "withdrawals", "authorizations",
+]  # fmt: skip
+
+ACCESS_LIST = pa.list_(pa.struct([("address", pa.binary(20)), ("storage_keys", pa.list_(pa.binary(32)))]))
+WITHDRAWALS = pa.list_(
+    pa.struct(
+        [("index", pa.uint64()), ("validator_index", pa.uint64()), ("address", pa.binary(20)), ("amount", pa.uint64())]
+    )
+)
+AUTHORIZATIONS = pa.list_(
+    pa.struct(
+        [
+            ("chain_id", pa.uint64()),
+            ("address", pa.binary(20)),
+            ("nonce", pa.uint64()),
+            ("y_parity", pa.uint8()),
+            ("r", pa.binary(32)),
+            ("s", pa.binary(32)),
+        ]
+    )
+)
+ARROW: dict[Kind, pa.DataType] = {
+    "u64": pa.uint64(),
+    "u8": pa.uint8(),
+    "bool": pa.bool_(),
+    "wei": pa.decimal128(38, 0),
+    "word": pa.binary(32),
+    "address": pa.binary(20),
+    "hash": pa.binary(32),
+    "data": pa.binary(),
+    "bytes8": pa.binary(8),
+    "bloom": pa.binary(256),
+    "timestamp": pa.timestamp("s", tz="UTC"),
+    "string": pa.string(),
+    "hash_list": pa.list_(pa.binary(32)),
+    "bytes_list": pa.list_(pa.binary()),
+    "u64_list": pa.list_(pa.uint64()),
+    "access_list": ACCESS_LIST,
+    "withdrawals": WITHDRAWALS,
+    "authorizations": AUTHORIZATIONS,
+}
+
+
+U256 = Literal["decimal", "binary"]
+"""How wei columns are stored: ``decimal`` (decimal128(38, 0), sums everywhere) or ``binary`` (32-byte words, for
+chains holding amounts above 1e38 - 1 wei, such as dev chains whose prefunded accounts hold nearly 2**256)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    kind: Kind
+    doc: str
+
+    def kind_for(self, u256: U256) -> Kind:
+        return "word" if self.kind == "wei" and u256 == "binary" else self.kind
+
+    def arrow_type_for(self, u256: U256) -> pa.DataType:
+        return ARROW[self.kind_for(u256)]
+
+    @property
+    def arrow_type(self) -> pa.DataType:
+        return ARROW[self.kind]
+
+
+def _table(*rows: tuple[str, Kind, str]) -> dict[str, Column]:
+    return {name: Column(name, kind, doc) for name, kind, doc in rows}
+
+
+COLUMNS: dict[str, Column] = _table(
+    # where
+    ("chain_id", "u64", "EIP-155 id of the chain the row was read from"),
+    ("block_number", "u64", "number of the block holding the item (for blocks and uncles: the block itself)"),
+    ("block_hash", "hash", "hash of that block; kept so a dataset can be checked and repaired after a reorg"),
+    ("block_timestamp", "u64", "unix time of that block, as the node sent it where it did"),
+    ("block_time", "timestamp", "block_timestamp as a UTC timestamp"),
+    ("transaction_index", "u64", "position of the transaction in its block"),
+    ("transaction_hash", "hash", "hash of the transaction"),
+    ("log_index", "u64", "position of the log in its block"),
+    # blocks
+    ("parent_hash", "hash", "hash of the parent block"),
+    ("nonce", "u64", "sender's transaction count before this transaction / account nonce"),
+    ("block_nonce", "bytes8", "proof-of-work nonce of the block (zero since the merge); null when pending"),
+    ("sha3_uncles", "hash", "hash of the uncles list"),
+    ("logs_bloom", "bloom", "bloom filter of the logs"),
+    ("transactions_root", "hash", "root of the transactions trie"),
+    ("state_root", "hash", "root of the state trie after the block"),
+    ("receipts_root", "hash", "root of the receipts trie"),
+    ("miner", "address", "beneficiary of the block's fees"),
+    ("difficulty", "wei", "proof-of-work difficulty (0 since the merge)"),
+    ("total_difficulty", "wei", "sum of difficulties up to this block; null where the node leaves it out"),
+    ("extra_data", "data", "free-form data chosen by the block's producer"),
+    ("size", "u64", "block size in bytes"),
+    ("gas_limit", "u64", "most gas the block may use"),
+    ("gas_used", "u64", "gas used (block: by all its transactions; receipt: by this transaction alone)"),
+    ("timestamp", "u64", "unix time of the block"),
+    ("uncles", "hash_list", "hashes of the block's uncles"),
+    ("transaction_hashes", "hash_list", "hashes of the block's transactions, in order"),
+    ("transaction_count", "u64", "number of transactions in the block"),
+    ("mix_hash", "hash", "mix hash (prevRandao since the merge)"),
+    ("base_fee_per_gas", "wei", "EIP-1559 base fee"),
+    ("withdrawals", "withdrawals", "validator withdrawals (amounts in gwei)"),
+    ("withdrawals_root", "hash", "root of the withdrawals trie"),
+    ("blob_gas_used", "u64", "blob gas used (block: all blobs; receipt: this transaction's)"),
+    ("excess_blob_gas", "u64", "EIP-4844 excess blob gas"),
+    ("parent_beacon_block_root", "hash", "EIP-4788 parent beacon block root"),
+    ("requests_hash", "hash", "EIP-7685 requests hash"),
+    # uncles
+    ("uncle_index", "u64", "position of the uncle in its nephew's uncle list"),
+    ("nephew_number", "u64", "number of the block that included the uncle"),
+    # transactions
+    ("from_address", "address", "sender"),
+    ("to_address", "address", "recipient; null for a contract creation"),
+    ("value", "wei", "wei transferred"),
+    ("gas", "u64", "gas provided by the sender"),
+    ("gas_price", "wei", "gas price (for EIP-1559 transactions the effective price the node reports)"),
+    ("max_fee_per_gas", "wei", "EIP-1559 fee cap"),
+    ("max_priority_fee_per_gas", "wei", "EIP-1559 tip cap"),
+    ("max_fee_per_blob_gas", "wei", "EIP-4844 blob fee cap"),
+    ("input", "data", "calldata (or init code for a creation)"),
+    ("transaction_type", "u8", "EIP-2718 type: 0 legacy, 1 access list, 2 dynamic fee, 3 blob, 4 set code"),
+    ("transaction_chain_id", "u64", "chain id inside the signed transaction; null for pre-EIP-155 legacy"),
+    ("v", "u64", "signature v"),
+    ("r", "word", "signature r"),
+    ("s", "word", "signature s"),
+    ("y_parity", "u8", "signature y parity"),
+    ("access_list", "access_list", "EIP-2930 access list"),
+    ("blob_versioned_hashes", "hash_list", "EIP-4844 blob hashes"),
+    ("authorization_list", "authorizations", "EIP-7702 authorizations"),
+    # receipts
+    ("contract_address", "address", "created contract; null unless the transaction created one"),
+    ("cumulative_gas_used", "u64", "gas used in the block up to and including this transaction"),
+    ("effective_gas_price", "wei", "price per gas actually paid"),
+    ("status", "u8", "1 success, 0 failure; null before Byzantium (see root)"),
+    ("root", "hash", "post-transaction state root, pre-Byzantium receipts only"),
+    ("blob_gas_price", "wei", "price per blob gas paid"),
+    ("log_count", "u64", "number of logs the transaction emitted"),
+    # logs
+    ("address", "address", "contract that emitted the log / account of a proof"),
+    ("topics", "hash_list", "indexed arguments; topics[1] (DuckDB) is usually the event signature"),
+    ("data", "data", "non-indexed arguments"),
+    ("removed", "bool", "true if the log was removed by a reorganization"),
+    # proofs
+    ("balance", "wei", "account balance"),
+    ("code_hash", "hash", "hash of the account's code"),
+    ("storage_hash", "hash", "root of the account's storage trie"),
+    ("account_proof", "bytes_list", "RLP trie nodes from the state root to the account"),
+    ("storage_key", "word", "storage slot as asked (32 bytes; some nodes echo it as a short quantity, e.g. 0x0)"),
+    ("storage_value", "word", "value in the slot"),
+    ("storage_proof", "bytes_list", "RLP trie nodes from the storage root to the slot"),
+    # call traces
+    ("call_index", "u64", "which traced call of the request list"),
+    ("trace_address", "u64_list", "path of the frame in the call tree ([] for the top call)"),
+    ("depth", "u64", "nesting depth of the frame (0 for the top call)"),
+    ("call_type", "string", "CALL, STATICCALL, DELEGATECALL, CALLCODE, CREATE, CREATE2, SELFDESTRUCT"),
+    ("output", "data", "returned data"),
+    ("error", "string", "error of the frame, if it failed"),
+    ("revert_reason", "string", "decoded revert reason, if any"),
+    ("subcalls", "u64", "number of direct child frames"),
+    ("state", "string", "prestate rows: 'pre' or 'post' (diff mode), 'pre' otherwise"),
+    ("code", "data", "account code"),
+    ("storage_slot", "hash", "storage slot"),
+)
+
+
+def schema(names: tuple[str, ...], u256: U256 = "decimal") -> pa.Schema:
+    """The Arrow schema of a dataset with these columns, from the one table."""
+    return pa.schema([pa.field(n, COLUMNS[n].arrow_type_for(u256)) for n in names])

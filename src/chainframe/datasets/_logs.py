@@ -1,0 +1,57 @@
+"""logs: eth_getLogs over a block range, with address and topic filters; or a block's logs from its receipts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from chainframe.datasets._columns import U256
+from chainframe.datasets._dataset import BlockRange
+from chainframe.datasets._envelope import batch_rows, result_rows
+from chainframe.datasets._objects import ObjectDataset
+
+LOG_SOURCES = {
+    "block_number": "blockNumber",
+    "block_hash": "blockHash",
+    "block_timestamp": "blockTimestamp",
+    "transaction_index": "transactionIndex",
+    "transaction_hash": "transactionHash",
+    "log_index": "logIndex",
+    "address": "address",
+    "topics": "topics",
+    "data": "data",
+    "removed": "removed",
+}
+
+
+class Logs(ObjectDataset):
+    name = "logs"
+    doc = "Event logs (eth_getLogs), one row per log."
+    sources = LOG_SOURCES
+    columns = (
+        "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
+        "transaction_hash", "log_index", "address", "topics", "data", "removed",
+    )  # fmt: skip
+    sort = ("block_number", "log_index")
+
+    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
+        from chainframe.rpc import _params
+
+        flt = _params.log_filter(from_block=blocks.start, to_block=blocks.end, **filters)
+        return [await client.request_bytes("eth_getLogs", [flt])]
+
+    def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        return self.rows(self.stack([result_rows(b, self.fields) for b in bodies]), chain_id=chain_id, u256=u256)
+
+    def from_receipts(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        """The logs inside eth_getBlockReceipts batch answers (for blocks whose logs exceed a provider's limit)."""
+        receipt = {"logs": pl.List(pl.Struct(self.fields))}
+        frames = [batch_rows(b, receipt, each="list").explode("logs").unnest("logs") for b in bodies]
+        frames = [f.filter(pl.col("logIndex").is_not_null()) for f in frames]
+        return self.rows(self.stack(frames), chain_id=chain_id, u256=u256)
+
+
+LOGS = Logs()

@@ -1,0 +1,40 @@
+"""Datasets whose rows are JSON objects of one kind, mapped column -> JSON key (the common case)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+import pyarrow as pa
+
+from chainframe.datasets._columns import U256
+from chainframe.datasets._dataset import Dataset, build, read_fields
+
+
+class ObjectDataset(Dataset):
+    """Rows are objects of one kind; ``sources`` maps each sourced column to its JSON key."""
+
+    sources: Mapping[str, str]
+
+    @property
+    def fields(self) -> dict[str, pl.DataType]:
+        return read_fields(self.sources)
+
+    def rows(self, frame: pl.DataFrame, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        """Rows from a frame of objects (JSON keys as text); subclasses add derived columns."""
+        return build(frame, self.sources, self.columns, chain_id=chain_id, u256=u256)
+
+    def from_objects(self, array: bytes, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        """Rows from a JSON array of objects of this dataset's kind (e.g. recorded answers)."""
+        frame = pl.read_json(io.BytesIO(array), schema=self.fields) if array.strip() != b"[]" else None
+        return self.rows(frame if frame is not None else pl.DataFrame(schema=self.fields), chain_id=chain_id, u256=u256)
+
+    def stack(self, frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
+        """One frame for a whole chunk, so each column is converted once (per-call overheads are paid once)."""
+        frames = [f for f in frames if f.height]
+        return pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=self.fields)
+
+    def concat(self, tables: Sequence[pa.Table], u256: U256 = "decimal") -> pa.Table:
+        tables = [t for t in tables if t.num_rows]
+        return pa.concat_tables(tables) if tables else self.empty(u256)

@@ -1,0 +1,167 @@
+"""Call traces (debug_traceCall): callTracer frames flattened with their place in the tree, and prestateTracer
+accounts and storage (pre, and post in diff mode).
+
+Traces are few and deeply nested, so frames are flattened in Python before the columns are converted; the
+high-volume datasets never take this path.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from chainframe.datasets._columns import COLUMNS, U256
+from chainframe.datasets._context import fetch_with_context
+from chainframe.datasets._convert import convert
+from chainframe.datasets._dataset import BlockRange, Dataset, build_arrow
+
+_FRAME = {
+    "call_type": "type",
+    "from_address": "from",
+    "to_address": "to",
+    "value": "value",
+    "gas": "gas",
+    "gas_used": "gasUsed",
+    "input": "input",
+    "output": "output",
+    "error": "error",
+    "revert_reason": "revertReason",
+}
+
+
+def _calls(filters: Mapping[str, Any]) -> list[dict[str, str]]:
+    from chainframe.rpc import _params
+
+    calls = filters.get("calls")
+    if not calls:
+        raise ValueError("traces need calls=[{'to': ..., 'data': ...}, ...] (debug_traceCall transaction objects)")
+    out = []
+    for i, call in enumerate(calls):
+        if not isinstance(call, Mapping) or "to" not in call:
+            raise ValueError(f"calls[{i}] must be a mapping with at least 'to'; got {call!r}")
+        out.append(
+            _params.call_request(
+                to=call["to"],
+                from_=call.get("from"),
+                data_=call.get("data"),
+                value=call.get("value"),
+                gas=call.get("gas"),
+            )
+        )
+    return out
+
+
+async def _fetch_traces(client: Any, blocks: BlockRange, options: dict[str, Any], filters: Mapping[str, Any]) -> bytes:
+    calls = _calls(filters)
+    requests = [("debug_traceCall", [c, hex(n), options]) for n in blocks for c in calls]
+    contexts = [{"block": n, "call": i} for n in blocks for i in range(len(calls))]
+    return await fetch_with_context(client, requests, contexts)
+
+
+def _table(
+    rows: list[dict[str, Any]], sources: Mapping[str, str], columns: tuple[str, ...], chain_id: int, u256: U256
+) -> pa.Table:
+    """Rows of JSON text values -> typed table, through the same converters as every dataset."""
+    arrays: dict[str, pa.Array] = {}
+    for column in columns:
+        key = sources.get(column, column)
+        values = [r.get(key) for r in rows]
+        kind = COLUMNS[column].kind_for(u256)
+        if (
+            (kind in ("u64", "u8") and all(isinstance(v, int) or v is None for v in values))
+            or kind in ("string", "u64_list")
+            or (kind == "bool")
+        ):
+            arrays[column] = pa.array(values, COLUMNS[column].arrow_type_for(u256))
+        else:
+            arrays[column] = convert(pa.array([v if v is None else str(v) for v in values], pa.string()), kind, column)
+    return build_arrow(arrays, columns, len(rows), chain_id=chain_id, u256=u256)
+
+
+class CallTraces(Dataset):
+    name = "call_traces"
+    doc = "debug_traceCall with callTracer: one row per call frame, with its trace_address in the call tree."
+    columns = (
+        "chain_id", "block_number", "call_index", "trace_address", "depth", "call_type", "from_address", "to_address",
+        "value", "gas", "gas_used", "input", "output", "error", "revert_reason", "subcalls",
+    )  # fmt: skip
+    sort = ("block_number", "call_index", "trace_address")
+
+    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
+        config = {"onlyTopCall": bool(filters.get("only_top_call", False))}
+        return [await _fetch_traces(client, blocks, {"tracer": "callTracer", "tracerConfig": config}, filters)]
+
+    @staticmethod
+    def _frames(frame: Mapping[str, Any], path: list[int]) -> Iterator[dict[str, Any]]:
+        children = frame.get("calls") or []
+        yield {**frame, "trace_address": path, "depth": len(path), "subcalls": len(children)}
+        for i, child in enumerate(children):
+            yield from CallTraces._frames(child, [*path, i])
+
+    def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        rows = [
+            {**frame, "block_number": item["block"], "call_index": item["call"]}
+            for body in bodies
+            for item in json.loads(body)
+            for frame in self._frames(item["result"], [])
+        ]
+        return _table(rows, _FRAME, self.columns, chain_id, u256)
+
+
+class _Prestate(Dataset):
+    sort = ("block_number", "call_index", "state", "address")
+
+    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
+        config = {"diffMode": bool(filters.get("diff_mode", False))}
+        return [await _fetch_traces(client, blocks, {"tracer": "prestateTracer", "tracerConfig": config}, filters)]
+
+    @staticmethod
+    def _states(result: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        if set(result) == {"pre", "post"} and all(isinstance(v, dict) for v in result.values()):
+            yield "pre", result["pre"]
+            yield "post", result["post"]
+        else:
+            yield "pre", result
+
+    def _rows(self, bodies: Sequence[bytes]) -> Iterator[tuple[dict[str, Any], str, str, Mapping[str, Any]]]:
+        for body in bodies:
+            for item in json.loads(body):
+                for state, accounts in self._states(item["result"]):
+                    for address, account in accounts.items():
+                        yield {"block_number": item["block"], "call_index": item["call"]}, state, address, account
+
+
+class PrestateAccounts(_Prestate):
+    name = "prestate_accounts"
+    doc = "debug_traceCall with prestateTracer: the accounts a call touches, before it (and after, in diff mode)."
+    columns = ("chain_id", "block_number", "call_index", "state", "address", "balance", "nonce", "code", "code_hash")
+
+    def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        rows = [
+            {**where, "state": state, "address": address, **account}
+            for where, state, address, account in self._rows(bodies)
+        ]
+        sources = {"code_hash": "codeHash"}
+        return _table(rows, sources, self.columns, chain_id, u256)
+
+
+class PrestateStorage(_Prestate):
+    name = "prestate_storage"
+    doc = "debug_traceCall with prestateTracer: the storage slots a call touches, with their values."
+    columns = ("chain_id", "block_number", "call_index", "state", "address", "storage_slot", "storage_value")
+
+    def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        rows = [
+            {**where, "state": state, "address": address, "storage_slot": slot, "storage_value": value}
+            for where, state, address, account in self._rows(bodies)
+            for slot, value in (account.get("storage") or {}).items()
+        ]
+        return _table(rows, {}, self.columns, chain_id, u256)
+
+
+CALL_TRACES = CallTraces()
+PRESTATE_ACCOUNTS = PrestateAccounts()
+PRESTATE_STORAGE = PrestateStorage()
