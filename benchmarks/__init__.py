@@ -1,0 +1,1 @@
+"""Benchmarks: run explicitly (scripts/bench), never part of the default test run."""

@@ -1,0 +1,124 @@
+"""Decode throughput: real answer bytes from the devnet node -> typed Arrow tables, rows per second.
+
+Compares, in the same run and on the same bytes:
+- chainframe: ``dataset.transform`` (native JSON reader + vectorized hex conversion), on 1 and on 2 worker threads;
+- baseline: ``json.loads`` then per-row Python into Arrow (what a hand-written exporter does);
+- parse only: Polars' JSON reader alone (the floor for any decoder built on it).
+
+Run: ``scripts/bench decode`` (add ``--repeat N``). Prints a table; exit code 0 whatever the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import anyio
+import polars as pl
+import pyarrow as pa
+
+from chainframe.datasets import LOGS, RECEIPTS, TRANSACTIONS, BlockRange, Dataset
+from chainframe.devnet import Devnet, GatewaySettings, LogLimits
+from chainframe.rpc import AsyncClient
+
+
+def _fetch(devnet: Devnet) -> dict[str, list[bytes]]:
+    head = devnet.truth.head
+
+    async def main() -> dict[str, list[bytes]]:
+        async with AsyncClient(devnet.node.url, batch_size=40) as client:
+            # Logs in answers of about Infura's 10,000-result cap, as a real extraction would receive them.
+            halves = [BlockRange(0, head // 2), BlockRange(head // 2 + 1, head)]
+            logs = [b for r in halves for b in await LOGS.fetch(client, r)]
+            everything = BlockRange(0, head)
+            return {
+                "logs": logs,
+                "receipts": await RECEIPTS.fetch(client, everything),
+                "transactions": await TRANSACTIONS.fetch(client, everything),
+            }
+
+    return anyio.run(main)
+
+
+def _naive(dataset: Dataset, bodies: Sequence[bytes]) -> pa.Table:
+    """The usual hand-written path: parse to Python objects, convert field by field, build Arrow from rows."""
+    rows: list[dict[str, Any]] = []
+    for body in bodies:
+        answer = json.loads(body)
+        results = answer["result"] if isinstance(answer, dict) else [a["result"] for a in answer]
+        if dataset is TRANSACTIONS:
+            items = [tx for block in results for tx in block["transactions"]]
+        elif dataset is RECEIPTS:
+            items = [r for block in results for r in block]
+        else:
+            items = results
+        for item in items:
+            rows.append(
+                {
+                    k: (int(v, 16) if k.endswith(("Number", "Index", "gas", "Gas", "nonce", "type")) else v)
+                    if isinstance(v, str)
+                    else v
+                    for k, v in item.items()
+                    if k != "logs"
+                }
+            )
+    return pa.Table.from_pylist(rows)
+
+
+def _parse_only(bodies: Sequence[bytes]) -> None:
+    for body in bodies:
+        pl.read_json(io.BytesIO(body))
+
+
+def _rate(run: Callable[[], Any], rows: int, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - started)
+    return rows / best
+
+
+def _threads(dataset: Dataset, bodies: Sequence[bytes], workers: int, rounds: int) -> Callable[[], None]:
+    """``rounds`` chunks per worker, each chunk all the bodies: as the engine decodes chunks while it fetches."""
+    chunks = [list(bodies)] * (workers * rounds)
+
+    def run() -> None:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(lambda chunk: dataset.transform(chunk, chain_id=31337), chunks))
+
+    return run
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5, help="best of N runs per figure")
+    args = parser.parse_args(argv)
+    print("starting the devnet and fetching answer bytes...")
+    with Devnet(settings=GatewaySettings(limits=LogLimits(max_results=100_000))) as devnet:
+        answers = _fetch(devnet)
+    print(f"\n{'dataset':<13}{'rows':>8}{'MB':>7} {'chainframe':>12} {'2 threads':>12} {'baseline':>12} "
+          f"{'parse only':>12} {'vs baseline':>12}")  # fmt: skip
+    for name, dataset in (("logs", LOGS), ("receipts", RECEIPTS), ("transactions", TRANSACTIONS)):
+        bodies = answers[name]
+        rows = dataset.transform(bodies, chain_id=31337).num_rows
+        megabytes = sum(len(b) for b in bodies) / 1e6
+        ours = _rate(lambda d=dataset, b=bodies: d.transform(b, chain_id=31337), rows, args.repeat)
+        two = _rate(_threads(dataset, bodies, 2, 3), rows * 6, args.repeat)
+        naive = _rate(lambda d=dataset, b=bodies: _naive(d, b), rows, max(1, args.repeat // 2))
+        parse = _rate(lambda b=bodies: _parse_only(b), rows, args.repeat)
+        print(f"{name:<13}{rows:>8}{megabytes:>7.1f} {ours:>10,.0f}/s {two:>10,.0f}/s {naive:>10,.0f}/s "
+              f"{parse:>10,.0f}/s {ours / naive:>11.1f}x")  # fmt: skip
+    print(
+        "\nrows/s = decoded rows per second, best of runs; '2 threads' decodes answers concurrently, as the "
+        "extraction engine does while it fetches the next ones."
+    )
+
+
+if __name__ == "__main__":
+    main()
