@@ -107,7 +107,8 @@ class Gateway:
     # --- lifecycle -------------------------------------------------------------------------------------------
 
     async def _startup(self, app: web.Application) -> None:
-        limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
+        # Few, reused connections: hundreds of concurrent connects overflow the node's accept queue (1 s SYN retries).
+        limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
         self._client = httpx.AsyncClient(limits=limits, timeout=300.0)
         self.upstreams = {name: Upstream(url, self._client) for name, url in self.config.networks.items()}
 
