@@ -40,7 +40,9 @@ class Logs(ObjectDataset):
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         from chainframe.rpc import _params
 
-        flt = _params.log_filter(from_block=blocks.start, to_block=blocks.end, **filters)
+        flt = _params.log_filter(
+            from_block=blocks.start, to_block=blocks.end, address_=filters.get("address"), topics=filters.get("topics")
+        )
         return [await client.request_bytes("eth_getLogs", [flt])]
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
