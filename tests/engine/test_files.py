@@ -1,0 +1,448 @@
+"""The file layer: deterministic names, atomic writes, metadata in the footer, completeness, and `chainframe info`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from chainframe._version import __version__
+from chainframe.cli import _info
+from chainframe.datasets import DATASETS
+from chainframe.engine._files import (
+    SCHEMA_VERSION,
+    ChunkMeta,
+    canonical_filters,
+    chunk_path,
+    clean_temporaries,
+    filters_digest,
+    folder_info,
+    format_info,
+    is_complete,
+    read_meta,
+    write_chunk,
+)
+
+HASH = "0x" + "11" * 32
+TX_HASH = "0x" + "22" * 32
+EMITTER = "0x" + "ab" * 20
+FILTERS = {"address": EMITTER, "topics": [HASH]}
+DEAD_PID = 2**31 - 1  # above any pid_max, so never a live process
+
+
+def _log(block: int, index: int) -> dict[str, Any]:
+    return {
+        "address": EMITTER,
+        "topics": [HASH],
+        "data": "0x01",
+        "blockNumber": hex(block),
+        "transactionHash": TX_HASH,
+        "transactionIndex": "0x0",
+        "blockHash": HASH,
+        "logIndex": hex(index),
+        "removed": False,
+    }
+
+
+def _logs(*blocks: int) -> pa.Table:
+    objects = [_log(b, i) for i, b in enumerate(blocks)]
+    return DATASETS["logs"].from_objects(json.dumps(objects).encode(), chain_id=1)
+
+
+def _meta(table: pa.Table, start: int = 0, end: int = 9, **changes: Any) -> ChunkMeta:
+    fields: dict[str, Any] = {
+        "dataset": "logs",
+        "chain_id": 1,
+        "start": start,
+        "end": end,
+        "filters": {},
+        "u256": "decimal",
+        "first_block_hash": bytes.fromhex("aa" * 32),
+        "last_block_hash": bytes.fromhex("bb" * 32),
+        "rows": table.num_rows,
+        "endpoint": "http://127.0.0.1:8545/v3/<redacted>",
+    }
+    return ChunkMeta(**{**fields, **changes})
+
+
+def _write(out: Path, table: pa.Table, start: int, end: int, **changes: Any) -> Path:
+    meta = _meta(table, start, end, **changes)
+    path = chunk_path(out, dataset=meta.dataset, chain_id=meta.chain_id, start=start, end=end, filters=meta.filters)
+    write_chunk(table, path, meta)
+    return path
+
+
+def _read(path: Path) -> pa.Table:
+    """The logs back, in Arrow's types: Parquet stores timestamp[s] as ms and names list items "element"."""
+    return pq.read_table(path).cast(DATASETS["logs"].schema)
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".tmp-" in p.name)
+
+
+# --- metadata ------------------------------------------------------------------------------------------------------
+
+
+def test_metadata_round_trip_in_memory_and_through_a_file(tmp_path: Path) -> None:
+    table = _logs(3, 3, 7)
+    meta = _meta(table, filters=FILTERS)
+    kv = meta.to_metadata()
+    assert set(kv) == {
+        b"chainframe." + k.encode()
+        for k in (
+            "dataset", "chain_id", "start", "end", "filters", "u256", "first_block_hash", "last_block_hash",
+            "rows", "endpoint", "tool_version", "schema_version", "complete",
+        )
+    }  # fmt: skip
+    assert kv[b"chainframe.complete"] == b"true"
+    assert json.loads(kv[b"chainframe.first_block_hash"]) == "0x" + "aa" * 32
+    assert ChunkMeta.from_metadata(kv) == meta
+    assert meta.tool_version == __version__
+    assert meta.schema_version == SCHEMA_VERSION
+
+    path = tmp_path / "logs" / "chunk.parquet"
+    write_chunk(table, path, meta)
+    assert read_meta(path) == meta
+    assert _read(path).equals(table)
+
+
+def test_from_metadata_refuses_what_is_not_a_complete_chunk() -> None:
+    kv = _meta(_logs()).to_metadata()
+    assert ChunkMeta.from_metadata(None) is None
+    assert ChunkMeta.from_metadata({}) is None
+    assert ChunkMeta.from_metadata({k: v for k, v in kv.items() if k != b"chainframe.complete"}) is None
+    assert ChunkMeta.from_metadata({k: v for k, v in kv.items() if k != b"chainframe.rows"}) is None
+    assert ChunkMeta.from_metadata({**kv, b"chainframe.rows": b"not json"}) is None
+    assert ChunkMeta.from_metadata({**kv, b"chainframe.rows": b"-1"}) is None
+    assert ChunkMeta.from_metadata({**kv, b"chainframe.first_block_hash": b'"0x1234"'}) is None
+
+
+def test_the_api_key_never_reaches_the_metadata(tmp_path: Path) -> None:
+    table = _logs(1)
+    meta = _meta(table, endpoint="https://mainnet.example/v3/SECRETKEY")
+    assert "SECRETKEY" not in meta.endpoint
+    path = tmp_path / "logs" / "chunk.parquet"
+    write_chunk(table, path, meta)
+    footer = pq.read_metadata(path).metadata
+    assert not any(b"SECRETKEY" in k or b"SECRETKEY" in v for k, v in footer.items())
+    assert b"SECRETKEY" not in path.read_bytes()
+    assert json.loads(footer[b"chainframe.endpoint"]) == "https://mainnet.example/v3/<redacted>"
+
+
+def test_filters_are_stored_canonical() -> None:
+    meta = _meta(
+        _logs(), filters={"topics": [HASH.upper().replace("0X", "0x"), None], "address": bytes.fromhex("ab" * 20)}
+    )
+    assert meta.filters == {"address": EMITTER, "topics": [HASH, None]}
+    assert canonical_filters({"address": None, "topics": []}) == {}
+
+
+# --- names ---------------------------------------------------------------------------------------------------------
+
+
+def test_chunk_names_are_deterministic(tmp_path: Path) -> None:
+    args: dict[str, Any] = {"dataset": "logs", "chain_id": 1, "start": 0, "end": 999}
+    plain = chunk_path(tmp_path, **args, filters={})
+    assert plain == tmp_path / "logs" / "logs__1__0000000000_to_0000000999.parquet"
+    assert chunk_path(tmp_path, **args, filters=None) == plain
+    assert chunk_path(tmp_path, **args, filters={"address": None}) == plain
+
+    filtered = chunk_path(tmp_path, **args, filters=FILTERS)
+    assert filtered == chunk_path(tmp_path, **args, filters=dict(FILTERS))
+    assert filtered.name == f"logs__1__0000000000_to_0000000999__f{filters_digest(FILTERS)}.parquet"
+    assert len(filters_digest(FILTERS)) == 8
+    # the same filters however written: key order, hex case, bytes
+    same = {"topics": [HASH.replace("0x", "0X")], "address": bytes.fromhex("ab" * 20)}
+    assert chunk_path(tmp_path, **args, filters=same) == filtered
+    other = {"address": "0x" + "cd" * 20}
+    assert chunk_path(tmp_path, **args, filters=other) != filtered
+    assert chunk_path(tmp_path, **{**args, "end": 1000}, filters=FILTERS) != filtered
+    assert filters_digest({}) == filters_digest(None) == ""
+
+
+@pytest.mark.parametrize("dataset", ["../logs", "logs/x", "a__b", ""])
+def test_chunk_names_refuse_unsafe_dataset_names(tmp_path: Path, dataset: str) -> None:
+    with pytest.raises(ValueError, match="dataset name"):
+        chunk_path(tmp_path, dataset=dataset, chain_id=1, start=0, end=1, filters={})
+
+
+# --- completeness --------------------------------------------------------------------------------------------------
+
+
+RIGHT: dict[str, Any] = {"dataset": "logs", "chain_id": 1, "start": 0, "end": 9, "filters": FILTERS, "u256": "decimal"}
+
+
+@pytest.fixture
+def chunk(tmp_path: Path) -> Path:
+    return _write(tmp_path, _logs(2, 5), 0, 9, filters=FILTERS)
+
+
+def test_is_complete_for_the_right_arguments(chunk: Path) -> None:
+    assert is_complete(chunk, **RIGHT)
+    upper = {"address": EMITTER.upper().replace("0X", "0x"), "topics": [HASH]}
+    assert is_complete(chunk, **{**RIGHT, "filters": upper})
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("dataset", "blocks"),
+        ("chain_id", 5),
+        ("start", 1),
+        ("end", 10),
+        ("filters", {}),
+        ("filters", {"address": EMITTER}),
+        ("u256", "binary"),
+    ],
+)
+def test_is_complete_is_false_for_any_other_field(chunk: Path, field: str, value: Any) -> None:
+    assert not is_complete(chunk, **{**RIGHT, field: value})
+
+
+def test_is_complete_is_false_for_another_schema_version(tmp_path: Path) -> None:
+    path = _write(tmp_path, _logs(1), 0, 9, filters=FILTERS, schema_version=SCHEMA_VERSION + 1)
+    assert read_meta(path) is not None
+    assert not is_complete(path, **RIGHT)
+
+
+@pytest.mark.parametrize("cut", [1, 4, 9, 200])
+def test_a_truncated_file_is_not_complete(chunk: Path, cut: int) -> None:
+    data = chunk.read_bytes()
+    chunk.write_bytes(data[:-cut])  # what a writer killed without our atomic rename would leave
+    assert read_meta(chunk) is None
+    assert not is_complete(chunk, **RIGHT)
+
+
+def test_missing_empty_and_garbage_files_are_not_complete(tmp_path: Path) -> None:
+    assert not is_complete(tmp_path / "nope.parquet", **RIGHT)
+    (tmp_path / "empty.parquet").write_bytes(b"")
+    (tmp_path / "garbage.parquet").write_bytes(b"PAR1 not really")
+    assert read_meta(tmp_path / "empty.parquet") is None
+    assert read_meta(tmp_path / "garbage.parquet") is None
+    assert read_meta(tmp_path) is None  # a folder
+
+
+def test_a_foreign_parquet_file_is_not_complete(tmp_path: Path) -> None:
+    path = tmp_path / "foreign.parquet"
+    pq.write_table(_logs(1, 2), path)
+    assert read_meta(path) is None
+    assert not is_complete(path, **RIGHT)
+
+
+def test_a_file_without_the_complete_marker_is_not_complete(tmp_path: Path) -> None:
+    table = _logs(1, 2)
+    kv = _meta(table, filters=FILTERS).to_metadata()
+    del kv[b"chainframe.complete"]
+    path = tmp_path / "unmarked.parquet"
+    pq.write_table(table.replace_schema_metadata(kv), path)
+    assert read_meta(path) is None
+    assert not is_complete(path, **RIGHT)
+
+
+def test_a_row_count_other_than_the_metadata_is_not_complete(tmp_path: Path) -> None:
+    table = _logs(1, 2)
+    kv = _meta(table, filters=FILTERS, rows=3).to_metadata()
+    path = tmp_path / "lying.parquet"
+    pq.write_table(table.replace_schema_metadata(kv), path)
+    assert read_meta(path) is None
+
+
+# --- writing -------------------------------------------------------------------------------------------------------
+
+
+def test_write_chunk_uses_zstd_row_groups_and_keeps_schema_metadata(tmp_path: Path) -> None:
+    table = _logs(1, 2, 3, 4, 5).replace_schema_metadata({b"owner": b"kept", b"chainframe.stale": b"x"})
+    path = tmp_path / "logs" / "chunk.parquet"
+    write_chunk(table, path, _meta(table), row_group_rows=2)
+    footer = pq.read_metadata(path)
+    assert footer.num_row_groups == 3
+    assert footer.row_group(0).column(0).compression == "ZSTD"
+    assert footer.metadata[b"owner"] == b"kept"
+    assert b"chainframe.stale" not in footer.metadata
+    assert _read(path).equals(table)
+    assert _leftovers(path.parent) == []
+
+
+def test_write_chunk_writes_empty_tables(tmp_path: Path) -> None:
+    table = DATASETS["logs"].empty()
+    path = _write(tmp_path, table, 0, 9)
+    assert is_complete(path, **{**RIGHT, "filters": {}})
+    back = pq.read_table(path)
+    assert (back.num_rows, back.column_names) == (0, table.column_names)
+
+
+def test_write_chunk_refuses_a_row_count_other_than_the_metadata(tmp_path: Path) -> None:
+    table = _logs(1)
+    with pytest.raises(ValueError, match="rows"):
+        write_chunk(table, tmp_path / "x.parquet", _meta(table, rows=2))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_crash_before_the_rename_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = _logs(1, 2)
+    path = tmp_path / "logs" / "chunk.parquet"
+
+    def crash(*args: Any) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="disk gone"):
+        write_chunk(table, path, _meta(table))
+    assert list(path.parent.iterdir()) == []
+
+
+def test_a_crash_while_writing_rows_leaves_the_old_file_intact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old = _logs(1)
+    path = tmp_path / "logs" / "chunk.parquet"
+    write_chunk(old, path, _meta(old))
+
+    def crash(self: Any, table: Any, row_group_size: int | None = None) -> None:
+        raise KeyboardInterrupt  # a kill in the middle of the rows
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", crash)
+    new = _logs(1, 2, 3)
+    with pytest.raises(KeyboardInterrupt):
+        write_chunk(new, path, _meta(new))
+    assert _leftovers(path.parent) == []
+    assert read_meta(path) == _meta(old)
+    assert _read(path).equals(old)
+
+
+def test_write_chunk_replaces_an_existing_file(tmp_path: Path) -> None:
+    path = _write(tmp_path, _logs(1), 0, 9)
+    new = _logs(1, 2)
+    write_chunk(new, path, _meta(new))
+    assert _read(path).equals(new)
+
+
+def test_clean_temporaries_removes_only_dead_runs_leftovers(tmp_path: Path) -> None:
+    dead = [tmp_path / f".logs__1__x.parquet.tmp-{DEAD_PID}-{n:08x}" for n in range(2)]
+    alive = tmp_path / f".logs__1__y.parquet.tmp-{os.getpid()}-0badcafe"
+    other = [tmp_path / ".hidden", tmp_path / "a.parquet.tmp-1-2", tmp_path / ".x.tmp-notapid-zz"]
+    for p in (*dead, alive, *other):
+        p.write_bytes(b"partial")
+    assert clean_temporaries(tmp_path) == 2
+    assert sorted(tmp_path.iterdir()) == sorted([alive, *other])
+    assert clean_temporaries(tmp_path) == 0
+    assert clean_temporaries(tmp_path / "missing") == 0
+
+
+# --- folder_info ---------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def out(tmp_path: Path) -> Path:
+    """Chunks 0..9, 10..19, 30..39 (gap 20..29), one overlapping 5..14, one foreign file, one temporary."""
+    _write(tmp_path, _logs(1, 2), 0, 9)
+    _write(tmp_path, _logs(12), 10, 19)
+    _write(tmp_path, _logs(31, 32, 33), 30, 39)
+    _write(tmp_path, _logs(6), 5, 14)
+    pq.write_table(_logs(1), tmp_path / "logs" / "foreign.parquet")
+    (tmp_path / "logs" / f".logs__1__0000000040_to_0000000049.parquet.tmp-{DEAD_PID}-deadbeef").write_bytes(b"x")
+    _write(tmp_path, _logs(5), 0, 9, filters=FILTERS)  # another series, in the same folder
+    blocks = DATASETS["blocks"].empty()
+    _write(tmp_path, blocks, 0, 99, dataset="blocks", rows=0, chain_id=5)
+    (tmp_path / "notes").mkdir()  # a folder without parquet files is no dataset
+    return tmp_path
+
+
+def test_folder_info_reads_ranges_gaps_and_problems(out: Path) -> None:
+    infos = folder_info(out)
+    assert sorted(infos) == ["blocks", "logs"]
+    logs = infos["logs"]
+    assert logs.chain_ids == [1]
+    assert logs.filter_digests == ["", filters_digest(FILTERS)]
+    assert len(logs.series) == 2
+    plain = next(s for s in logs.series if s.filters_digest == "")
+    assert plain.ranges == ((0, 19), (30, 39))
+    assert plain.gaps == ((20, 29),)
+    assert plain.rows == 7
+    assert plain.files == 4
+    assert [(a.name[9:33], b.name[9:33]) for a, b in plain.overlaps] == [
+        ("0000000000_to_0000000009", "0000000005_to_0000000014"),
+        ("0000000005_to_0000000014", "0000000010_to_0000000019"),
+    ]
+    assert logs.rows == 8
+    assert logs.files == 5
+    assert logs.nbytes == sum(p.stat().st_size for p in (out / "logs").glob("logs__*.parquet"))
+    assert [p.name for p in logs.incomplete] == ["foreign.parquet"]
+    assert len(logs.temporaries) == 1
+    assert len(logs.problems) == 4
+
+    blocks = infos["blocks"]
+    assert (blocks.chain_ids, blocks.ranges, blocks.gaps, blocks.rows, blocks.problems) == ([5], [(0, 99)], [], 0, [])
+
+
+def test_folder_info_without_the_overlap_shows_the_gap(tmp_path: Path) -> None:
+    for start, end in ((0, 9), (10, 19), (30, 39)):
+        _write(tmp_path, _logs(start), start, end)
+    logs = folder_info(tmp_path)["logs"]
+    assert logs.ranges == [(0, 19), (30, 39)]
+    assert logs.gaps == [(20, 29)]
+    assert logs.overlaps == []
+    # a dataset folder itself can be described too
+    assert folder_info(tmp_path / "logs")["logs"].ranges == [(0, 19), (30, 39)]
+
+
+def test_a_chunk_in_another_datasets_folder_is_foreign(tmp_path: Path) -> None:
+    path = _write(tmp_path, _logs(1), 0, 9)
+    moved = tmp_path / "blocks" / path.name
+    moved.parent.mkdir()
+    path.rename(moved)
+    assert [p.name for p in folder_info(tmp_path)["blocks"].incomplete] == [path.name]
+
+
+def test_format_info_is_a_short_report(out: Path) -> None:
+    text = format_info(folder_info(out))
+    assert "0..19, 30..39" in text
+    assert "20..29" in text
+    assert "overlapping chunks" in text
+    assert "foreign.parquet" in text
+    assert "MB" in text
+    assert text.index("blocks  (") < text.index("logs  (")
+    assert format_info({}) == ""
+
+
+# --- chainframe info -----------------------------------------------------------------------------------------------
+
+
+def _run_info(path: Path, *, as_json: bool = False) -> int:
+    return _info.run(argparse.Namespace(dir=path, json=as_json))
+
+
+def test_info_prints_the_report(out: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run_info(out) == 0
+    assert capsys.readouterr().out == format_info(folder_info(out))
+
+
+def test_info_prints_json(out: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run_info(out, as_json=True) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["logs"]["ranges"] == [[0, 19], [30, 39]]
+    assert report["logs"]["gaps"] == [[20, 29]]
+    assert report["logs"]["rows"] == 8
+    assert report["blocks"]["chain_ids"] == [5]
+
+
+def test_info_fails_clearly_without_datasets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run_info(tmp_path / "missing") == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert _run_info(tmp_path) == 1
+    assert "no chainframe datasets" in capsys.readouterr().err
+    pq.write_table(_logs(1), tmp_path / "foreign.parquet")
+    assert _run_info(tmp_path) == 1
+    assert "none a complete chainframe chunk" in capsys.readouterr().err
+
+
+def test_info_parser_has_help() -> None:
+    parser = argparse.ArgumentParser(prog="chainframe")
+    _info.add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["info", "data", "--json"])
+    assert (args.dir, args.json, args.run) == (Path("data"), True, _info.run)
