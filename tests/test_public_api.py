@@ -6,7 +6,31 @@ import chainframe.devnet
 
 def test_top_level_all() -> None:
     assert chainframe.__all__ == sorted(chainframe.__all__)
-    assert chainframe.__all__ == ["ChainframeError", "InputError", "__version__"]
+    assert chainframe.__all__ == [
+        "ChainframeError",
+        "InputError",
+        "RunReport",
+        "__version__",
+        "acollect",
+        "aextract",
+        "collect",
+        "extract",
+        "open_duckdb",
+        "scan",
+    ]
+
+
+def test_datasets_and_extract_all() -> None:
+    import chainframe.datasets
+    import chainframe.engine
+
+    for module in (chainframe.datasets, chainframe.engine):
+        assert module.__all__ == sorted(module.__all__)
+        assert all(hasattr(module, name) for name in module.__all__)
+    assert set(chainframe.datasets.DATASETS) == {
+        "blocks", "transactions", "receipts", "logs", "uncles", "account_proofs", "storage_proofs", "call_traces",
+        "prestate_accounts", "prestate_storage",
+    }  # fmt: skip
 
 
 def test_devnet_all() -> None:

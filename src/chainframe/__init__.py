@@ -1,10 +1,23 @@
 """chainframe: typed, query-ready Parquet datasets from an EVM chain's JSON-RPC service.
 
-The public surface is what ``__all__`` lists (pinned by ``tests/test_public_api.py``). The local devnet lives in
+The public surface is what ``__all__`` lists (pinned by ``tests/test_public_api.py``): the extraction API here;
+the client in :mod:`chainframe.rpc`, datasets in :mod:`chainframe.datasets`, the local devnet in
 :mod:`chainframe.devnet`.
 """
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
+from chainframe.engine import RunReport, acollect, aextract, collect, extract, open_duckdb, scan
 
-__all__ = ["ChainframeError", "InputError", "__version__"]
+__all__ = [
+    "ChainframeError",
+    "InputError",
+    "RunReport",
+    "__version__",
+    "acollect",
+    "aextract",
+    "collect",
+    "extract",
+    "open_duckdb",
+    "scan",
+]

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from chainframe._version import __version__
-from chainframe.cli import _demo, _devnet
+from chainframe.cli import _call, _demo, _devnet, _extract, _info
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,7 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"chainframe {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (_demo, _devnet):
+    for module in (_extract, _call, _info, _devnet, _demo):
         module.add_parser(commands)
     return parser
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import threading
+import time
 from typing import Any
 
 from chainframe.devnet import BENCH_WORKLOAD, TEST_WORKLOAD, Devnet, DevnetError, GatewaySettings, LogLimits
@@ -45,5 +45,8 @@ def run(args: argparse.Namespace) -> int:
             f"{truth.log_count} logs; eth_getLogs limit {args.max_logs} results"
         )
         print("Ctrl-C stops the node and the gateway.")
-        threading.Event().wait()
+        # Short sleeps, not one long wait: SIGINT may reach another thread (Polars, DuckDB pools), and Python runs
+        # the handler only when the main thread next runs bytecode.
+        while True:
+            time.sleep(0.2)
     return 0

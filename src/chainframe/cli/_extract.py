@@ -1,0 +1,115 @@
+"""``chainframe extract``: datasets over a block range into Parquet files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from chainframe._errors import InputError
+from chainframe.cli._endpoint import add_endpoint_options
+from chainframe.datasets import DATASETS
+from chainframe.engine import extract
+from chainframe.rpc import RPCError
+
+EXAMPLES = """\
+examples:
+  chainframe extract blocks transactions logs --blocks 0:999 --rpc http://127.0.0.1:8545 --out data
+  chainframe extract logs --blocks 18M:+10k --network mainnet --out data \\
+      --address 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48 \\
+      --topic0 0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef
+  chainframe extract receipts --blocks -1000: --network base-mainnet --out data
+
+block ranges (the end is included): A:B, A:+N (N blocks from A), A: (to the safe end), -N: (the last N),
+a single block A; numbers take k/M suffixes; tags latest, safe, finalized, earliest. Without an explicit end a
+run stops at the safe end (finalized, else latest - confirmations), so it never stores blocks that can be reorged.
+"""
+
+
+def add_parser(commands: Any) -> None:
+    p: argparse.ArgumentParser = commands.add_parser(
+        "extract",
+        help="extract datasets over a block range into Parquet files",
+        description="Extract datasets over a block range into Parquet files under OUT/<dataset>/, one file per "
+        "chunk of blocks. Re-running skips complete chunks and redoes partial ones.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("datasets", nargs="+", metavar="DATASET", help=f"one or more of: {', '.join(DATASETS)}")
+    p.add_argument("--blocks", required=True, metavar="RANGE", help="block range, e.g. 0:999, 18M:+10k, -1000:")
+    add_endpoint_options(p)
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (one sub-folder per dataset)")
+    p.add_argument(
+        "--chunk-size", type=int, metavar="N", help="blocks per file (default: 1000; 100 for proofs, traces)"
+    )
+    p.add_argument("--concurrency", type=int, default=4, metavar="N", help="chunks in flight at once (default: 4)")
+    p.add_argument("--overwrite", action="store_true", help="redo chunks even if their files are complete")
+    p.add_argument("--u256", choices=("decimal", "binary"), default="decimal",
+                   help="wei columns as decimal128(38,0) (default) or lossless 32-byte words")  # fmt: skip
+    p.add_argument("--confirmations", type=int, default=64, metavar="N",
+                   help="blocks kept back from latest when the node has no 'finalized' tag (default: 64)")  # fmt: skip
+    p.add_argument(
+        "--report", metavar="FILE", help="where to write the JSON run report (default: OUT/.chainframe/runs/)"
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    logs = p.add_argument_group("logs filters")
+    logs.add_argument("--address", nargs="+", metavar="ADDR", help="only logs from these contracts")
+    for i in range(4):
+        logs.add_argument(f"--topic{i}", metavar="T[,T...]", help=f"topic {i}: one value or a comma-separated OR-list")
+    state = p.add_argument_group("proofs and traces inputs")
+    state.add_argument("--addresses", nargs="+", metavar="ADDR", help="accounts for account_proofs/storage_proofs")
+    state.add_argument("--storage-key", dest="storage_keys", nargs="+", metavar="KEY", help="storage slots to prove")
+    state.add_argument("--call", dest="calls", action="append", metavar="JSON",
+                       help='a call to trace, e.g. \'{"to": "0x..", "data": "0x.."}\' (repeatable)')  # fmt: skip
+    state.add_argument("--only-top-call", action="store_true", help="call_traces: trace only the top call")
+    state.add_argument("--diff-mode", action="store_true", help="prestate_*: pre and post state")
+    p.set_defaults(run=run)
+
+
+def _filters(args: argparse.Namespace) -> dict[str, Any]:
+    topics: list[Any] = [getattr(args, f"topic{i}") for i in range(4)]
+    while topics and topics[-1] is None:
+        topics.pop()
+    filters: dict[str, Any] = {
+        "address": args.address,
+        "topics": [t.split(",") if t and "," in t else t for t in topics] or None,
+        "addresses": args.addresses,
+        "storage_keys": args.storage_keys,
+        "calls": None,
+        "only_top_call": args.only_top_call or None,
+        "diff_mode": args.diff_mode or None,
+    }
+    if args.calls:
+        try:
+            filters["calls"] = [json.loads(c) for c in args.calls]
+        except ValueError as exc:
+            raise InputError(f"--call must be a JSON object: {exc}") from None
+    return {k: v for k, v in filters.items() if v is not None}
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        report = extract(
+            args.datasets,
+            blocks=args.blocks,
+            out=args.out,
+            rpc=args.rpc,
+            network=args.network,
+            chunk_size=args.chunk_size,
+            overwrite=args.overwrite,
+            concurrency=args.concurrency,
+            u256=args.u256,
+            confirmations=args.confirmations,
+            progress=False if args.no_progress else None,
+            report=args.report,
+            **_filters(args),
+        )
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except RPCError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(report.summary())
+    return 0

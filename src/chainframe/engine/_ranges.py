@@ -1,0 +1,172 @@
+"""Block ranges as users write them, parsed before anything is sent and resolved against the node.
+
+Grammar (``B`` is always **included**, as in eth_getLogs' ``toBlock``):
+
+==============  ===========================================================
+``A``           one block
+``A:B``         blocks A to B, both included
+``A:+N``        N blocks from A (A .. A+N-1)
+``A:``          A to the safe end
+``:B``          0 to B
+``-N:``         the last N blocks up to the safe end
+``:``           0 to the safe end
+==============  ===========================================================
+
+Numbers may use ``_`` separators and ``k``/``M``/``B`` suffixes (``16M``, ``1.5k``). ``A`` and ``B`` may be tags:
+``earliest``, ``latest``, ``safe``, ``finalized``. The *safe end* is ``finalized`` where the node knows it, else
+``latest`` minus ``confirmations``: a default run never stores blocks that can still be reorganized.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any, Literal
+
+from chainframe._errors import InputError
+from chainframe.datasets import BlockRange
+
+Tag = Literal["earliest", "latest", "safe", "finalized"]
+TAGS: tuple[Tag, ...] = ("earliest", "latest", "safe", "finalized")
+_SUFFIX = {"k": 10**3, "K": 10**3, "m": 10**6, "M": 10**6, "b": 10**9, "B": 10**9}
+_NUMBER = re.compile(r"^(\d[\d_]*(?:\.\d+)?)([kKmMbB]?)$")
+DEFAULT_CONFIRMATIONS = 64
+
+Bound = int | Tag | None
+
+
+@dataclass(frozen=True)
+class RangeSpec:
+    """A parsed range: bounds are numbers, tags, or None (0 for a start, the safe end for an end).
+    ``last`` is set for ``-N:``; ``count`` for ``A:+N``."""
+
+    text: str
+    start: Bound
+    end: Bound
+    last: int | None = None
+    count: int | None = None
+
+
+def _number(token: str, text: str) -> int:
+    m = _NUMBER.match(token)
+    if not m:
+        raise InputError(
+            f"block range {text!r}: {token!r} is not a block number (e.g. 1000, 16M, 1.5k) or a tag ({', '.join(TAGS)})"
+        )
+    try:
+        value = Decimal(m.group(1).replace("_", "")) * _SUFFIX.get(m.group(2), 1)
+    except InvalidOperation:
+        raise InputError(f"block range {text!r}: {token!r} is not a number") from None
+    if value != value.to_integral_value():
+        raise InputError(f"block range {text!r}: {token!r} is not a whole block number")
+    return int(value)
+
+
+def _bound(token: str, text: str) -> Bound:
+    token = token.strip()
+    if not token:
+        return None
+    for tag in TAGS:
+        if token == tag:
+            return tag
+    return _number(token, text)
+
+
+def parse_range(text: str | int | tuple[int, int] | BlockRange) -> RangeSpec:
+    """Parse a range; raise :class:`InputError` saying what is wrong and what is accepted."""
+    if isinstance(text, BlockRange):
+        return RangeSpec(f"{text.start}:{text.end}", text.start, text.end)
+    if isinstance(text, tuple):
+        first, last = text
+        return parse_range(f"{first}:{last}")
+    if isinstance(text, int) and not isinstance(text, bool):
+        if text < 0:
+            raise InputError(f"block {text} is negative; for the last N blocks write '-{-text}:'")
+        return RangeSpec(str(text), text, text)
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(f"blocks must be a range like '0:999', '16M:+1000', '-1000:' or a block number; got {text!r}")
+    text = text.strip()
+    if ":" not in text:
+        if text.startswith("-"):
+            raise InputError(f"block range {text!r}: for the last N blocks write '{text}:'")
+        bound = _bound(text, text)
+        return RangeSpec(text, bound, bound)
+    left, _, right = text.partition(":")
+    if ":" in right:
+        raise InputError(f"block range {text!r} has more than one ':'")
+    left, right = left.strip(), right.strip()
+    if left.startswith("-"):
+        if right:
+            raise InputError(f"block range {text!r}: '-N:' counts back from the safe end and takes no end")
+        last = _number(left[1:], text)
+        if last < 1:
+            raise InputError(f"block range {text!r}: the last {last} blocks is empty")
+        return RangeSpec(text, None, None, last=last)
+    begin = _bound(left, text)
+    if right.startswith("+"):
+        count = _number(right[1:], text)
+        if count < 1:
+            raise InputError(f"block range {text!r}: '+{count}' asks for no blocks")
+        if begin is None:
+            raise InputError(f"block range {text!r}: '+N' needs a start, e.g. '1000:+{count}'")
+        return RangeSpec(text, begin, None, count=count)
+    finish = _bound(right, text)
+    if isinstance(begin, int) and isinstance(finish, int) and begin > finish:
+        raise InputError(
+            f"block range {text!r} starts after it ends (the end is included: '{begin}:{begin}' is one block)"
+        )
+    return RangeSpec(text, begin, finish)
+
+
+async def _tag_number(client: Any, tag: Tag) -> int | None:
+    from chainframe.rpc import RPCError, TransientError
+
+    if tag == "earliest":
+        return 0
+    if tag == "latest":
+        return int(await client.block_number())
+    try:
+        block = await client.get_block(tag)
+    except TransientError:
+        raise
+    except RPCError:
+        return None  # the node does not know this tag
+    return None if block is None else int(block.number)
+
+
+async def safe_end(client: Any, confirmations: int = DEFAULT_CONFIRMATIONS) -> tuple[int, str]:
+    """The highest block a default run stores, and why: finalized if known, else latest - confirmations."""
+    finalized = await _tag_number(client, "finalized")
+    if finalized is not None:
+        return finalized, "finalized"
+    latest = int(await client.block_number())
+    return max(0, latest - confirmations), f"latest - {confirmations} confirmations"
+
+
+async def resolve(spec: RangeSpec, client: Any, *, confirmations: int = DEFAULT_CONFIRMATIONS) -> BlockRange:
+    """Numbers for a parsed range, asking the node for the head and tags it needs."""
+
+    async def number(bound: Bound) -> int | None:
+        if bound is None or isinstance(bound, int):
+            return bound
+        value = await _tag_number(client, bound)
+        if value is None:
+            raise InputError(f"block range {spec.text!r}: the node does not know the tag {bound!r}")
+        return value
+
+    start, end = await number(spec.start), await number(spec.end)
+    if spec.count is not None:
+        assert start is not None
+        end = start + spec.count - 1
+    if end is None:
+        end, _ = await safe_end(client, confirmations)
+    if spec.last is not None:
+        start = max(0, end - spec.last + 1)
+    start = 0 if start is None else start
+    if start > end:
+        raise InputError(f"block range {spec.text!r} resolves to {start}..{end}, which is empty")
+    head = int(await client.block_number())
+    if end > head:
+        raise InputError(f"block range {spec.text!r} ends at {end}, beyond the node's head {head}")
+    return BlockRange(start, end)

@@ -1,0 +1,121 @@
+"""Progress while a run goes (terminal or Jupyter), and what it did afterwards (summary and JSON report)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from chainframe._version import __version__
+from chainframe.engine._engine import RunCounters
+from chainframe.engine._plan import ChunkTask
+
+
+class Progress:
+    """A progress bar over blocks, with rows, retries and splits; off when ``enabled`` is False (None: on a TTY)."""
+
+    def __init__(self, total_blocks: int, *, enabled: bool | None, client: Any, counters: RunCounters) -> None:
+        from tqdm.auto import tqdm
+
+        self._client, self._counters = client, counters
+        self._rows = 0
+        self._bar = tqdm(
+            total=total_blocks, unit="block", desc="extract", disable=None if enabled is None else not enabled
+        )
+
+    def chunk(self, task: ChunkTask, rows: int, written: bool) -> None:
+        self._rows += rows
+        stats, split = self._client.stats, self._counters.split
+        skipped = sum(d.skipped for d in self._counters.datasets.values())
+        self._bar.set_postfix(
+            rows=f"{self._rows:,}", retries=stats.retries, splits=split.splits, skipped=skipped, refresh=False
+        )
+        self._bar.update(task.end - task.start + 1)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+@dataclass
+class RunReport:
+    """What a run did. ``save`` writes it as JSON; ``summary`` is the lines printed at the end."""
+
+    chainframe: str
+    started: str
+    seconds: float
+    endpoint: str
+    chain_id: int
+    blocks: tuple[int, int]
+    range: str
+    out: str | None
+    datasets: dict[str, dict[str, int]]
+    requests: int
+    calls: int
+    retries: int
+    rate_limited: int
+    failovers: int
+    bytes_received: int
+    splits: int
+    receipt_fallbacks: int
+    errors: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def make(
+        cls, *, started: datetime, seconds: float, endpoint: str, chain_id: int, blocks: tuple[int, int], text: str,
+        out: Path | None, counters: RunCounters, client: Any,
+    ) -> RunReport:  # fmt: skip
+        stats = client.stats
+        return cls(
+            chainframe=__version__,
+            started=started.isoformat(timespec="seconds"),
+            seconds=round(seconds, 3),
+            endpoint=endpoint,
+            chain_id=chain_id,
+            blocks=blocks,
+            range=text,
+            out=str(out) if out is not None else None,
+            datasets={name: asdict(d) for name, d in counters.datasets.items()},
+            requests=stats.requests,
+            calls=stats.calls,
+            retries=stats.retries,
+            rate_limited=stats.rate_limited,
+            failovers=stats.failovers,
+            bytes_received=stats.bytes_received,
+            splits=counters.split.splits,
+            receipt_fallbacks=counters.split.receipt_fallbacks,
+            errors=dict(stats.errors),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def save(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
+        tmp.replace(path)
+        return path
+
+    def default_path(self) -> Path:
+        assert self.out is not None
+        stamp = self.started.replace(":", "").replace("-", "")
+        return Path(self.out) / ".chainframe" / "runs" / f"{stamp}.json"
+
+    def summary(self) -> str:
+        lo, hi = self.blocks
+        lines = [f"blocks {lo}..{hi} of chain {self.chain_id} in {self.seconds:.1f} s via {self.endpoint}"]
+        for name, d in self.datasets.items():
+            lines.append(
+                f"  {name:<18} {d['rows']:>12,} rows  {d['written']:>5} chunks written  {d['skipped']:>5} skipped"
+            )
+        lines.append(
+            f"  {self.requests:,} requests ({self.calls:,} calls), {self.retries} retries, {self.splits} splits, "
+            f"{self.rate_limited} rate limits, {self.bytes_received / 1e6:,.1f} MB received"
+        )
+        return "\n".join(lines)
+
+
+def now() -> datetime:
+    return datetime.now(UTC)

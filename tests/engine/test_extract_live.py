@@ -1,0 +1,276 @@
+"""The extraction engine against the devnet through the gateway, with small limits so splitting is real."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from chainframe import InputError
+from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, TRANSACTIONS, BlockRange
+from chainframe.devnet import DEV_ACCOUNTS, Devnet, FaultRule, GatewaySettings, LogLimits
+from chainframe.engine import collect, extract, folder_info, open_duckdb, scan
+from chainframe.engine._files import read_meta
+from chainframe.rpc import AsyncClient
+
+MAIN = ("blocks", "transactions", "receipts", "logs")
+
+
+def _configure(devnet: Devnet, **settings: Any) -> None:
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(**settings))
+
+
+def _stats(devnet: Devnet) -> dict[str, Any]:
+    assert devnet.gateway is not None
+    return devnet.gateway.stats()
+
+
+def _read(out: Path, dataset: str) -> pa.Table:
+    table = pq.read_table(out / dataset)
+    keys = {"blocks": ["block_number"], "logs": ["block_number", "log_index"]}.get(
+        dataset, ["block_number", "transaction_index"]
+    )
+    return table.sort_by([(k, "ascending") for k in keys])
+
+
+def _direct(devnet: Devnet, dataset: Any, blocks: BlockRange, **filters: Any) -> pa.Table:
+    """The same dataset read straight from the node in one go (no gateway, no limits): the reference."""
+
+    async def main() -> pa.Table:
+        async with AsyncClient(devnet.node.url) as client:
+            return dataset.transform(await dataset.fetch(client, blocks, **filters), chain_id=devnet.truth.chain_id)
+
+    table = anyio.run(main)
+    return table.sort_by([(k, "ascending") for k in dataset.sort])
+
+
+def _same(a: pa.Table, b: pa.Table) -> None:
+    # Parquet stores timestamps in ms and names list items "element": compare values, not those spellings.
+    left, right = pl.from_arrow(a), pl.from_arrow(b)
+    assert isinstance(left, pl.DataFrame)
+    assert isinstance(right, pl.DataFrame)
+    assert left.columns == right.columns
+    assert left.cast(right.schema).equals(right)
+
+
+def test_whole_chain_equals_the_ground_truth_despite_splits(devnet: Devnet, tmp_path: Path) -> None:
+    _configure(devnet, limits=LogLimits(max_results=500))
+    truth = devnet.truth
+    report = extract(list(MAIN), blocks="0:latest", out=tmp_path, rpc=devnet.http_url, chunk_size=50, concurrency=3)
+    assert _stats(devnet)["limit_errors"]["results"] > 0  # the gateway really refused
+    assert report.splits > 0
+    counts = {name: report.datasets[name]["rows"] for name in MAIN}
+    assert counts == {
+        "blocks": truth.block_count,
+        "transactions": truth.tx_count,
+        "receipts": truth.tx_count,
+        "logs": truth.log_count,
+    }
+    info = folder_info(tmp_path)
+    for name in MAIN:
+        assert info[name].ranges == [(0, truth.head)], name
+        assert info[name].gaps == []
+        assert info[name].problems == []
+    everything = BlockRange(0, truth.head)
+    for name, dataset in (("blocks", BLOCKS), ("transactions", TRANSACTIONS), ("receipts", RECEIPTS)):
+        _same(_read(tmp_path, name), _direct(devnet, dataset, everything))
+    logs = _read(tmp_path, "logs")
+    assert logs.num_rows == len(set(zip(logs["block_number"].to_pylist(), logs["log_index"].to_pylist(), strict=True)))
+
+    async def from_receipts() -> pa.Table:
+        async with AsyncClient(devnet.node.url) as client:
+            return LOGS.from_receipts(await RECEIPTS.fetch(client, everything), chain_id=truth.chain_id)
+
+    _same(logs, anyio.run(from_receipts).sort_by([("block_number", "ascending"), ("log_index", "ascending")]))
+
+
+def test_block_over_the_limit_is_read_from_receipts_and_filtered(devnet: Devnet, tmp_path: Path) -> None:
+    _configure(devnet, limits=LogLimits(max_results=20))  # every Emitter block has 60 logs
+    emitter = devnet.truth.contracts["Emitter"]
+    spam = "0xd206e705546b2223acf1a54e3a1e00bf9679b2f2fa4c4844d439ad808a95058b"  # keccak256("Spam(uint256)")
+    sender = "0x" + "00" * 12 + DEV_ACCOUNTS[0][2:]  # LOG3 and LOG4 carry the sender as topic 2: 24 per block
+    filters: dict[str, Any] = {"address": [emitter], "topics": [spam, None, [sender, "0x" + "00" * 32]]}
+    report = extract("logs", blocks="10:60", out=tmp_path, rpc=devnet.http_url, chunk_size=25, **filters)
+    assert report.receipt_fallbacks > 0
+    got = _read(tmp_path, "logs")
+    want = _direct(devnet, LOGS, BlockRange(10, 60), **filters)
+    assert want.num_rows > 0
+    _same(got, want)
+    unfiltered = _direct(devnet, LOGS, BlockRange(10, 60))
+    assert unfiltered.num_rows > want.num_rows
+
+
+def test_a_rate_limit_is_waited_out_not_split(devnet: Devnet, tmp_path: Path) -> None:
+    _configure(devnet, faults=(FaultRule(kind="rate_limit", methods=("eth_getLogs",), times=3, backoff=0.2),))
+    report = extract("logs", blocks="0:40", out=tmp_path, rpc=devnet.http_url, chunk_size=100)
+    assert report.splits == 0
+    assert report.rate_limited == 3
+    assert report.datasets["logs"]["rows"] == sum(devnet.truth.logs_per_block()[:41])
+
+
+def test_resume_after_a_killed_run_gives_the_same_files(devnet: Devnet, tmp_path: Path) -> None:
+    _configure(devnet, latency=0.05)
+    killed, clean = tmp_path / "killed", tmp_path / "clean"
+    argv = [
+        sys.executable, "-m", "chainframe.cli", "extract", "receipts", "logs", "--blocks", "0:latest",
+        "--rpc", devnet.http_url, "--out", str(killed), "--chunk-size", "10", "--concurrency", "1", "--no-progress",
+    ]  # fmt: skip
+    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
+        deadline = time.monotonic() + 60
+        while len(list((killed / "receipts").glob("*.parquet"))) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        run.send_signal(signal.SIGKILL)
+    before = sorted(killed.rglob("*.parquet"))
+    assert 3 <= len(before) < 2 * (devnet.truth.head // 10 + 1)  # interrupted mid-way
+    assert all(read_meta(p) is not None for p in before)  # whatever looks complete is complete
+    victim = before[-1]
+    victim.write_bytes(victim.read_bytes()[:-20])  # a file cut short must be redone, not trusted
+    _configure(devnet)
+    resumed = extract(["receipts", "logs"], blocks="0:latest", out=killed, rpc=devnet.http_url, chunk_size=10)
+    assert sum(d["skipped"] for d in resumed.datasets.values()) == len(before) - 1
+    assert not list(killed.rglob(".*.tmp-*"))
+    extract(["receipts", "logs"], blocks="0:latest", out=clean, rpc=devnet.http_url, chunk_size=10)
+    names = sorted(p.relative_to(killed) for p in killed.rglob("*.parquet"))
+    assert names == sorted(p.relative_to(clean) for p in clean.rglob("*.parquet"))
+    for name in names:
+        assert pq.read_table(killed / name).equals(pq.read_table(clean / name)), name
+        assert read_meta(killed / name) == read_meta(clean / name)
+    again = extract(["receipts", "logs"], blocks="0:latest", out=killed, rpc=devnet.http_url, chunk_size=10)
+    assert sum(d["written"] for d in again.datasets.values()) == 0
+    redo = extract(["logs"], blocks="0:latest", out=killed, rpc=devnet.http_url, chunk_size=10, overwrite=True)
+    assert redo.datasets["logs"]["skipped"] == 0
+
+
+BAD: list[tuple[dict[str, Any], str]] = [
+    ({"datasets": "nope"}, "unknown dataset 'nope'"),
+    ({"datasets": []}, "name at least one dataset"),
+    ({"blocks": "abc"}, "is not a block number"),
+    ({"blocks": "9:3"}, "starts after it ends"),
+    ({"address": "0x12"}, "address must be 20 bytes"),
+    ({"topics": [None] * 5}, "at most 4"),
+    ({"datasets": "blocks", "address": "0x" + "11" * 20}, "takes no filters"),
+    ({"datasets": ["blocks", "logs"], "storage_keys": ["0x" + "00" * 32]}, "no chosen dataset takes storage_keys"),
+    ({"datasets": "account_proofs"}, "needs addresses"),
+    ({"datasets": "call_traces", "calls": [{"data": "0x"}]}, "calls[0] must be a transaction object"),
+    ({"chunk_size": 0}, "chunk_size must be at least 1"),
+    ({"concurrency": 0}, "concurrency must be at least 1"),
+    ({"u256": "float"}, "u256 must be"),
+    ({"rpc": None}, "say where to read from"),
+    ({"network": "mainnet"}, "say where to read from"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), BAD, ids=[b[1][:30] for b in BAD])
+def test_bad_input_fails_before_any_request(
+    devnet: Devnet, tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    options: dict[str, Any] = {"datasets": "logs", "blocks": "0:10", "out": tmp_path / "out", "rpc": devnet.http_url}
+    options.update(change)
+    datasets = options.pop("datasets")
+    with pytest.raises(InputError) as error:
+        extract(datasets, **options)
+    assert message in str(error.value)
+    assert _stats(devnet)["http_requests"] == 0
+    assert not (tmp_path / "out").exists()
+
+
+def test_out_must_be_a_folder(devnet: Devnet, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("mine")
+    with pytest.raises(InputError, match="is a file"):
+        extract("logs", blocks="0:1", out=tmp_path / "file", rpc=devnet.http_url)
+    assert (tmp_path / "file").read_text() == "mine"
+
+
+def test_collect_duckdb_and_polars(devnet: Devnet, tmp_path: Path) -> None:
+    extract(["receipts", "logs"], blocks="0:60", out=tmp_path, rpc=devnet.http_url, chunk_size=20)
+    table = collect("logs", blocks="0:60", rpc=devnet.http_url, chunk_size=20)
+    assert isinstance(table, pa.Table)
+    _same(_read(tmp_path, "logs"), table)
+    frame = collect("receipts", blocks="0:60", rpc=devnet.http_url, output="polars")
+    assert isinstance(frame, pl.DataFrame)
+    assert frame.height == sum(devnet.truth.txs_per_block()[:61])
+    con = open_duckdb(tmp_path)
+    row = con.execute("select count(*), sum(log_count) from receipts").fetchone()
+    assert row == (frame.height, sum(devnet.truth.logs_per_block()[:61]))
+    assert con.execute("select count(*) from logs").fetchone() == (row[1],)
+    lazy = scan(tmp_path, "logs").filter(pl.col("block_number") <= 10).collect()
+    assert lazy.height == sum(devnet.truth.logs_per_block()[:11])
+    with pytest.raises(InputError, match="holds no chunk files"):
+        scan(tmp_path, "blocks")
+
+
+def test_report_progress_and_no_key_anywhere(
+    devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = extract(["blocks", "logs"], blocks="0:30", out=tmp_path, rpc=devnet.http_url, progress=True, chunk_size=10)
+    err = capsys.readouterr().err
+    assert "extract" in err  # the progress bar
+    runs = list((tmp_path / ".chainframe" / "runs").glob("*.json"))
+    assert len(runs) == 1
+    saved = json.loads(runs[0].read_text())
+    assert (
+        saved["datasets"]["logs"]["rows"] == report.datasets["logs"]["rows"] == sum(devnet.truth.logs_per_block()[:31])
+    )
+    assert saved["endpoint"].endswith("/v3/<redacted>")
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert devnet.key.encode() not in path.read_bytes(), path
+    assert devnet.key not in err + report.summary()
+    meta = read_meta(sorted((tmp_path / "blocks").glob("*.parquet"))[0])
+    assert meta is not None
+    assert meta.first_block_hash is not None
+    assert meta.first_block_hash.hex() == _block_hash(devnet, meta.start)
+
+
+def _block_hash(devnet: Devnet, number: int) -> str:
+    async def main() -> str:
+        async with AsyncClient(devnet.node.url) as client:
+            block = await client.get_block(number)
+            assert block is not None
+            return block.hash.hex()
+
+    return anyio.run(main)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "chainframe.cli", *args], capture_output=True, text=True, env=env, check=False
+    )
+
+
+def test_cli(devnet: Devnet, tmp_path: Path) -> None:
+    helped = _cli("extract", "--help")
+    assert helped.returncode == 0
+    assert "examples:" in helped.stdout
+    assert "the end is included" in helped.stdout
+    bad = _cli("extract", "logs", "--blocks", "x:y", "--rpc", devnet.http_url, "--out", str(tmp_path))
+    assert bad.returncode == 2
+    assert "error: block range 'x:y'" in bad.stderr
+    done = _cli(
+        "extract", "logs", "--blocks", "0:20", "--rpc", devnet.http_url, "--out", str(tmp_path), "--no-progress"
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"{sum(devnet.truth.logs_per_block()[:21]):,} rows" in done.stdout
+    assert devnet.key not in done.stdout + done.stderr
+    info = _cli("info", str(tmp_path))
+    assert info.returncode == 0
+    assert "0..20" in info.stdout
+    called = _cli("call", "eth_getBlockByNumber", "1", "false", "--rpc", devnet.http_url)
+    assert called.returncode == 0, called.stderr
+    assert json.loads(called.stdout)["number"] == "0x1"
+    wrong = _cli("call", "eth_getBlockByNumber", "soon", "--rpc", devnet.http_url)
+    assert wrong.returncode == 2
+    assert "block must be a block number" in wrong.stderr
