@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
 from chainframe.cli import _call, _demo, _devnet, _extract, _info
 
@@ -29,6 +30,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted; everything started was stopped", file=sys.stderr)
         return 130
+    except InputError as exc:  # nothing was sent: say what to fix
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ChainframeError as exc:  # from the service or the files; messages never hold the key
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     return code
 
 

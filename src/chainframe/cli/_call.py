@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +12,7 @@ import anyio
 from chainframe._errors import InputError
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.engine._api import endpoint_of
-from chainframe.rpc import AsyncClient, RPCError
+from chainframe.rpc import AsyncClient
 from chainframe.rpc import _params as p
 
 
@@ -86,20 +85,12 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        params = check(args.method, args.args)
-        endpoint = endpoint_of(args.rpc, args.network, None)
+    params = check(args.method, args.args)
+    endpoint = endpoint_of(args.rpc, args.network, None)
 
-        async def main() -> Any:
-            async with AsyncClient(endpoint) as client:
-                return await client.request(args.method, params)
+    async def main() -> Any:
+        async with AsyncClient(endpoint) as client:
+            return await client.request(args.method, params)
 
-        result = anyio.run(main)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except RPCError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(json.dumps(result, indent=2))
+    print(json.dumps(anyio.run(main), indent=2))
     return 0

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from chainframe._errors import InputError
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.datasets import DATASETS
 from chainframe.engine import extract
-from chainframe.rpc import RPCError
 
 EXAMPLES = """\
 examples:
@@ -89,27 +87,20 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        report = extract(
-            args.datasets,
-            blocks=args.blocks,
-            out=args.out,
-            rpc=args.rpc,
-            network=args.network,
-            chunk_size=args.chunk_size,
-            overwrite=args.overwrite,
-            concurrency=args.concurrency,
-            u256=args.u256,
-            confirmations=args.confirmations,
-            progress=False if args.no_progress else None,
-            report=args.report,
-            **_filters(args),
-        )
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except RPCError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    report = extract(
+        args.datasets,
+        blocks=args.blocks,
+        out=args.out,
+        rpc=args.rpc,
+        network=args.network,
+        chunk_size=args.chunk_size,
+        overwrite=args.overwrite,
+        concurrency=args.concurrency,
+        u256=args.u256,
+        confirmations=args.confirmations,
+        progress=False if args.no_progress else None,
+        report=args.report,
+        **_filters(args),
+    )
     print(report.summary())
     return 0

@@ -32,30 +32,10 @@ _FRAME = {
 }
 
 
-def _calls(filters: Mapping[str, Any]) -> list[dict[str, str]]:
+async def _fetch_traces(client: Any, blocks: BlockRange, options: dict[str, Any], filters: Mapping[str, Any]) -> bytes:
     from chainframe.rpc import _params
 
-    calls = filters.get("calls")
-    if not calls:
-        raise ValueError("traces need calls=[{'to': ..., 'data': ...}, ...] (debug_traceCall transaction objects)")
-    out = []
-    for i, call in enumerate(calls):
-        if not isinstance(call, Mapping) or "to" not in call:
-            raise ValueError(f"calls[{i}] must be a mapping with at least 'to'; got {call!r}")
-        out.append(
-            _params.call_request(
-                to=call["to"],
-                from_=call.get("from"),
-                data_=call.get("data"),
-                value=call.get("value"),
-                gas=call.get("gas"),
-            )
-        )
-    return out
-
-
-async def _fetch_traces(client: Any, blocks: BlockRange, options: dict[str, Any], filters: Mapping[str, Any]) -> bytes:
-    calls = _calls(filters)
+    calls = _params.call_list(filters.get("calls"))
     requests = [("debug_traceCall", [c, hex(n), options]) for n in blocks for c in calls]
     contexts = [{"block": n, "call": i} for n in blocks for i in range(len(calls))]
     return await fetch_with_context(client, requests, contexts)

@@ -49,13 +49,13 @@ async def fetch_and_decode(task: ChunkTask, client: Any, *, chain_id: int, state
     dataset = DATASETS[task.dataset]
     blocks = BlockRange(task.start, task.end)
     if task.dataset == "logs":
-        splits_before = state.splits
-        answers = await fetch_logs(client, blocks, task.filters, state)
-        if state.splits == splits_before and state.span is not None:
-            state.span = min(len(blocks), state.span * 2)  # no split this time: try wider again
-        table = await anyio.to_thread.run_sync(
-            lambda: logs_table(answers, task.filters, chain_id=chain_id, u256=task.u256), limiter=decode
-        )
+
+        async def decode_piece(logs: list[bytes], receipts: list[bytes]) -> pa.Table:
+            work = partial(logs_table, logs, receipts, task.filters, chain_id=chain_id, u256=task.u256)
+            return await anyio.to_thread.run_sync(work, limiter=decode)
+
+        pieces = await fetch_logs(client, blocks, task.filters, state, decode_piece)
+        table = pa.concat_tables(pieces) if pieces else dataset.empty(task.u256)
     else:
         bodies = await dataset.fetch(client, blocks, **task.filters)
         table = await anyio.to_thread.run_sync(

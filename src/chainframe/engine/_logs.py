@@ -8,7 +8,7 @@ rate limit is not a split: the client waits it out. The span that worked is reme
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,24 +24,42 @@ MAX_PIECES = 100_000  # a provider that refuses even after this many splits is r
 
 
 @dataclass
-class LogAnswers:
-    """What a logs chunk was read from: eth_getLogs answers, and receipts of blocks too big for eth_getLogs."""
-
-    logs: list[bytes] = field(default_factory=list)
-    receipts: list[bytes] = field(default_factory=list)
-
-
-@dataclass
 class SplitState:
-    """Shared by the chunks of a run: what was split, and the widest span that has been seen to fit."""
+    """Shared by the chunks of a run: what was split, and how many blocks one eth_getLogs should cover.
+
+    The span adapts to the answers: pieces are sized so an answer holds about ``target_bytes`` (memory per piece
+    stays bounded, and pieces run concurrently), shrunk further by any limit error, grown again when answers are small.
+    """
 
     splits: int = 0
     receipt_fallbacks: int = 0
     requests: int = 0
-    span: int | None = None
+    span: int = 100
+    target_bytes: int = 2_000_000
+    limited: int | None = None
+    """The largest span a provider limit has let through (None: no limit seen)."""
+    in_flight: anyio.CapacityLimiter = field(default_factory=lambda: anyio.CapacityLimiter(4))
+    """Pieces fetched or decoding at once, across all chunks: what bounds the answer bytes held in memory."""
 
-    def learn(self, span: int) -> None:
-        self.span = span if self.span is None else min(self.span, span)
+    def observe(self, blocks: int, size: int) -> None:
+        wanted = max(1, int(blocks * self.target_bytes / max(size, 1)))
+        if self.limited is not None:
+            wanted = min(wanted, self.limited * 2)  # grow past a known limit only gradually
+        self.span = max(1, min(wanted, blocks * 4))
+
+    def refused(self, fitting_blocks: int) -> None:
+        self.limited = fitting_blocks if self.limited is None else min(self.limited, fitting_blocks)
+        self.span = max(1, min(self.span, fitting_blocks))
+
+
+def _cut(piece: BlockRange, hint: tuple[int, int] | None) -> int | None:
+    """Where to split a refused piece: the provider's hinted end when usable, else the middle; None for one block."""
+    if piece.start == piece.end:
+        return None
+    # A hint is used when it starts where we did and ends strictly inside (reth can hint the range it refused).
+    if hint is not None and hint[0] == piece.start and piece.start <= hint[1] < piece.end:
+        return hint[1]
+    return (piece.start + piece.end) // 2
 
 
 def log_filter(blocks: BlockRange, filters: Mapping[str, Any]) -> dict[str, Any]:
@@ -50,8 +68,15 @@ def log_filter(blocks: BlockRange, filters: Mapping[str, Any]) -> dict[str, Any]
     )
 
 
-async def fetch_logs(client: Any, blocks: BlockRange, filters: Mapping[str, Any], state: SplitState) -> LogAnswers:
-    answers = LogAnswers()
+Decode = Callable[[list[bytes], list[bytes]], Awaitable[pa.Table]]
+"""Decode some eth_getLogs answers and receipts answers into a table (run in a worker thread by the caller)."""
+
+
+async def fetch_logs(
+    client: Any, blocks: BlockRange, filters: Mapping[str, Any], state: SplitState, decode: Decode
+) -> list[pa.Table]:
+    """The chunk's logs as tables, one per answer, each decoded as soon as it arrives (its bytes then dropped)."""
+    tables: list[pa.Table] = []
     pieces = 0
 
     async def get(piece: BlockRange) -> None:
@@ -60,31 +85,32 @@ async def fetch_logs(client: Any, blocks: BlockRange, filters: Mapping[str, Any]
         if pieces > MAX_PIECES:
             raise LimitExceeded(f"still over the limit after {MAX_PIECES} splits", reason="results")
         state.requests += 1
-        try:
-            answers.logs.append(await client.request_bytes("eth_getLogs", [log_filter(piece, filters)]))
-            return
-        except LimitExceeded as exc:
-            state.splits += 1
-            if piece.start == piece.end:
-                state.receipt_fallbacks += 1
-                answers.receipts += await client.batch_bytes([("eth_getBlockReceipts", [hex(piece.start)])])
-                return
-            hint = exc.hint
-            # A hint is used when it starts where we did and ends strictly inside (reth can hint the range it refused).
-            if hint is not None and hint[0] == piece.start and piece.start <= hint[1] < piece.end:
-                cut = hint[1]
+        async with state.in_flight:
+            try:
+                body = await client.request_bytes("eth_getLogs", [log_filter(piece, filters)])
+            except LimitExceeded as exc:
+                cut = _cut(piece, exc.hint)
             else:
-                cut = (piece.start + piece.end) // 2
-        state.learn(cut - piece.start + 1)
+                state.observe(len(piece), len(body))
+                tables.append(await decode([body], []))
+                return
+        state.splits += 1
+        if cut is None:
+            state.receipt_fallbacks += 1
+            async with state.in_flight:
+                receipts = await client.batch_bytes([("eth_getBlockReceipts", [hex(piece.start)])])
+                tables.append(await decode([], receipts))
+            return
+        state.refused(cut - piece.start + 1)
         async with anyio.create_task_group() as tg:
             tg.start_soon(get, BlockRange(piece.start, cut))
             tg.start_soon(get, BlockRange(cut + 1, piece.end))
 
-    span = state.span or len(blocks)
+    span = max(1, min(state.span, len(blocks)))
     async with anyio.create_task_group() as tg:
         for start in range(blocks.start, blocks.end + 1, span):
             tg.start_soon(get, BlockRange(start, min(start + span - 1, blocks.end)))
-    return answers
+    return tables
 
 
 def _matches(filters: Mapping[str, Any]) -> pl.Expr:
@@ -103,17 +129,19 @@ def _matches(filters: Mapping[str, Any]) -> pl.Expr:
     return condition
 
 
-def logs_table(answers: LogAnswers, filters: Mapping[str, Any], *, chain_id: int, u256: U256) -> pa.Table:
-    """The chunk's rows: eth_getLogs answers, plus receipts' logs filtered as eth_getLogs would have."""
-    table = LOGS.transform(answers.logs, chain_id=chain_id, u256=u256)
-    if not answers.receipts:
+def logs_table(
+    logs: list[bytes], receipts: list[bytes], filters: Mapping[str, Any], *, chain_id: int, u256: U256
+) -> pa.Table:
+    """Rows of eth_getLogs answers, plus receipts' logs filtered as eth_getLogs would have."""
+    table = LOGS.transform(logs, chain_id=chain_id, u256=u256)
+    if not receipts:
         return table
-    extra = LOGS.from_receipts(answers.receipts, chain_id=chain_id, u256=u256)
+    extra = LOGS.from_receipts(receipts, chain_id=chain_id, u256=u256)
     if filters:
         frame = pl.from_arrow(extra)
         assert isinstance(frame, pl.DataFrame)
         extra = frame.filter(_matches(filters)).to_arrow().cast(extra.schema)
-    return pa.concat_tables([table, extra])
+    return pa.concat_tables([table, extra]) if logs else extra
 
 
 def sort_table(table: pa.Table, keys: Sequence[str]) -> pa.Table:

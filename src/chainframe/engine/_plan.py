@@ -77,22 +77,7 @@ def check_filters(dataset: str, filters: Mapping[str, Any]) -> dict[str, Any]:
         out["addresses"] = [params.address(a, f"addresses[{i}]") for i, a in enumerate(given["addresses"])]
         out["storage_keys"] = params.storage_keys(given.get("storage_keys", ()))
     elif needed == "calls":
-        calls = given["calls"]
-        if isinstance(calls, Mapping) or not isinstance(calls, Sequence):
-            raise InputError("calls must be a list of transaction objects like {'to': '0x..', 'data': '0x..'}")
-        out["calls"] = []
-        for i, call in enumerate(calls):
-            if not isinstance(call, Mapping) or call.get("to") is None:
-                raise InputError(f"calls[{i}] must be a transaction object with at least 'to'; got {call!r}")
-            out["calls"].append(
-                params.call_request(
-                    to=call["to"],
-                    from_=call.get("from"),
-                    data_=call.get("data"),
-                    value=call.get("value"),
-                    gas=call.get("gas"),
-                )
-            )
+        out["calls"] = params.call_list(given["calls"])
         for flag in ("only_top_call", "diff_mode"):
             if flag in given:
                 out[flag] = bool(given[flag])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from chainframe._errors import InputError
@@ -151,3 +151,25 @@ def call_request(
         if value_ is not None:
             obj[key] = quantity(value_, name)
     return obj
+
+
+def call_list(calls: Any, name: str = "calls") -> list[dict[str, str]]:
+    """A list of debug_traceCall transaction objects (mappings with at least ``to``), checked and encoded."""
+    if isinstance(calls, Mapping | str | bytes) or not isinstance(calls, Sequence) or not calls:
+        raise InputError(
+            f"{name} must be a non-empty list of transaction objects like {{'to': '0x..', 'data': '0x..'}}"
+        )
+    out = []
+    for i, call in enumerate(calls):
+        if not isinstance(call, Mapping) or call.get("to") is None:
+            raise InputError(f"{name}[{i}] must be a transaction object with at least 'to'; got {call!r}")
+        out.append(
+            call_request(
+                to=call["to"],
+                from_=call.get("from"),
+                data_=call.get("data", call.get("input")),
+                value=call.get("value"),
+                gas=call.get("gas"),
+            )
+        )
+    return out

@@ -1,0 +1,129 @@
+"""One extraction per process, so peak memory is the tool's own: ``python runners.py TOOL DATASET URL START END OUT``.
+
+Prints one JSON line: ``{"rows": N}`` (or ``{"error": "..."}``). The peers' runners import only the peers, so this
+file also runs in the peers' virtualenv (cryo, web3.py, pandas), apart from the project's pins. Block ranges here
+are inclusive (START..END).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def run_chainframe(dataset: str, url: str, start: int, end: int, out: str) -> int:
+    from chainframe import extract
+    from chainframe.rpc import Pacing
+
+    credits = float(os.environ.get("BENCH_CREDITS_PER_SECOND", "0")) or None
+    options: dict[str, Any] = {"pacing": Pacing(credits_per_second=credits, max_concurrency=16)}
+    report = extract(
+        dataset, blocks=f"{start}:{end}", rpc=url, out=out, overwrite=True, progress=False, concurrency=4,
+        chunk_size=int(os.environ.get("BENCH_CHUNK_SIZE", "1000")), client_options=options,
+    )  # fmt: skip
+    return int(report.datasets[dataset]["rows"])
+
+
+def run_cryo(dataset: str, url: str, start: int, end: int, out: str) -> int:
+    import cryo
+    import pyarrow.parquet as pq
+
+    # cryo's ranges exclude their end.
+    cryo.freeze(
+        dataset, blocks=[f"{start}:{end + 1}"], rpc=url, output_dir=out, chunk_size=1000, no_verbose=True,
+        overwrite=True,
+    )  # fmt: skip
+    return sum(pq.read_metadata(p).num_rows for p in Path(out).glob("*.parquet"))
+
+
+def run_web3(dataset: str, url: str, start: int, end: int, out: str) -> int:
+    """How many researchers export logs today: get_logs in 1,000-block steps, into pandas, then Parquet."""
+    import pandas as pd
+    from web3 import Web3
+
+    assert dataset == "logs", "the web3.py baseline is for logs"
+    w3 = Web3(Web3.HTTPProvider(url, request_kwargs={"timeout": 120}))
+    rows: list[dict[str, Any]] = []
+    for first in range(start, end + 1, 1000):
+        for log in w3.eth.get_logs({"fromBlock": first, "toBlock": min(first + 999, end)}):
+            rows.append(
+                {
+                    "block_number": log["blockNumber"],
+                    "block_hash": log["blockHash"].hex(),
+                    "transaction_index": log["transactionIndex"],
+                    "transaction_hash": log["transactionHash"].hex(),
+                    "log_index": log["logIndex"],
+                    "address": log["address"],
+                    "topics": [t.hex() for t in log["topics"]],
+                    "data": log["data"].hex(),
+                }
+            )
+    frame = pd.DataFrame(rows)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    frame.to_parquet(Path(out) / "logs.parquet")
+    return len(frame)
+
+
+def run_raw(dataset: str, url: str, start: int, end: int, out: str) -> int:
+    """The floor: the same JSON-RPC calls with the best batching and concurrency found, bytes discarded."""
+    import httpx
+
+    batch = {"blocks": 50, "transactions": 50, "receipts": 20}.get(dataset, 1)
+    logs_span = int(os.environ.get("BENCH_LOGS_SPAN", "60"))  # ~9,000 logs per answer on the benchmark chain
+
+    def calls() -> list[list[dict[str, Any]] | dict[str, Any]]:
+        if dataset == "logs":
+            return [
+                {"jsonrpc": "2.0", "id": i, "method": "eth_getLogs",
+                 "params": [{"fromBlock": hex(a), "toBlock": hex(min(a + logs_span - 1, end))}]}
+                for i, a in enumerate(range(start, end + 1, logs_span))
+            ]  # fmt: skip
+        method, extra = {
+            "blocks": ("eth_getBlockByNumber", [False]),
+            "transactions": ("eth_getBlockByNumber", [True]),
+            "receipts": ("eth_getBlockReceipts", []),
+        }[dataset]
+        numbers = list(range(start, end + 1))
+        return [
+            [{"jsonrpc": "2.0", "id": n, "method": method, "params": [hex(n), *extra]} for n in numbers[i : i + batch]]
+            for i in range(0, len(numbers), batch)
+        ]
+
+    async def main() -> int:
+        received = 0
+        limit = asyncio.Semaphore(8)
+        async with httpx.AsyncClient(timeout=300, limits=httpx.Limits(max_connections=8)) as client:
+
+            async def one(body: Any) -> None:
+                nonlocal received
+                async with limit:
+                    response = await client.post(url, json=body)
+                    response.raise_for_status()
+                    if b'"error"' in response.content[:200]:
+                        raise RuntimeError(response.text[:200])
+                    received += len(response.content)
+
+            await asyncio.gather(*(one(c) for c in calls()))
+        return received
+
+    asyncio.run(main())
+    return -1  # rows are not counted: the bytes are discarded
+
+
+RUNNERS = {"chainframe": run_chainframe, "cryo": run_cryo, "web3": run_web3, "raw": run_raw}
+
+if __name__ == "__main__":
+    tool, dataset, url, start, end, out = sys.argv[1:7]
+    try:
+        rows = RUNNERS[tool](dataset, url, int(start), int(end), out)
+        # Peak resident memory of this process (and anything it waited for), in MB.
+        peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+        print(json.dumps({"rows": rows, "peak_rss_mb": round(peak / 1024, 1)}))
+    except Exception as exc:  # reported, not raised: a tool that fails is a result
+        print(json.dumps({"error": f"{type(exc).__name__}: {str(exc)[:300]}"}))
+        sys.exit(1)
