@@ -57,3 +57,9 @@ def test_rpc_all() -> None:
     errors = {"RPCError", "TransientError", "TerminalError", "RateLimited", "LimitExceeded", "KeyRefused"}
     assert {"AsyncClient", "Client", "Endpoint", "Block", "Receipt", "Log", *errors} <= set(names)
     assert issubclass(chainframe.rpc.RPCError, chainframe.ChainframeError)
+
+
+def test_version_matches_the_installed_package() -> None:
+    from importlib.metadata import version
+
+    assert chainframe.__version__ == version("chainframe")

@@ -64,7 +64,21 @@ async def fetch_and_decode(task: ChunkTask, client: Any, *, chain_id: int, state
     return sort_table(table, dataset.sort)
 
 
-async def _edge_hashes(client: Any, task: ChunkTask) -> tuple[bytes | None, bytes | None]:
+def _hashes_in(table: pa.Table, task: ChunkTask) -> tuple[bytes | None, bytes | None] | None:
+    """The first and last blocks' hashes when the chunk's own rows hold them (blocks always; others often)."""
+    if table.num_rows == 0 or "block_hash" not in table.column_names or "block_number" not in table.column_names:
+        return None
+    numbers = table["block_number"]
+    if numbers[0].as_py() != task.start or numbers[-1].as_py() != task.end:
+        return None
+    return table["block_hash"][0].as_py(), table["block_hash"][-1].as_py()
+
+
+async def _edge_hashes(client: Any, task: ChunkTask, table: pa.Table) -> tuple[bytes | None, bytes | None]:
+    """Hashes of the chunk's first and last blocks (for reorg checks), from its rows when they hold them."""
+    known = _hashes_in(table, task)
+    if known is not None:
+        return known
     first, last = await client.batch(
         [("eth_getBlockByNumber", [hex(task.start), False]), ("eth_getBlockByNumber", [hex(task.end), False])]
     )
@@ -116,7 +130,7 @@ async def run_tasks(
                     on_chunk(task, 0, False)
                 continue
             table = await fetch_and_decode(task, client, chain_id=chain_id, state=counters.split, decode=decode)
-            first_hash, last_hash = await _edge_hashes(client, task)
+            first_hash, last_hash = await _edge_hashes(client, task, table)
             meta = ChunkMeta(
                 dataset=task.dataset, chain_id=chain_id, start=task.start, end=task.end, filters=task.filters,
                 u256=task.u256, first_block_hash=first_hash, last_block_hash=last_hash, rows=table.num_rows,

@@ -33,7 +33,7 @@ from chainframe.rpc._errors import (
 )
 from chainframe.rpc._pacing import Pacer, Pacing
 from chainframe.rpc._retry import RetryPolicy
-from chainframe.rpc._transports import HTTPTransport, Timeout, Transport, WebSocketTransport
+from chainframe.rpc._transports import HTTPTransport, Timeout, Transport
 from chainframe.rpc._typed import TypedMethods
 
 _log = logging.getLogger("chainframe.rpc")
@@ -140,6 +140,8 @@ class AsyncClient(TypedMethods):
         if isinstance(self._transport_kind, Transport):
             return self._transport_kind
         if self._transport_kind == "ws" and endpoint.ws_url is not None:
+            from chainframe.rpc._transports.ws import WebSocketTransport
+
             return WebSocketTransport(
                 endpoint.ws_url, timeout=self._timeout, task_group=task_group, host_header=endpoint.host_header
             )
