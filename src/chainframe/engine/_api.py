@@ -20,9 +20,10 @@ from anyio.from_thread import start_blocking_portal
 
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, register_duckdb
-from chainframe.engine._engine import RunCounters, fetch_and_decode, run_tasks
+from chainframe.engine._engine import DECODE_THREADS, RunCounters, fetch_and_decode, run_tasks
 from chainframe.engine._files import clean_temporaries
-from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, ChunkTask, check_datasets, check_filters, plan
+from chainframe.engine._logs import SplitState
+from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS, ChunkTask, check_datasets, check_filters, plan
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, parse_range, resolve
 from chainframe.engine._report import Progress, RunReport, now
 from chainframe.rpc import AsyncClient, Endpoint
@@ -70,8 +71,6 @@ def _prepare_out(folder: Path, datasets: list[str]) -> None:
 
 
 def _filter_names(dataset: str) -> frozenset[str]:
-    from chainframe.engine._plan import FILTERS
-
     return FILTERS.get(dataset, frozenset())
 
 
@@ -162,21 +161,15 @@ async def acollect(
         resolved = await resolve(spec, client, confirmations=confirmations)
         tasks = list(plan(dataset, resolved, out=Path("."), chain_id=chain_id, chunk_size=size, filters=flt, u256=u256))
         tables: list[pa.Table] = [DATASETS[dataset].empty(u256)] * len(tasks)
-        counters = RunCounters()
-        decode = anyio.CapacityLimiter(2)
+        state, decode, chunks = SplitState(), anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
 
         async def one(i: int, task: ChunkTask) -> None:
-            tables[i] = await fetch_and_decode(task, client, chain_id=chain_id, state=counters.split, decode=decode)
-
-        limiter = anyio.CapacityLimiter(4)
-
-        async def bounded(i: int, task: ChunkTask) -> None:
-            async with limiter:
-                await one(i, task)
+            async with chunks:
+                tables[i] = await fetch_and_decode(task, client, chain_id=chain_id, state=state, decode=decode)
 
         async with anyio.create_task_group() as tg:
             for i, task in enumerate(tasks):
-                tg.start_soon(bounded, i, task)
+                tg.start_soon(one, i, task)
     table = pa.concat_tables(tables)
     if output == "polars":
         return pl.from_arrow(table)

@@ -33,7 +33,6 @@ class SplitState:
 
     splits: int = 0
     receipt_fallbacks: int = 0
-    requests: int = 0
     span: int = 100
     target_bytes: int = 2_000_000
     limited: int | None = None
@@ -84,7 +83,6 @@ async def fetch_logs(
         pieces += 1
         if pieces > MAX_PIECES:
             raise LimitExceeded(f"still over the limit after {MAX_PIECES} splits", reason="results")
-        state.requests += 1
         async with state.in_flight:
             try:
                 body = await client.request_bytes("eth_getLogs", [log_filter(piece, filters)])
