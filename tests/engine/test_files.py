@@ -18,6 +18,7 @@ from chainframe.datasets import DATASETS
 from chainframe.engine._files import (
     SCHEMA_VERSION,
     ChunkMeta,
+    ChunkWriter,
     canonical_filters,
     chunk_path,
     clean_temporaries,
@@ -446,3 +447,48 @@ def test_info_parser_has_help() -> None:
     _info.add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["info", "data", "--json"])
     assert (args.dir, args.json, args.run) == (Path("data"), True, _info.run)
+
+
+def test_chunk_writer_streams_pieces_into_full_row_groups(tmp_path: Path) -> None:
+    pieces = [_logs(*range(i * 3, i * 3 + 3)) for i in range(4)]  # 12 rows in pieces of 3
+    path = tmp_path / "logs" / "chunk.parquet"
+    whole = pa.concat_tables(pieces)
+    with ChunkWriter(path, pieces[0].schema, row_group_rows=5) as writer:
+        for piece in pieces:
+            writer.write(piece)
+        assert not path.exists()  # nothing in place before the commit
+        writer.commit(_meta(whole))
+    footer = pq.read_metadata(path)
+    assert [footer.row_group(i).num_rows for i in range(footer.num_row_groups)] == [5, 5, 2]
+    assert read_meta(path) == _meta(whole)
+    assert _read(path).equals(whole)
+    assert _leftovers(path.parent) == []
+
+
+def test_chunk_writer_left_on_an_error_keeps_the_old_file(tmp_path: Path) -> None:
+    old = _logs(1)
+    path = tmp_path / "logs" / "chunk.parquet"
+    write_chunk(old, path, _meta(old))
+
+    def fail_midway() -> None:
+        with ChunkWriter(path, old.schema, row_group_rows=2) as writer:
+            writer.write(_logs(1, 2, 3))  # a row group reached the temporary
+            assert len(_leftovers(path.parent)) == 1
+            raise RuntimeError("fetch failed")
+
+    with pytest.raises(RuntimeError, match="fetch failed"):
+        fail_midway()
+    assert _leftovers(path.parent) == []
+    assert _read(path).equals(old)
+
+
+def test_chunk_writer_refuses_other_schemas_and_miscounted_metadata(tmp_path: Path) -> None:
+    table = _logs(1, 2)
+    path = tmp_path / "logs" / "chunk.parquet"
+    with ChunkWriter(path, table.schema) as writer:
+        with pytest.raises(ValueError, match="do not have the chunk's schema"):
+            writer.write(table.drop_columns(["data"]))
+        writer.write(table)
+        with pytest.raises(ValueError, match="metadata says 3 rows but 2 were written"):
+            writer.commit(_meta(table, rows=3))
+    assert not path.parent.exists()  # held rows never reached a file

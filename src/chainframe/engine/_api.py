@@ -7,6 +7,7 @@ folder and the endpoint. The blocking functions run the async ones on a portal t
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Mapping, Sequence
 from itertools import chain
@@ -26,6 +27,7 @@ from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS, ChunkTask, check_datasets, check_filters, plan
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, parse_range, resolve
 from chainframe.engine._report import Progress, RunReport, now
+from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
 
 Output = Literal["arrow", "polars", "pandas"]
@@ -155,6 +157,8 @@ async def acollect(
     spec = parse_range(blocks)
     if output not in ("arrow", "polars", "pandas"):
         raise InputError(f"output must be 'arrow', 'polars' or 'pandas'; got {output!r}")
+    if output == "pandas" and importlib.util.find_spec("pandas") is None:
+        raise InputError("output='pandas' needs pandas, which chainframe does not install: pip install pandas")
     endpoint = endpoint_of(rpc, network, key)
     async with AsyncClient(endpoint, **dict(client_options or {})) as client:
         chain_id = await client.chain_id()
@@ -164,8 +168,16 @@ async def acollect(
         state, decode, chunks = SplitState(), anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
 
         async def one(i: int, task: ChunkTask) -> None:
+            pieces: list[pa.Table] = []
+
+            async def keep(table: pa.Table) -> None:
+                pieces.append(table)
+
             async with chunks:
-                tables[i] = await fetch_and_decode(task, client, chain_id=chain_id, state=state, decode=decode)
+                sink = InOrder(task.start, keep)
+                await fetch_and_decode(task, client, chain_id=chain_id, state=state, decode=decode, sink=sink)
+            if pieces:
+                tables[i] = pa.concat_tables(pieces)
 
         async with anyio.create_task_group() as tg:
             for i, task in enumerate(tasks):

@@ -2,8 +2,9 @@
 concurrency, never by the length of the range.
 
 Each task: skip it if its file is already a complete chunk (checked through the file's metadata), else fetch the
-answers, decode them in a worker thread (so decoding overlaps with other chunks' fetching), sort, and write the file
-atomically with its metadata. Counters feed the progress bar and the run report.
+answers, decode them in a worker thread (so decoding overlaps with other chunks' fetching), and stream the sorted rows
+into the chunk's file, which is put in place atomically with its metadata once whole. Counters feed the progress
+bar and the run report.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import pyarrow as pa
 
 from chainframe._version import __version__
 from chainframe.datasets import DATASETS, BlockRange
-from chainframe.engine._files import ChunkMeta, is_complete, write_chunk
+from chainframe.engine._files import ChunkMeta, ChunkWriter, is_complete
 from chainframe.engine._logs import SplitState, fetch_logs, logs_table, sort_table
 from chainframe.engine._plan import ChunkTask
+from chainframe.engine._sink import InOrder
 
 DECODE_THREADS = 2  # this machine's cores; decoding releases the GIL in Polars and Arrow
 
@@ -44,41 +46,38 @@ class RunCounters:
         return self.datasets.setdefault(name, DatasetReport())
 
 
-async def fetch_and_decode(task: ChunkTask, client: Any, *, chain_id: int, state: SplitState, decode: Any) -> pa.Table:
-    """The chunk's rows, in memory: fetch answers, then decode them in a worker thread."""
+async def fetch_and_decode(
+    task: ChunkTask, client: Any, *, chain_id: int, state: SplitState, decode: Any, sink: InOrder
+) -> None:
+    """Fetch the chunk's answers, decode them in a worker thread and hand the rows, sorted, to ``sink``.
+
+    Logs go piece by piece as answers arrive (memory bounded by the pieces in flight, not by the chunk); the other
+    datasets' answers are decoded together."""
     dataset = DATASETS[task.dataset]
     blocks = BlockRange(task.start, task.end)
     if task.dataset == "logs":
 
         async def decode_piece(logs: list[bytes], receipts: list[bytes]) -> pa.Table:
             work = partial(logs_table, logs, receipts, task.filters, chain_id=chain_id, u256=task.u256)
-            return await anyio.to_thread.run_sync(work, limiter=decode)
+            table = await anyio.to_thread.run_sync(work, limiter=decode)
+            return await anyio.to_thread.run_sync(sort_table, table, dataset.sort, limiter=decode)
 
-        pieces = await fetch_logs(client, blocks, task.filters, state, decode_piece)
-        table = pa.concat_tables(pieces) if pieces else dataset.empty(task.u256)
+        await fetch_logs(client, blocks, task.filters, state, decode_piece, sink.put)
     else:
         bodies = await dataset.fetch(client, blocks, **task.filters)
-        table = await anyio.to_thread.run_sync(
-            lambda: dataset.transform(bodies, chain_id=chain_id, u256=task.u256), limiter=decode
-        )
-    return sort_table(table, dataset.sort)
+
+        def work() -> pa.Table:
+            return sort_table(dataset.transform(bodies, chain_id=chain_id, u256=task.u256), dataset.sort)
+
+        await sink.put(blocks, await anyio.to_thread.run_sync(work, limiter=decode))
+    if sink.done_through != task.end:
+        raise AssertionError(f"chunk {task.start}..{task.end}: rows handed on only through {sink.done_through}")
 
 
-def _hashes_in(table: pa.Table, task: ChunkTask) -> tuple[bytes | None, bytes | None] | None:
-    """The first and last blocks' hashes when the chunk's own rows hold them (blocks always; others often)."""
-    if table.num_rows == 0 or "block_hash" not in table.column_names or "block_number" not in table.column_names:
-        return None
-    numbers = table["block_number"]
-    if numbers[0].as_py() != task.start or numbers[-1].as_py() != task.end:
-        return None
-    return table["block_hash"][0].as_py(), table["block_hash"][-1].as_py()
-
-
-async def _edge_hashes(client: Any, task: ChunkTask, table: pa.Table) -> tuple[bytes | None, bytes | None]:
+async def _edge_hashes(client: Any, task: ChunkTask, sink: InOrder) -> tuple[bytes | None, bytes | None]:
     """Hashes of the chunk's first and last blocks (for reorg checks), from its rows when they hold them."""
-    known = _hashes_in(table, task)
-    if known is not None:
-        return known
+    if sink.first is not None and sink.last is not None and sink.first[0] == task.start and sink.last[0] == task.end:
+        return sink.first[1], sink.last[1]
     first, last = await client.batch(
         [("eth_getBlockByNumber", [hex(task.start), False]), ("eth_getBlockByNumber", [hex(task.end), False])]
     )
@@ -129,18 +128,24 @@ async def run_tasks(
                 if on_chunk:
                     on_chunk(task, 0, False)
                 continue
-            table = await fetch_and_decode(task, client, chain_id=chain_id, state=counters.split, decode=decode)
-            first_hash, last_hash = await _edge_hashes(client, task, table)
-            meta = ChunkMeta(
-                dataset=task.dataset, chain_id=chain_id, start=task.start, end=task.end, filters=task.filters,
-                u256=task.u256, first_block_hash=first_hash, last_block_hash=last_hash, rows=table.num_rows,
-                endpoint=endpoint, tool_version=__version__,
-            )  # fmt: skip
-            await anyio.to_thread.run_sync(partial(write_chunk, table, path, meta))
+            with ChunkWriter(path, DATASETS[task.dataset].schema_for(task.u256)) as writer:
+
+                async def write(table: pa.Table, writer: ChunkWriter = writer) -> None:
+                    await anyio.to_thread.run_sync(writer.write, table)
+
+                sink = InOrder(task.start, write)
+                await fetch_and_decode(task, client, chain_id=chain_id, state=counters.split, decode=decode, sink=sink)
+                first_hash, last_hash = await _edge_hashes(client, task, sink)
+                meta = ChunkMeta(
+                    dataset=task.dataset, chain_id=chain_id, start=task.start, end=task.end, filters=task.filters,
+                    u256=task.u256, first_block_hash=first_hash, last_block_hash=last_hash, rows=sink.rows,
+                    endpoint=endpoint, tool_version=__version__,
+                )  # fmt: skip
+                await anyio.to_thread.run_sync(writer.commit, meta)
             report.written += 1
-            report.rows += table.num_rows
+            report.rows += sink.rows
             if on_chunk:
-                on_chunk(task, table.num_rows, True)
+                on_chunk(task, sink.rows, True)
 
     async with anyio.create_task_group() as tg:
         for _ in range(max(1, concurrency)):

@@ -7,9 +7,10 @@ metadata holds a :class:`ChunkMeta` under ``chainframe.*`` keys, one JSON value 
 ``chainframe.complete``. Resuming trusts that metadata, never a file's mere existence: :func:`is_complete` reads the
 footer only and compares every field.
 
-Atomicity: :func:`write_chunk` writes ``.<name>.tmp-<pid>-<random>`` in the same folder, fsyncs it, renames it over
-the final name (``os.replace`` is atomic within a filesystem) and fsyncs the folder. A final name therefore holds
-either nothing or a whole file; a killed run leaves only a temporary, which :func:`clean_temporaries` removes.
+Atomicity: :class:`ChunkWriter` streams rows into ``.<name>.tmp-<pid>-<random>`` in the same folder, then fsyncs
+it, renames it over the final name (``os.replace`` is atomic within a filesystem) and fsyncs the folder. A final
+name therefore holds either nothing or a whole file; a killed run leaves only a temporary, which
+:func:`clean_temporaries` removes.
 """
 
 from __future__ import annotations
@@ -213,40 +214,100 @@ def chunk_path(
 # --- writing ---------------------------------------------------------------------------------------------------------
 
 
-def write_chunk(table: pa.Table, path: Path, meta: ChunkMeta, *, row_group_rows: int = 100_000) -> None:
-    """Write ``table`` (already sorted) to ``path`` atomically, zstd-compressed, with ``meta`` in its footer.
+class ChunkWriter:
+    """One chunk file written as its rows arrive, atomically, zstd-compressed, with its metadata in the footer.
 
-    Readers and resumers see either no file or the whole file: the rows go to a temporary in the same folder, which
-    is fsynced, renamed over ``path`` and then the folder is fsynced. On any error the temporary is removed."""
-    if row_group_rows <= 0:
-        raise ValueError(f"row_group_rows must be positive; got {row_group_rows}")
+    Rows go to a temporary in the same folder, in row groups of ``row_group_rows`` (smaller tables are held until a
+    group is full, so memory is bounded by a row group, not by the chunk). :meth:`commit` writes the metadata, fsyncs,
+    renames over ``path`` and fsyncs the folder; :meth:`abort` (or leaving a ``with`` block on an error) removes the
+    temporary. Readers and resumers see either no file or the whole file.
+    """
+
+    def __init__(self, path: Path, schema: pa.Schema, *, row_group_rows: int = 100_000) -> None:
+        if row_group_rows <= 0:
+            raise ValueError(f"row_group_rows must be positive; got {row_group_rows}")
+        self.path = Path(path)
+        kept = {k: v for k, v in (schema.metadata or {}).items() if not k.startswith(PREFIX)}
+        self.schema = schema.with_metadata(kept)
+        self.rows = 0
+        self._group = row_group_rows
+        self._held: list[pa.Table] = []
+        self._held_rows = 0
+        self._temporary: Path | None = None
+        self._sink: Any = None
+        self._writer: pq.ParquetWriter | None = None
+
+    def write(self, table: pa.Table) -> None:
+        """Append rows (in order); they reach the file whenever a row group is full."""
+        if not table.schema.equals(self.schema, check_metadata=False):
+            raise ValueError(f"rows for {self.path.name} do not have the chunk's schema:\n{table.schema}")
+        self.rows += table.num_rows
+        self._held.append(table)
+        self._held_rows += table.num_rows
+        if self._held_rows >= self._group:
+            held = pa.concat_tables(self._held)  # no copy: the chunks are kept side by side
+            whole = held.num_rows - held.num_rows % self._group
+            self._write(held.slice(0, whole))
+            self._held = [held.slice(whole)] if whole < held.num_rows else []
+            self._held_rows = held.num_rows - whole
+
+    def _write(self, table: pa.Table) -> None:
+        if self._writer is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._temporary = self.path.parent / f".{self.path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+            self._sink = open(self._temporary, "xb")  # noqa: SIM115 (closed by commit or abort)
+            self._writer = pq.ParquetWriter(self._sink, self.schema, compression="zstd")
+        self._writer.write_table(table, row_group_size=self._group)
+
+    def commit(self, meta: ChunkMeta) -> None:
+        """Write what is held, the metadata and the footer, then put the file in place."""
+        if meta.rows != self.rows:
+            raise ValueError(f"metadata says {meta.rows} rows but {self.rows} were written")
+        try:
+            if self._held_rows or self._writer is None:
+                self._write(pa.concat_tables(self._held) if self._held else self.schema.empty_table())
+            self._held = []
+            assert self._writer is not None
+            assert self._temporary is not None
+            self._writer.add_key_value_metadata(meta.to_metadata())
+            self._writer.close()
+            self._sink.flush()
+            os.fsync(self._sink.fileno())
+            self._sink.close()
+            os.replace(self._temporary, self.path)
+        except BaseException:
+            self.abort()
+            raise
+        self._writer = self._sink = self._temporary = None
+        _fsync_folder(self.path.parent)
+
+    def abort(self) -> None:
+        """Drop the temporary (and what is held); the final path is left as it was."""
+        self._held = []
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()  # else its finalizer would write to a closed file
+        if self._sink is not None:
+            self._sink.close()
+        if self._temporary is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self._temporary.unlink()
+        self._writer = self._sink = self._temporary = None
+
+    def __enter__(self) -> ChunkWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.abort()  # after commit there is nothing left to drop
+
+
+def write_chunk(table: pa.Table, path: Path, meta: ChunkMeta, *, row_group_rows: int = 100_000) -> None:
+    """Write ``table`` (already sorted) to ``path`` in one go: see :class:`ChunkWriter`."""
     if table.num_rows != meta.rows:
         raise ValueError(f"metadata says {meta.rows} rows but the table has {table.num_rows}")
-    path = Path(path)
-    folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    kept = {k: v for k, v in (table.schema.metadata or {}).items() if not k.startswith(PREFIX)}
-    schema = table.schema.with_metadata({**kept, **meta.to_metadata()})
-    temporary = folder / f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    try:
-        with open(temporary, "xb") as sink:
-            writer = pq.ParquetWriter(sink, schema, compression="zstd")
-            try:
-                # Row groups are slices of the table: no copy of the whole table is made.
-                writer.write_table(table, row_group_size=row_group_rows)
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    writer.close()  # else its finalizer would write to a closed file
-                raise
-            writer.close()
-            sink.flush()
-            os.fsync(sink.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        raise
-    _fsync_folder(folder)
+    with ChunkWriter(path, table.schema, row_group_rows=row_group_rows) as writer:
+        writer.write(table)
+        writer.commit(meta)
 
 
 def _fsync_folder(folder: Path) -> None:

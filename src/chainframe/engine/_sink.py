@@ -1,0 +1,60 @@
+"""Where a chunk's rows go as they are decoded: in block order, one piece at a time, to a file or to memory.
+
+Pieces of a chunk (answers covering disjoint block ranges) finish in any order. :class:`InOrder` hands each one on
+once every block before it has been handed on, so the chunk comes out sorted without holding it whole, and it
+remembers the first and last rows' blocks and hashes (the chunk's edges, kept for reorg checks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import anyio
+import pyarrow as pa
+
+from chainframe.datasets import BlockRange
+
+Write = Callable[[pa.Table], Awaitable[None]]
+
+
+class InOrder:
+    """Pass pieces of blocks ``start..`` to ``write`` in block order, whatever order they arrive in."""
+
+    def __init__(self, start: int, write: Write) -> None:
+        self._next = start
+        self._waiting: dict[int, tuple[int, pa.Table]] = {}
+        self._lock = anyio.Lock()
+        self._write = write
+        self.rows = 0
+        self.first: tuple[int, bytes | None] | None = None
+        """Block number and hash of the first row handed on (None before any row)."""
+        self.last: tuple[int, bytes | None] | None = None
+        """Block number and hash of the last row handed on."""
+
+    async def put(self, piece: BlockRange, table: pa.Table) -> None:
+        """Take the rows of blocks ``piece`` (already sorted); write them and any waiting pieces they unblock."""
+        if piece.start < self._next or piece.start in self._waiting:
+            raise ValueError(f"blocks {piece.start}..{piece.end} overlap a piece already taken")
+        self._waiting[piece.start] = (piece.end, table)
+        async with self._lock:
+            while self._next in self._waiting:
+                end, rows = self._waiting.pop(self._next)
+                if rows.num_rows:
+                    self._see(rows)
+                    await self._write(rows)
+                self._next = end + 1
+
+    @property
+    def done_through(self) -> int:
+        """The last block whose rows were handed on (``start - 1`` before any)."""
+        return self._next - 1
+
+    def _see(self, table: pa.Table) -> None:
+        self.rows += table.num_rows
+        if "block_number" not in table.column_names:
+            return
+        hashes = table["block_hash"] if "block_hash" in table.column_names else None
+        if self.first is None:
+            self.first = (table["block_number"][0].as_py(), hashes[0].as_py() if hashes is not None else None)
+        n = table.num_rows - 1
+        self.last = (table["block_number"][n].as_py(), hashes[n].as_py() if hashes is not None else None)
