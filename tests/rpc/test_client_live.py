@@ -367,3 +367,19 @@ def test_sync_client_inside_a_running_event_loop(devnet: Devnet) -> None:
         assert devnet.key not in repr(client)
         results = client.batch([("eth_chainId", [])] * 3)
         assert results == [hex(devnet.truth.chain_id)] * 3
+
+
+async def test_credit_pacing_counts_what_a_batch_costs_itself(devnet: Devnet) -> None:
+    """A batch of 5 costs 6 calls' credits (Infura: 30 calls count as 31); a pacer that forgot it would send 20%
+    too fast and be answered 429 here."""
+    from chainframe.rpc import Pacing
+
+    assert Pacing().cost(["eth_getBlockByNumber"] * 5) == 6 * 80
+    assert Pacing().cost(["eth_getBlockByNumber"]) == 80
+    _configure(devnet, credits_per_second=4000.0)
+    calls = [("eth_getBlockByNumber", [hex(n % 200), False]) for n in range(120)]  # 24 batches: 11,520 credits
+    async with AsyncClient(devnet.http_url, batch_size=5, pacing=Pacing(credits_per_second=4000)) as paced:
+        results = await paced.batch(calls)
+    assert [int(b["number"], 16) for b in results] == [n % 200 for n in range(120)]
+    assert _stats(devnet)["rate_limited"] == 0
+    assert paced.pacer.waited > 1.0

@@ -1,7 +1,7 @@
 """Pacing: requests per second, Infura credits per second (per-method weights), and a concurrency cap.
 
-Buckets hold one second of allowance and may go into debt for a single request that costs more than a second's worth
-(eth_getBlockReceipts at 1,000 credits on a 500-credit plan), so such a request waits for a full bucket, then runs.
+Buckets hold 0.75 s of allowance and may go into debt for a single request that costs more than that (an
+eth_getBlockReceipts at 1,000 credits on a 500-credit plan), so such a request waits for a full bucket, then runs.
 A rate-limit answer pauses everyone, not only the request that got it.
 """
 
@@ -32,7 +32,7 @@ class Pacing:
     """How fast to send. None means no limit of that kind."""
 
     requests_per_second: float | None = None
-    """JSON-RPC calls per second (a batch of 30 counts 30)."""
+    """JSON-RPC calls per second (a batch of 30 counts 31, as on Infura)."""
     credits_per_second: float | None = None
     """Provider credits per second (Infura free: 500, Developer: 4,000, Team: 40,000)."""
     max_concurrency: int = 16
@@ -41,21 +41,36 @@ class Pacing:
     default_cost: int = DEFAULT_CREDITS
 
     def cost(self, methods: Sequence[str]) -> int:
-        return sum(self.credit_costs.get(m, self.default_cost) for m in methods)
+        """Credits of one request. A batch also pays for itself as one more call (Infura: 30 calls count as 31)."""
+        surcharge = self.default_cost if len(methods) > 1 else 0
+        return sum(self.credit_costs.get(m, self.default_cost) for m in methods) + surcharge
+
+    @staticmethod
+    def calls(methods: Sequence[str]) -> int:
+        """Calls one request counts as against a requests-per-second limit (a batch counts one more)."""
+        return len(methods) + 1 if len(methods) > 1 else len(methods)
 
 
 class _Bucket:
+    """Allowance refilled at ``per_second``, holding at most ``BURST`` seconds of it."""
+
+    BURST = 0.75
+    """Less than the provider's one second: its bucket then keeps a quarter second in hand, so requests that
+    arrive bunched up (latency varies) are not refused. With a full second, a pacer set to the plan's exact rate
+    ran the provider's bucket at zero and got 429s (and paused everyone for a second)."""
+
     def __init__(self, per_second: float) -> None:
         self.rate = per_second
-        self.tokens = per_second
+        self.capacity = per_second * self.BURST
+        self.tokens = self.capacity
         self.at = time.monotonic()
 
     def wait_for(self, amount: float) -> float:
         """Seconds until ``amount`` (capped at a full bucket) is available; 0 takes it now."""
         now = time.monotonic()
-        self.tokens = min(self.rate, self.tokens + (now - self.at) * self.rate)
+        self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.rate)
         self.at = now
-        need = min(amount, self.rate)
+        need = min(amount, self.capacity)
         if self.tokens >= need:
             self.tokens -= amount
             return 0.0
@@ -84,11 +99,11 @@ class Pacer:
             while True:
                 wait = self._resume_at - time.monotonic()
                 if wait <= 0 and self._requests is not None:
-                    wait = self._requests.wait_for(len(methods))
+                    wait = self._requests.wait_for(self.pacing.calls(methods))
                 if wait <= 0 and self._credits is not None:
                     wait = self._credits.wait_for(self.pacing.cost(methods))
                     if wait > 0 and self._requests is not None:
-                        self._requests.tokens += len(methods)  # give back; we take both together next time
+                        self._requests.tokens += self.pacing.calls(methods)  # give back; both are taken together
                 if wait <= 0:
                     return
                 self.waited += wait

@@ -77,6 +77,26 @@ def test_batch_answers_every_item_by_id(devnet: Devnet) -> None:
     assert stats["calls"]["eth_getBlockByNumber"] == 10
 
 
+def test_mixed_batch_keeps_each_items_place_and_answer(devnet: Devnet) -> None:
+    """Plain calls go to the node as one batch, logs one by one, refusals never leave: answers keep their places."""
+    batch = [
+        call("eth_getBlockByNumber", "0x4", False, id="a"),
+        {"jsonrpc": "2.0", "id": "bad"},  # no method
+        call("eth_getLogs", {"fromBlock": "0x3", "toBlock": "0x3"}, id="logs"),
+        call("eth_sendRawTransaction", "0x00", id="denied"),
+        call("eth_getBlockByNumber", "0x6", False, id=6),
+        call("eth_chainId", id=6),  # a repeated id: matched by place, not by id
+    ]
+    answers = post(devnet.http_url, batch).json()
+    assert [a["id"] for a in answers] == ["a", "bad", "logs", "denied", 6, 6]
+    assert answers[0]["result"]["number"] == "0x4"
+    assert answers[1]["error"]["code"] == -32600
+    assert len(answers[2]["result"]) == devnet.truth.logs_per_block()[3]
+    assert answers[3]["error"]["code"] == -32601
+    assert answers[4]["result"]["number"] == "0x6"
+    assert answers[5]["result"] == "0x7a69"
+
+
 def test_websocket_batch_and_many_requests_in_flight(devnet: Devnet) -> None:
     batch = [call("eth_getBlockByNumber", hex(n), False, id=n) for n in range(5)]
     assert sorted(a["id"] for a in ws_exchange(devnet.ws_url, batch)) == list(range(5))

@@ -187,10 +187,17 @@ class Gateway:
             return self._fault(fault, calls, is_batch)
 
         upstream = self.upstreams[network]
-        items: list[bytes] = [b""] * len(calls)
+        items: list[bytes] = [self._refusal(call, transport) for call in calls]
+        pending = [i for i, item in enumerate(items) if not item]
+        # Logs go one by one (each is held to the limits); the other calls go to the node as one batch, as a
+        # provider's backend would: forwarding each alone made this gateway, not the tools, the bottleneck.
+        logs = [i for i in pending if calls[i]["method"] == "eth_getLogs"]
+        rest = [i for i in pending if calls[i]["method"] != "eth_getLogs"]
         async with asyncio.TaskGroup() as tg:
-            for i, call in enumerate(calls):
-                tg.create_task(self._item(items, i, call, upstream, transport))
+            for i in logs:
+                tg.create_task(self._logs_item(items, i, calls[i], upstream))
+            if rest:
+                tg.create_task(self._forward_items(items, rest, calls, upstream))
         if is_batch:
             if self.faults.first("batch_reorder", methods, transport) is not None:
                 self.faults.shuffle(items)
@@ -201,31 +208,41 @@ class Gateway:
             out = items[0]
         return Outcome(body=out, truncate=fault is not None)
 
-    async def _item(self, items: list[bytes], i: int, call: Any, upstream: Upstream, transport: str) -> None:
+    def _refusal(self, call: Any, transport: str) -> bytes:
+        """The gateway's own answer to a call it does not forward (invalid, unknown method, rate fault); else b""."""
         if not isinstance(call, dict) or not isinstance(call.get("method"), str) or call.get("jsonrpc") != "2.0":
-            items[i] = error_bytes(
+            return error_bytes(
                 call.get("id") if isinstance(call, dict) else None,
                 INVALID_REQUEST,
                 "invalid request: expected a JSON-RPC 2.0 object with a method",
             )
-            return
         call_id, method = call.get("id"), call["method"]
         if method not in ALLOWED_METHODS:
-            items[i] = error_bytes(call_id, METHOD_NOT_FOUND, f"the method {method} does not exist/is not available")
-            return
+            return error_bytes(call_id, METHOD_NOT_FOUND, f"the method {method} does not exist/is not available")
         rate = self.faults.first("rate_limit", [method], transport)
         if rate is not None:
-            items[i] = rate_limited_bytes(call_id, rate.backoff)
-            return
+            return rate_limited_bytes(call_id, rate.backoff)
+        return b""
+
+    async def _logs_item(self, items: list[bytes], i: int, call: dict[str, Any], upstream: Upstream) -> None:
         try:
-            if method == "eth_getLogs":
-                items[i], refused_by = await get_logs(call_id, call.get("params"), upstream, self.settings.limits)
-                if refused_by is not None:
-                    self.stats.limit_errors[refused_by] += 1
-            else:
-                items[i] = await upstream.forward(call)
+            items[i], refused_by = await get_logs(call.get("id"), call.get("params"), upstream, self.settings.limits)
         except (UpstreamError, httpx.HTTPError):
-            items[i] = error_bytes(call_id, INTERNAL_ERROR, "upstream node unavailable")
+            items[i] = error_bytes(call.get("id"), INTERNAL_ERROR, "upstream node unavailable")
+            return
+        if refused_by is not None:
+            self.stats.limit_errors[refused_by] += 1
+
+    async def _forward_items(self, items: list[bytes], which: list[int], calls: list[Any], upstream: Upstream) -> None:
+        try:
+            if len(which) == 1:
+                items[which[0]] = await upstream.forward(calls[which[0]])
+            else:
+                for i, answer in zip(which, await upstream.forward_batch([calls[i] for i in which]), strict=True):
+                    items[i] = answer
+        except (UpstreamError, httpx.HTTPError):
+            for i in which:
+                items[i] = error_bytes(calls[i].get("id"), INTERNAL_ERROR, "upstream node unavailable")
 
     def _rate_limited(self, calls: list[Any], is_batch: bool, backoff: float) -> Outcome:
         ids = [c.get("id") if isinstance(c, dict) else None for c in calls]

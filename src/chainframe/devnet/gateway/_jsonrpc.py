@@ -57,8 +57,8 @@ class Upstream:
         self.url = url
         self._client = client
 
-    async def forward(self, call: dict[str, Any], *, time_limit: float = 300.0) -> bytes:
-        """Send one call as is (its id is echoed) and return the node's answer bytes untouched."""
+    async def forward(self, call: dict[str, Any] | list[dict[str, Any]], *, time_limit: float = 300.0) -> bytes:
+        """Send one call (or a batch) as is (ids are echoed) and return the node's answer bytes untouched."""
         try:
             response = await self._client.post(
                 self.url, content=json.dumps(call).encode(), headers={"content-type": "application/json"},
@@ -69,6 +69,20 @@ class Upstream:
         except httpx.HTTPError as exc:
             raise UpstreamError(f"node unreachable: {type(exc).__name__}") from exc
         return response.content
+
+    async def forward_batch(self, calls: list[dict[str, Any]], *, time_limit: float = 300.0) -> list[bytes]:
+        """Send calls as one batch; return each call's answer bytes, in the calls' order."""
+        ids = [call.get("id") for call in calls]
+        if None in ids or len(set(map(repr, ids))) != len(ids):
+            # Answers are matched to calls by id: without distinct ids, send each alone.
+            return [await self.forward(call, time_limit=time_limit) for call in calls]
+        raw = await self.forward(calls, time_limit=time_limit)
+        try:
+            answers = json.loads(raw)
+            by_id = {repr(a.get("id")): a for a in answers}
+            return [json.dumps(by_id[repr(i)], separators=(",", ":")).encode() for i in ids]
+        except (ValueError, TypeError, AttributeError, KeyError):
+            raise UpstreamError(f"node answered a batch of {len(calls)} with garbage") from None
 
     async def result(self, method: str, params: list[Any]) -> Any:
         raw = await self.forward({"jsonrpc": "2.0", "id": 0, "method": method, "params": params})
