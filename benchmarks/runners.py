@@ -1,6 +1,7 @@
 """One extraction per process, so peak memory is the tool's own: ``python runners.py TOOL DATASET URL START END OUT``.
 
-Prints one JSON line: ``{"rows": N}`` (or ``{"error": "..."}``). The peers' runners import only the peers, so this
+Prints one JSON line: ``{"rows": N, "peak_rss_mb": M, "work_seconds": S}`` (or ``{"error": "..."}``), where S is
+the wall time after the tool's imports. The peers' runners import only the peers, so this
 file also runs in the peers' virtualenv (cryo, web3.py, pandas), apart from the project's pins. Block ranges here
 are inclusive (START..END).
 """
@@ -12,13 +13,23 @@ import json
 import os
 import resource
 import sys
+import time
 from pathlib import Path
 from typing import Any
+
+WORK_STARTED = [0.0]
+"""When the tool's imports were done: wall time after it is the extraction itself (as in a warm notebook)."""
+
+
+def _imported() -> None:
+    WORK_STARTED[0] = time.perf_counter()
 
 
 def run_chainframe(dataset: str, url: str, start: int, end: int, out: str) -> int:
     from chainframe import extract
     from chainframe.rpc import Pacing
+
+    _imported()
 
     credits = float(os.environ.get("BENCH_CREDITS_PER_SECOND", "0")) or None
     options: dict[str, Any] = {"pacing": Pacing(credits_per_second=credits, max_concurrency=16)}
@@ -33,6 +44,8 @@ def run_cryo(dataset: str, url: str, start: int, end: int, out: str) -> int:
     import cryo
     import pyarrow.parquet as pq
 
+    _imported()
+
     # cryo's ranges exclude their end.
     cryo.freeze(
         dataset, blocks=[f"{start}:{end + 1}"], rpc=url, output_dir=out, chunk_size=1000, no_verbose=True,
@@ -45,6 +58,8 @@ def run_web3(dataset: str, url: str, start: int, end: int, out: str) -> int:
     """How many researchers export logs today: get_logs in 1,000-block steps, into pandas, then Parquet."""
     import pandas as pd
     from web3 import Web3
+
+    _imported()
 
     assert dataset == "logs", "the web3.py baseline is for logs"
     w3 = Web3(Web3.HTTPProvider(url, request_kwargs={"timeout": 120}))
@@ -73,6 +88,7 @@ def run_raw(dataset: str, url: str, start: int, end: int, out: str) -> int:
     """The floor: the same JSON-RPC calls with the best batching and concurrency found, bytes discarded."""
     import httpx
 
+    _imported()
     batch = {"blocks": 50, "transactions": 50, "receipts": 20}.get(dataset, 1)
     logs_span = int(os.environ.get("BENCH_LOGS_SPAN", "60"))  # ~9,000 logs per answer on the benchmark chain
 
@@ -121,9 +137,10 @@ if __name__ == "__main__":
     tool, dataset, url, start, end, out = sys.argv[1:7]
     try:
         rows = RUNNERS[tool](dataset, url, int(start), int(end), out)
+        work = time.perf_counter() - WORK_STARTED[0]
         # Peak resident memory of this process (and anything it waited for), in MB.
         peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-        print(json.dumps({"rows": rows, "peak_rss_mb": round(peak / 1024, 1)}))
+        print(json.dumps({"rows": rows, "peak_rss_mb": round(peak / 1024, 1), "work_seconds": round(work, 3)}))
     except Exception as exc:  # reported, not raised: a tool that fails is a result
         print(json.dumps({"error": f"{type(exc).__name__}: {str(exc)[:300]}"}))
         sys.exit(1)

@@ -181,8 +181,9 @@ def convert_frame(
 
     def nulls(f: pl.DataFrame, names: list[str]) -> tuple[int, ...]:
         # For list columns, count null items too: a list item that failed to convert became null.
+        types = f.schema  # built anew on each access
         exprs = [
-            (pl.col(n).list.explode().null_count() if isinstance(f.schema[n], pl.List) else pl.col(n).null_count())
+            (pl.col(n).list.explode().null_count() if isinstance(types[n], pl.List) else pl.col(n).null_count())
             for n in names
         ]
         return tuple(f.select(exprs).row(0)) if names else ()
