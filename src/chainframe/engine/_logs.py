@@ -39,7 +39,7 @@ class SplitState:
     target_bytes: int = 2_000_000
     limited: int | None = None
     """The largest span a provider limit has let through (None: no limit seen)."""
-    in_flight: anyio.Semaphore = field(default_factory=lambda: anyio.Semaphore(4))
+    in_flight: anyio.Semaphore = field(default_factory=lambda: anyio.Semaphore(8))
     """Pieces fetched or decoding at once, across all chunks: what bounds the answer bytes held in memory. A piece
     is planned only once it has a place here, so it is sized by the newest answers."""
     planning: anyio.Lock = field(default_factory=anyio.Lock)
