@@ -25,6 +25,8 @@ from chainframe.engine._logs import SplitState, fetch_logs, logs_table, sort_tab
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._sink import InOrder
 
+PIECE_BLOCKS = 100
+"""Blocks per piece for the datasets fetched block by block (all but logs, whose pieces follow the answers' size)."""
 DECODE_THREADS = 2  # this machine's cores; decoding releases the GIL in Polars and Arrow
 
 
@@ -51,8 +53,9 @@ async def fetch_and_decode(
 ) -> None:
     """Fetch the chunk's answers, decode them in a worker thread and hand the rows, sorted, to ``sink``.
 
-    Logs go piece by piece as answers arrive (memory bounded by the pieces in flight, not by the chunk); the other
-    datasets' answers are decoded together."""
+    Pieces (logs: sized by the answers; others: ``PIECE_BLOCKS`` blocks) are fetched concurrently, at most
+    ``state.in_flight`` at once across chunks, and each is decoded and handed on as it arrives: memory is bounded by
+    the pieces in flight, not by the chunk."""
     dataset = DATASETS[task.dataset]
     blocks = BlockRange(task.start, task.end)
     if task.dataset == "logs":
@@ -64,12 +67,24 @@ async def fetch_and_decode(
 
         await fetch_logs(client, blocks, task.filters, state, decode_piece, sink.put)
     else:
-        bodies = await dataset.fetch(client, blocks, **task.filters)
 
-        def work() -> pa.Table:
+        def work(bodies: list[bytes]) -> pa.Table:
             return sort_table(dataset.transform(bodies, chain_id=chain_id, u256=task.u256), dataset.sort)
 
-        await sink.put(blocks, await anyio.to_thread.run_sync(work, limiter=decode))
+        async def piece(part: BlockRange) -> None:
+            try:
+                bodies = await dataset.fetch(client, part, **task.filters)
+                table = await anyio.to_thread.run_sync(work, bodies, limiter=decode)
+                del bodies
+                await sink.put(part, table)
+            finally:
+                state.in_flight.release()
+
+        # In pieces, like logs: a chunk's answers are never held whole (receipts of 1,000 blocks peaked at 495 MB).
+        async with anyio.create_task_group() as tg, state.planning:
+            for start in range(task.start, task.end + 1, PIECE_BLOCKS):
+                await state.in_flight.acquire()
+                tg.start_soon(piece, BlockRange(start, min(start + PIECE_BLOCKS - 1, task.end)))
     if sink.done_through != task.end:
         raise AssertionError(f"chunk {task.start}..{task.end}: rows handed on only through {sink.done_through}")
 

@@ -40,8 +40,9 @@ class SplitState:
     limited: int | None = None
     """The largest span a provider limit has let through (None: no limit seen)."""
     in_flight: anyio.Semaphore = field(default_factory=lambda: anyio.Semaphore(8))
-    """Pieces fetched or decoding at once, across all chunks: what bounds the answer bytes held in memory. A piece
-    is planned only once it has a place here, so it is sized by the newest answers."""
+    """Pieces fetched or decoding at once, across all chunks (of every dataset: the others' pieces take places here
+    too): what bounds the answer bytes held in memory. A piece is planned only once it has a place here, so a logs
+    piece is sized by the newest answers."""
     planning: anyio.Lock = field(default_factory=anyio.Lock)
     """Held by the chunk whose pieces are being planned: chunks take places in turn, in the order they started, so
     one chunk is fetched at a time (two while one ends), whatever the chunk concurrency: the rows held by open chunk
