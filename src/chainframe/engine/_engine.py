@@ -21,7 +21,7 @@ import pyarrow as pa
 from chainframe._version import __version__
 from chainframe.datasets import DATASETS, BlockRange
 from chainframe.engine._files import ChunkMeta, ChunkWriter, is_complete
-from chainframe.engine._logs import SplitState, fetch_logs, logs_table, sort_table
+from chainframe.engine._logs import SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._sink import InOrder
 
@@ -60,10 +60,12 @@ async def fetch_and_decode(
     blocks = BlockRange(task.start, task.end)
     if task.dataset == "logs":
 
+        def decode_logs(logs: list[bytes], receipts: list[bytes]) -> pa.Table:
+            table = logs_table(logs, receipts, task.filters, chain_id=chain_id, u256=task.u256)
+            return sort_table(table, dataset.sort)
+
         async def decode_piece(logs: list[bytes], receipts: list[bytes]) -> pa.Table:
-            work = partial(logs_table, logs, receipts, task.filters, chain_id=chain_id, u256=task.u256)
-            table = await anyio.to_thread.run_sync(work, limiter=decode)
-            return await anyio.to_thread.run_sync(sort_table, table, dataset.sort, limiter=decode)
+            return await anyio.to_thread.run_sync(decode_logs, logs, receipts, limiter=decode)
 
         await fetch_logs(client, blocks, task.filters, state, decode_piece, sink.put)
     else:
@@ -81,10 +83,7 @@ async def fetch_and_decode(
                 state.in_flight.release()
 
         # In pieces, like logs: a chunk's answers are never held whole (receipts of 1,000 blocks peaked at 495 MB).
-        async with anyio.create_task_group() as tg, state.planning:
-            for start in range(task.start, task.end + 1, PIECE_BLOCKS):
-                await state.in_flight.acquire()
-                tg.start_soon(piece, BlockRange(start, min(start + PIECE_BLOCKS - 1, task.end)))
+        await plan_pieces(blocks, state, lambda: PIECE_BLOCKS, piece)
     if sink.done_through != task.end:
         raise AssertionError(f"chunk {task.start}..{task.end}: rows handed on only through {sink.done_through}")
 

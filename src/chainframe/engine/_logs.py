@@ -8,7 +8,7 @@ rate limit is not a split: the client waits it out. The span that worked is reme
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -121,12 +121,24 @@ async def fetch_logs(
             tg.start_soon(get, BlockRange(piece.start, cut))
             tg.start_soon(get, BlockRange(cut + 1, piece.end))
 
+    await plan_pieces(blocks, state, lambda: state.span, partial(get, placed=True))
+
+
+async def plan_pieces(
+    blocks: BlockRange,
+    state: SplitState,
+    span: Callable[[], int],
+    run: Callable[[BlockRange], Coroutine[Any, Any, None]],
+) -> None:
+    """Run ``run`` on consecutive pieces of ``blocks``, each started once it holds a place in ``state.in_flight``
+    (``run`` gives it back) and only then sized by ``span()``, so it follows the answers seen so far. Chunks plan in
+    turn (``state.planning``); returns when every piece has finished."""
     async with anyio.create_task_group() as tg, state.planning:
         start = blocks.start
         while start <= blocks.end:
-            await state.in_flight.acquire()  # then size the piece: by now the answers before it have been seen
-            end = min(start + max(1, state.span) - 1, blocks.end)
-            tg.start_soon(partial(get, BlockRange(start, end), placed=True))
+            await state.in_flight.acquire()
+            end = min(start + max(1, span()) - 1, blocks.end)
+            tg.start_soon(run, BlockRange(start, end))
             start = end + 1
 
 
