@@ -1,8 +1,9 @@
-"""Recorded JSON-RPC responses from the shared fixture collection, as (method, params, result or error) records.
+"""Recorded JSON-RPC responses from public repositories, as (method, params, result or error) records.
 
-The collection lives next to the repository (``<repo root>/../shared/fixtures``) or wherever ``CHAINFRAME_FIXTURES``
-points; it is described file by file in its ``MANIFEST.md``. Each source stores responses its own way; this module
-turns all of them into :class:`Recorded`, named by the method whose *result shape* they have.
+The files live in the repository, in ``tests/data/recorded`` (sources, commits and licenses in
+``tests/data/NOTICE.md``); ``CHAINFRAME_FIXTURES`` may point at another copy of the same collection, such as the full
+one the files were taken from. Each source stores responses its own way; this module turns all of them into
+:class:`Recorded`, named by the method whose *result shape* they have.
 
 Used:
 
@@ -22,15 +23,16 @@ Used:
   the block tag they were requested at (one record per tag).
 * ``other/alloy/.../test_data/{call_tracer,pre_state_tracer}/*.json``: bare tracer results.
 
-Deliberately not used (see :data:`NOT_RPC_RESULTS`): chain and genesis files, the hive fork environment and
-forkchoice request, the chain generator's state dump and tx index, ethereum-etl's expected CSV/JSON output and
-intermediate trace file, Parity ``trace_block`` (no spec method, no typed class), ``eth_newFilter`` /
-``eth_uninstallFilter`` (a filter id and a boolean), the ``debug_traceBlockByNumber`` of an empty block (``[]``: no
-frame), and the manifest itself. :func:`unaccounted_files` lists any file that is in neither group, so a file added
-to the collection cannot be skipped silently.
+Deliberately not used, and not copied into the repository (see :data:`NOT_RPC_RESULTS`): chain and genesis files, the
+hive fork environment and forkchoice request, the chain generator's state dump and tx index, ethereum-etl's expected
+CSV/JSON output and intermediate trace file, Parity ``trace_block`` (no spec method, no typed class), ``eth_newFilter``
+/ ``eth_uninstallFilter`` (a filter id and a boolean), the ``debug_traceBlockByNumber`` of an empty block (``[]``: no
+frame), and the manifest itself. :func:`unaccounted_files` lists any file that is in neither group, so a file added to
+the collection cannot be skipped silently. (The ``eth_newFilter`` files are copied all the same: their names give
+the filters of the ``eth_getFilterLogs`` records.)
 
-Where a source did not record the request, ``params`` hold what is recoverable (block number, hash, the tracer
-options the decoder needs) and labels or placeholders elsewhere: ``{}`` for a traced call object that is not recorded,
+Where a source did not record the request, ``params`` hold what is recoverable (block number, hash, the tracer options
+the decoder needs) and labels or placeholders elsewhere: ``{}`` for a traced call object that is not recorded,
 ``"latest"`` for an unknown block, and the case label (``"notfound"``) for an unknown hash.
 """
 
@@ -46,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 FIXTURES_ENV = "CHAINFRAME_FIXTURES"
+RECORDED_DIR = Path(__file__).resolve().parent / "data" / "recorded"
 
 #: Files in the collection that hold no JSON-RPC result, with the reason they are left out.
 NOT_RPC_RESULTS: dict[str, str] = {
@@ -105,12 +108,12 @@ class FixturesMissingError(RuntimeError):
 
 
 def fixtures_root() -> Path:
-    """``$CHAINFRAME_FIXTURES``, else ``<repo root>/../shared/fixtures``; raises if the folder is missing."""
+    """``$CHAINFRAME_FIXTURES`` if set, else the copy in the repository; raises if the folder is missing."""
     configured = os.environ.get(FIXTURES_ENV)
-    root = Path(configured) if configured else Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
+    root = Path(configured) if configured else RECORDED_DIR
     if not root.is_dir():
         raise FixturesMissingError(
-            f"recorded fixtures not found at {root}; set {FIXTURES_ENV} to the folder holding MANIFEST.md"
+            f"recorded fixtures not found at {root}; unset {FIXTURES_ENV} to use the copy in tests/data/recorded"
         )
     return root
 

@@ -1,4 +1,4 @@
-"""Classification of every provider answer in the research catalogue (shared/research/providers.md)."""
+"""Classification of every provider answer in the research catalogue (docs/research/providers.md)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ from chainframe._redact import redact_text, redact_url
 
 KEY_ENV = "INFURA_API_KEY"
 
-# Infura network -> host label (https://<label>.infura.io/v3/<KEY>); from Infura's endpoint docs (shared research).
+# Infura network -> host label (https://<label>.infura.io/v3/<KEY>); from Infura's endpoint docs
+# (docs/research/providers.md).
 INFURA_NETWORKS: dict[str, str] = {
     name: name
     for name in (

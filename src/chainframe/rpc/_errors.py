@@ -20,7 +20,7 @@
 
 :func:`classify` maps an HTTP status and a JSON-RPC error object to this tree. Providers disagree on codes (Infura
 uses -32005 for both result limits and rate limiting; Besu for its range limit; Alchemy -32602 and -32600), so the
-message decides, matched case-insensitively, following ``shared/research/providers.md``.
+message decides, matched case-insensitively, following ``docs/research/providers.md``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-# Infura's credit costs (shared research, pricing/credit-cost.md); unlisted methods cost 80.
+# Infura's credit costs (its pricing/credit-cost page, in docs/research/providers.md); unlisted methods cost 80.
 INFURA_CREDITS: Mapping[str, int] = {
     "eth_getBlockReceipts": 1000,
     "eth_getLogs": 255,

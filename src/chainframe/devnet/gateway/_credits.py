@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-# From Infura's credit-cost table (see shared research); unlisted methods cost 80.
+# From Infura's credit-cost table (see docs/research/providers.md); unlisted methods cost 80.
 CREDIT_COST = {
     "eth_getBlockReceipts": 1000,
     "eth_getLogs": 255,
