@@ -13,10 +13,13 @@ def test_top_level_all() -> None:
         "__version__",
         "acollect",
         "aextract",
+        "afollow",
         "collect",
         "extract",
+        "follow",
         "open_duckdb",
         "scan",
+        "series_folder",
     ]
 
 

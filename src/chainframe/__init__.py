@@ -7,7 +7,18 @@ the client in :mod:`chainframe.rpc`, datasets in :mod:`chainframe.datasets`, the
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
-from chainframe.engine import RunReport, acollect, aextract, collect, extract, open_duckdb, scan
+from chainframe.engine import (
+    RunReport,
+    acollect,
+    aextract,
+    afollow,
+    collect,
+    extract,
+    follow,
+    open_duckdb,
+    scan,
+    series_folder,
+)
 
 __all__ = [
     "ChainframeError",
@@ -16,8 +27,11 @@ __all__ = [
     "__version__",
     "acollect",
     "aextract",
+    "afollow",
     "collect",
     "extract",
+    "follow",
     "open_duckdb",
     "scan",
+    "series_folder",
 ]

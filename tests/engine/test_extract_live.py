@@ -20,9 +20,9 @@ import pytest
 from chainframe import InputError
 from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, TRANSACTIONS, BlockRange
 from chainframe.devnet import DEV_ACCOUNTS, Devnet, FaultRule, GatewaySettings, LogLimits
-from chainframe.engine import collect, extract, folder_info, open_duckdb, scan
-from chainframe.engine._files import read_meta
+from chainframe.engine import collect, extract, folder_info, open_duckdb, scan, series_folder
 from chainframe.rpc import AsyncClient
+from chainframe.store import read_meta
 
 MAIN = ("blocks", "transactions", "receipts", "logs")
 
@@ -40,7 +40,7 @@ def _stats(devnet: Devnet) -> dict[str, Any]:
 def _read(out: Path, dataset: str) -> pa.Table:
     table = pq.read_table(out / dataset)
     keys = {"blocks": ["block_number"], "logs": ["block_number", "log_index"]}.get(
-        dataset, ["block_number", "transaction_index"]
+        dataset.split("__")[0], ["block_number", "transaction_index"]
     )
     return table.sort_by([(k, "ascending") for k in keys])
 
@@ -104,7 +104,8 @@ def test_block_over_the_limit_is_read_from_receipts_and_filtered(devnet: Devnet,
     filters: dict[str, Any] = {"address": [emitter], "topics": [spam, None, [sender, "0x" + "00" * 32]]}
     report = extract("logs", blocks="10:60", out=tmp_path, rpc=devnet.http_url, chunk_size=25, **filters)
     assert report.receipt_fallbacks > 0
-    got = _read(tmp_path, "logs")
+    got = _read(tmp_path, series_folder(tmp_path, "logs", **filters).name)
+    assert not (tmp_path / "logs").exists()  # a filtered series has a folder of its own
     want = _direct(devnet, LOGS, BlockRange(10, 60), **filters)
     assert want.num_rows > 0
     _same(got, want)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from chainframe.engine._files import folder_info, format_info
+from chainframe.store import folder_info, format_info, series_json
 
 DESCRIPTION = """\
 Describe what chainframe wrote under DIR: one sub-folder per dataset (DIR/logs/,
@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {folder} {what}", file=sys.stderr)
         return 1
     infos = folder_info(folder)
-    if not any(info.files for info in infos.values()):
-        found = sum(len(info.incomplete) for info in infos.values())
+    if not any(info.chunks for info in infos.values()):
+        found = sum(len(info.foreign) for info in infos.values())
         detail = f" ({found} Parquet files, none a complete chainframe chunk)" if found else ""
         print(
             f"error: {folder} holds no chainframe datasets{detail}; expected sub-folders like {folder}/logs/ "
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     if args.json:
-        print(json.dumps({name: info.to_json() for name, info in infos.items()}, indent=2))
+        print(json.dumps({name: series_json(info) for name, info in infos.items()}, indent=2))
     else:
         print(format_info(infos), end="")
     return 0

@@ -1,11 +1,22 @@
-"""The extraction engine: block ranges, chunk planning, splitting, atomic Parquet files, resume, progress and
-reports, behind ``extract`` (files) and ``collect`` (in memory), with async variants."""
+"""The extraction engine: block ranges, chunk planning, splitting, checks against the chain, reorg repair, progress
+and reports, behind ``extract`` (files), ``follow`` (files kept up to date) and ``collect`` (in memory), with async
+variants. The files themselves are the store's (:mod:`chainframe.store`)."""
 
-from chainframe.engine._api import acollect, aextract, collect, extract, open_duckdb, scan
-from chainframe.engine._files import ChunkMeta, folder_info
+from chainframe.engine._api import (
+    acollect,
+    aextract,
+    afollow,
+    collect,
+    extract,
+    follow,
+    open_duckdb,
+    scan,
+    series_folder,
+)
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._ranges import RangeSpec, parse_range
 from chainframe.engine._report import RunReport
+from chainframe.store import ChunkMeta, folder_info
 
 __all__ = [
     "ChunkMeta",
@@ -14,10 +25,13 @@ __all__ = [
     "RunReport",
     "acollect",
     "aextract",
+    "afollow",
     "collect",
     "extract",
     "folder_info",
+    "follow",
     "open_duckdb",
     "parse_range",
     "scan",
+    "series_folder",
 ]

@@ -1,5 +1,6 @@
-"""The Python API: ``extract`` (files) and ``collect`` (in memory) as two thin layers over one engine; async
-variants; and opening a dataset folder in DuckDB (one view per dataset) or Polars (lazy scan).
+"""The Python API: ``extract`` (files), ``follow`` (files kept up to date as the chain grows) and ``collect`` (in
+memory) as thin layers over one engine; async variants; and opening an output folder in DuckDB (one view per series)
+or Polars (lazy scan).
 
 Everything the user gives is checked before any request: datasets, filters, the block range's syntax, the output
 folder and the endpoint. The blocking functions run the async ones on a portal thread, so they work in Jupyter.
@@ -9,8 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import time
-from collections.abc import Mapping, Sequence
-from itertools import chain
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,15 +20,17 @@ import pyarrow as pa
 from anyio.from_thread import start_blocking_portal
 
 from chainframe._errors import InputError
-from chainframe.datasets import DATASETS, U256, register_duckdb
-from chainframe.engine._engine import DECODE_THREADS, RunCounters, fetch_and_decode, run_tasks
-from chainframe.engine._files import clean_temporaries
+from chainframe.datasets import DATASETS, U256, BlockRange, register_duckdb
+from chainframe.engine._canonical import ChainUnstable, ChunkCheck, StaleChunk
+from chainframe.engine._engine import ATTEMPTS, DECODE_THREADS, RunCounters, chain_for, fetch_and_decode
 from chainframe.engine._logs import SplitState
-from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS, ChunkTask, check_datasets, check_filters, plan
-from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, parse_range, resolve
+from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS, ChunkTask, check_datasets, check_filters, slots
+from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, RangeSpec, parse_range, resolve, safe_end
 from chainframe.engine._report import Progress, RunReport, now
+from chainframe.engine._run import Wanted, extract_round
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
+from chainframe.store import FolderLock, clean_temporaries, series_folders, series_name
 
 Output = Literal["arrow", "polars", "pandas"]
 Blocks = str | int | tuple[int, int]
@@ -49,6 +51,12 @@ def _chunk_size(dataset: str, chunk_size: int | None) -> int:
     return size
 
 
+def _check_chunk_size(chunk_size: int | None) -> int | None:
+    if chunk_size is not None and chunk_size < 1:
+        raise InputError(f"chunk_size must be at least 1; got {chunk_size}")
+    return chunk_size
+
+
 def _inputs(datasets: str | Sequence[str], filters: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     names = check_datasets([datasets] if isinstance(datasets, str) else datasets)
     per_dataset: dict[str, dict[str, Any]] = {}
@@ -66,10 +74,10 @@ def _check_out(folder: Path) -> None:
         raise InputError(f"out={folder} is a file; give a folder for the datasets")
 
 
-def _prepare_out(folder: Path, datasets: list[str]) -> None:
+def _prepare_out(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    for name in datasets:
-        clean_temporaries(folder / name)  # left by killed runs
+    for series in series_folders(folder):
+        clean_temporaries(series)  # left by killed runs (we hold the folder's lock: no run is writing)
 
 
 def _filter_names(dataset: str) -> frozenset[str]:
@@ -86,6 +94,7 @@ async def aextract(
     key: str | None = None,
     chunk_size: int | None = None,
     overwrite: bool = False,
+    align: bool = False,
     concurrency: int = 4,
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
@@ -94,47 +103,144 @@ async def aextract(
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> RunReport:
-    """Extract datasets over a block range into Parquet files under ``out/<dataset>/``; return the run report.
+    """Extract datasets over a block range into the series folders under ``out``; return the run report.
 
     ``blocks``: ``"A:B"`` (B included), ``"A:+N"``, ``"-N:"``, ``"A:"``, tags, k/M suffixes (see
     :mod:`chainframe.engine._ranges`). Filters: logs ``address``, ``topics``; proofs ``addresses``,
-    ``storage_keys``; traces ``calls`` (and ``only_top_call``, ``diff_mode``). Complete chunks are skipped (checked
-    through their metadata) unless ``overwrite``.
+    ``storage_keys``; traces ``calls`` (and ``only_top_call``, ``diff_mode``). Stored slots are skipped and a tip
+    file is extended; ``overwrite`` refetches every asked slot; ``align`` stores whole chunks only. Every series in
+    ``out`` is checked against the chain first and repaired where a reorganization took stored blocks back.
     """
-    per_dataset = _inputs(datasets, filters)
-    sizes = {name: _chunk_size(name, chunk_size) for name in per_dataset}
-    spec = parse_range(blocks)
-    folder = Path(out)
-    await anyio.to_thread.run_sync(_check_out, folder)
-    if u256 not in ("decimal", "binary"):
-        raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
-    if concurrency < 1:
-        raise InputError(f"concurrency must be at least 1; got {concurrency}")
+    run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
+                    concurrency=concurrency)  # fmt: skip
     endpoint = endpoint_of(rpc, network, key)
-    started, clock = now(), time.monotonic()
     async with AsyncClient(endpoint, **dict(client_options or {})) as client:
-        chain_id = await client.chain_id()
-        resolved = await resolve(spec, client, confirmations=confirmations)
-        await anyio.to_thread.run_sync(_prepare_out, folder, list(per_dataset))
-        tasks = chain.from_iterable(
-            plan(name, resolved, out=folder, chain_id=chain_id, chunk_size=sizes[name], filters=flt, u256=u256)
-            for name, flt in per_dataset.items()
-        )
-        counters = RunCounters()
-        bar = Progress(len(resolved) * len(per_dataset), enabled=progress, client=client, counters=counters)
-        try:
-            await run_tasks(
-                tasks, client, chain_id=chain_id, endpoint=endpoint.display, overwrite=overwrite,
-                concurrency=concurrency, counters=counters, on_chunk=bar.chunk,
-            )  # fmt: skip
-        finally:
-            bar.close()
-        result = RunReport.make(
-            started=started, seconds=time.monotonic() - clock, endpoint=endpoint.display, chain_id=chain_id,
-            blocks=(resolved.start, resolved.end), text=spec.text, out=folder, counters=counters, client=client,
+        result = await run.once(
+            client, endpoint=endpoint, overwrite=overwrite, align=align, confirmations=confirmations,
+            progress=progress,
         )  # fmt: skip
     result.save(Path(report) if report is not None else result.default_path())
     return result
+
+
+async def afollow(
+    datasets: str | Sequence[str],
+    *,
+    blocks: Blocks = ":",
+    out: str | Path,
+    rpc: str | Endpoint | None = None,
+    network: str | None = None,
+    key: str | None = None,
+    poll: float = 12.0,
+    rounds: int | None = None,
+    on_round: Callable[[RunReport], None] | None = None,
+    chunk_size: int | None = None,
+    concurrency: int = 4,
+    u256: U256 = "decimal",
+    confirmations: int = DEFAULT_CONFIRMATIONS,
+    client_options: Mapping[str, Any] | None = None,
+    **filters: Any,
+) -> RunReport | None:
+    """Keep datasets in ``out`` up to date as the chain grows: a round like :func:`aextract` every ``poll`` seconds
+    (each extends the series to the range's end, repairing reorganizations first), ``rounds`` times (None: until
+    cancelled; Ctrl-C or SIGTERM in the CLI). The range's end is resolved again every round: the default (no end)
+    follows the safe end (finalized, else latest minus ``confirmations``); ``"A:latest"`` follows the tip and
+    relies on reorg repair. ``on_round(report)`` gets each round's report. Returns the last round's report.
+
+    Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
+    each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
+    run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
+                    concurrency=concurrency)  # fmt: skip
+    if poll <= 0:
+        raise InputError(f"poll must be a positive number of seconds; got {poll}")
+    endpoint = endpoint_of(rpc, network, key)
+    last: RunReport | None = None
+    done = 0
+    async with AsyncClient(endpoint, **dict(client_options or {})) as client:
+        while rounds is None or done < rounds:
+            if done:
+                await anyio.sleep(poll)
+            last = await run.once(
+                client, endpoint=endpoint, overwrite=False, align=False, confirmations=confirmations, progress=False
+            )
+            last.save(last.default_path())
+            done += 1
+            if on_round is not None:
+                on_round(last)
+    return last
+
+
+class _Run:
+    """The checked inputs of an extraction, and one round of it over an output folder."""
+
+    def __init__(self, wanted: list[Wanted], spec: RangeSpec, folder: Path, concurrency: int) -> None:
+        self.wanted, self.spec, self.folder, self.concurrency = wanted, spec, folder, concurrency
+
+    @classmethod
+    def make(
+        cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Path, chunk_size: int | None, u256: U256,
+        filters: Mapping[str, Any], concurrency: int,
+    ) -> _Run:  # fmt: skip
+        per_dataset = _inputs(datasets, filters)
+        size = _check_chunk_size(chunk_size)
+        spec = parse_range(blocks)
+        folder = Path(out)
+        _check_out(folder)
+        if u256 not in ("decimal", "binary"):
+            raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
+        if concurrency < 1:
+            raise InputError(f"concurrency must be at least 1; got {concurrency}")
+        wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
+        return cls(wanted, spec, folder, concurrency)
+
+    async def once(
+        self, client: Any, *, endpoint: Endpoint, overwrite: bool, align: bool, confirmations: int,
+        progress: bool | None,
+    ) -> RunReport:  # fmt: skip
+        started, clock = now(), time.monotonic()
+        chain_id = await client.chain_id()
+        finalized, why = await safe_end(client, confirmations)
+        resolved: BlockRange | None = await resolve(self.spec, client, confirmations=confirmations)
+        head = int(await client.block_number())
+        if align and resolved is not None:
+            resolved = _aligned(resolved, self.wanted)
+        counters = RunCounters()
+        bar = Progress(0, enabled=progress, client=client, counters=counters)
+        try:
+            with FolderLock(self.folder):
+                await anyio.to_thread.run_sync(_prepare_out, self.folder)
+                result = await extract_round(
+                    client, folder=self.folder, wanted=self.wanted, blocks=resolved, head=head, finalized=finalized,
+                    chain_id=chain_id, endpoint=endpoint.display, default_sizes=DEFAULT_CHUNK_SIZE,
+                    overwrite=overwrite, concurrency=self.concurrency, counters=counters,
+                    on_tasks=bar.add_tasks, on_chunk=bar.chunk,
+                )  # fmt: skip
+        finally:
+            bar.close()
+        for dataset, skipped in result.skipped.items():
+            counters.dataset(dataset).skipped += skipped
+        if resolved is None:
+            stop = "nothing to store: no whole chunk below the end (--align)"
+        elif self.spec.end is None and self.spec.count is None:
+            safe = (
+                f"finalized {finalized}" if why == "finalized" else f"head {head} minus {confirmations} confirmations"
+            )
+            stop = f"stopped at {safe}" + (f" (head {head})" if why == "finalized" else f" = {finalized}")
+        else:
+            stop = f"stopped at {resolved.end} as asked (head {head}, finalized {finalized})"
+        return RunReport.make(
+            started=started, seconds=time.monotonic() - clock, endpoint=endpoint.display, chain_id=chain_id,
+            blocks=(resolved.start, resolved.end) if resolved else None, text=self.spec.text, out=self.folder,
+            counters=counters, client=client, head=head, finalized=finalized, stop=stop,
+            reorgs=[r.to_json() for r in result.reorgs],
+        )  # fmt: skip
+
+
+def _aligned(blocks: BlockRange, wanted: list[Wanted]) -> BlockRange | None:
+    """``blocks`` cut back to whole chunks (the smallest chunk size asked; series keep their own sizes)."""
+    size = min(w.chunk_size or DEFAULT_CHUNK_SIZE[w.dataset] for w in wanted)
+    end = (blocks.end + 1) // size * size - 1
+    return BlockRange(blocks.start, end) if end >= blocks.start else None
 
 
 async def acollect(
@@ -163,21 +269,17 @@ async def acollect(
     async with AsyncClient(endpoint, **dict(client_options or {})) as client:
         chain_id = await client.chain_id()
         resolved = await resolve(spec, client, confirmations=confirmations)
-        tasks = list(plan(dataset, resolved, out=Path("."), chain_id=chain_id, chunk_size=size, filters=flt, u256=u256))
+        finalized, _ = await safe_end(client, confirmations)
+        tasks = [
+            ChunkTask(dataset=dataset, start=part.start, end=part.end, filters=flt, u256=u256, chunk_size=size, path="")
+            for part in slots(resolved, size)
+        ]
         tables: list[pa.Table] = [DATASETS[dataset].empty(u256)] * len(tasks)
         state, decode, chunks = SplitState(), anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
 
         async def one(i: int, task: ChunkTask) -> None:
-            pieces: list[pa.Table] = []
-
-            async def keep(table: pa.Table) -> None:
-                pieces.append(table)
-
             async with chunks:
-                sink = InOrder(task.start, keep)
-                await fetch_and_decode(task, client, chain_id=chain_id, state=state, decode=decode, sink=sink)
-            if pieces:
-                tables[i] = pa.concat_tables(pieces)
+                tables[i] = await _collect_chunk(task, client, chain_id, finalized, state, decode)
 
         async with anyio.create_task_group() as tg:
             for i, task in enumerate(tasks):
@@ -188,6 +290,30 @@ async def acollect(
     if output == "pandas":
         return table.to_pandas()
     return table
+
+
+async def _collect_chunk(
+    task: ChunkTask, client: Any, chain_id: int, finalized: int, state: SplitState, decode: Any
+) -> pa.Table:
+    """One chunk's rows in memory, checked against the chain like a file's (fetched again if they mix forks)."""
+    for _ in range(ATTEMPTS):
+        pieces: list[pa.Table] = []
+
+        async def keep(table: pa.Table, pieces: list[pa.Table] = pieces) -> None:
+            pieces.append(table)
+
+        check = ChunkCheck(task.dataset, finalized)
+        stale = False
+        try:
+            await fetch_and_decode(
+                task, client, chain_id=chain_id, state=state, decode=decode, sink=InOrder(task.start, keep), check=check
+            )
+            check.confirm(await chain_for(client, task, finalized), blocks=f"{task.start}..{task.end}")
+        except* StaleChunk:
+            stale = True
+        if not stale:
+            return pa.concat_tables(pieces) if pieces else DATASETS[task.dataset].empty(task.u256)
+    raise ChainUnstable(f"{task.dataset} blocks {task.start}..{task.end}: the chain kept reorganizing under it")
 
 
 def _blocking(function: Any, *args: Any, **kwargs: Any) -> Any:
@@ -206,24 +332,40 @@ def collect(dataset: str, **options: Any) -> Any:
     return _blocking(acollect, dataset, **options)
 
 
-def scan(folder: str | Path, dataset: str) -> pl.LazyFrame:
-    """A lazy Polars scan of one dataset's chunk files."""
-    path = Path(folder) / dataset
+def follow(datasets: str | Sequence[str], **options: Any) -> RunReport | None:
+    """Blocking :func:`afollow` (works inside Jupyter's running event loop; interrupt the kernel to stop)."""
+    result: RunReport | None = _blocking(afollow, datasets, **options)
+    return result
+
+
+def series_folder(folder: str | Path, dataset: str, **filters: Any) -> Path:
+    """The folder of the series of ``dataset`` with these filters (and ``u256``) under an output folder."""
+    u256 = filters.pop("u256", "decimal")
+    check_datasets([dataset])
+    return Path(folder) / series_name(dataset, check_filters(dataset, filters), u256)
+
+
+def scan(folder: str | Path, dataset: str, **filters: Any) -> pl.LazyFrame:
+    """A lazy Polars scan of one series: ``dataset`` with the given filters (as given to ``extract``; and
+    ``u256="binary"`` for that encoding) under an output folder. A series folder's name works as ``dataset`` too."""
+    root = Path(folder)
+    path = root / dataset if dataset not in DATASETS and (root / dataset).is_dir() else None
+    path = path or series_folder(root, dataset, **filters)
     if not any(path.glob("*.parquet")):
-        raise InputError(f"{path} holds no chunk files; extract {dataset!r} into {folder} first")
+        raise InputError(f"{path} holds no chunk files; extract {dataset!r} (with these filters) into {folder} first")
     return pl.scan_parquet(str(path / "*.parquet"))
 
 
 def open_duckdb(folder: str | Path, connection: Any = None) -> Any:
-    """A DuckDB connection with one view per dataset folder under ``folder`` and the ``hex0x`` macros."""
+    """A DuckDB connection with one view per series folder under ``folder`` (named as the folder: ``logs``,
+    ``logs__f1a2b3c4d``, ...) and the ``hex0x`` macros."""
     import duckdb
 
     con = connection or duckdb.connect()
     register_duckdb(con)
-    root = Path(folder)
-    found = [p for p in sorted(root.iterdir()) if p.is_dir() and any(p.glob("*.parquet"))] if root.is_dir() else []
+    found = series_folders(Path(folder))
     if not found:
-        raise InputError(f"{root} holds no dataset folders with chunk files")
+        raise InputError(f"{folder} holds no dataset folders with chunk files")
     for path in found:
         glob = str(path / "*.parquet").replace("'", "''")
         con.execute(f"CREATE OR REPLACE VIEW \"{path.name}\" AS SELECT * FROM read_parquet('{glob}')")  # noqa: S608

@@ -1,33 +1,39 @@
 """Running chunk tasks: a fixed pool of workers pulls tasks lazily, so memory is bounded by chunk size times
 concurrency, never by the length of the range.
 
-Each task: skip it if its file is already a complete chunk (checked through the file's metadata), else fetch the
-answers, decode them in a worker thread (so decoding overlaps with other chunks' fetching), and stream the sorted rows
-into the chunk's file, which is put in place atomically with its metadata once whole. Counters feed the progress
-bar and the run report.
+Each task: copy the rows it keeps from the slot's file, fetch the answers for the rest, decode them in a worker thread
+(so decoding overlaps with other chunks' fetching), and stream the sorted rows into a temporary; check them against
+the chain's headers (:mod:`chainframe.engine._canonical`), then put the file in place over the slot's name, atomically,
+with its metadata. A chunk that turns out to mix forks is fetched again. Counters feed the progress bar and the report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from chainframe._version import __version__
 from chainframe.datasets import DATASETS, BlockRange
-from chainframe.engine._files import ChunkMeta, ChunkWriter, is_complete
+from chainframe.engine._canonical import ChainUnstable, ChunkCheck, Header, StaleChunk, block_hash, check_links, headers
 from chainframe.engine._logs import SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._sink import InOrder
+from chainframe.store import ChunkMeta, ChunkWriter, read_meta
 
 PIECE_BLOCKS = 100
 """Blocks per piece for the datasets fetched block by block (all but logs, whose pieces follow the answers' size)."""
 DECODE_THREADS = 2  # this machine's cores; decoding releases the GIL in Polars and Arrow
+
+
+ATTEMPTS = 4
+"""Times a chunk is fetched before a chain that keeps reorganizing under it becomes :class:`ChainUnstable`."""
 
 
 @dataclass
@@ -36,7 +42,10 @@ class DatasetReport:
     written: int = 0
     skipped: int = 0
     rows: int = 0
+    """Rows written by this run (kept rows of extended files not counted)."""
     blocks: int = 0
+    refetched: int = 0
+    """Chunks fetched again because the chain moved under them."""
 
 
 @dataclass
@@ -49,15 +58,42 @@ class RunCounters:
 
 
 async def fetch_and_decode(
-    task: ChunkTask, client: Any, *, chain_id: int, state: SplitState, decode: Any, sink: InOrder
+    task: ChunkTask,
+    client: Any,
+    *,
+    chain_id: int,
+    state: SplitState,
+    decode: Any,
+    sink: InOrder,
+    check: ChunkCheck | None = None,
 ) -> None:
     """Fetch the chunk's answers, decode them in a worker thread and hand the rows, sorted, to ``sink``.
 
     Pieces (logs: sized by the answers; others: ``PIECE_BLOCKS`` blocks) are fetched concurrently, at most
     ``state.in_flight`` at once across chunks, and each is decoded and handed on as it arrives: memory is bounded by
-    the pieces in flight, not by the chunk."""
+    the pieces in flight, not by the chunk. With ``check``, pieces reaching above its finalized block carry
+    witnesses and their rows' hashes are kept, for :meth:`ChunkCheck.confirm` at commit."""
     dataset = DATASETS[task.dataset]
-    blocks = BlockRange(task.start, task.end)
+    blocks = BlockRange(task.fetch_start, task.end)
+
+    async def put(part: BlockRange, table: pa.Table) -> None:
+        if "removed" in table.column_names and pc.any(table["removed"]).as_py():
+            raise StaleChunk(f"{task.dataset} {part.start}..{part.end}: the node flagged logs as removed (a reorg)")
+        if check is not None and check.watches(part.end):
+            check.see_rows(table)
+        await sink.put(part, table)
+
+    def witnessed(run: Any) -> Any:
+        async def piece(part: BlockRange) -> None:
+            if check is None or not check.watches(part.end):
+                await run(part)
+                return
+            before = await block_hash(client, part.end)
+            await run(part)
+            check.witnesses.append((part.end, before, await block_hash(client, part.end)))
+
+        return piece
+
     if task.dataset == "logs":
 
         def decode_logs(logs: list[bytes], receipts: list[bytes]) -> pa.Table:
@@ -67,7 +103,7 @@ async def fetch_and_decode(
         async def decode_piece(logs: list[bytes], receipts: list[bytes]) -> pa.Table:
             return await anyio.to_thread.run_sync(decode_logs, logs, receipts, limiter=decode)
 
-        await fetch_logs(client, blocks, task.filters, state, decode_piece, sink.put)
+        await fetch_logs(client, blocks, task.filters, state, decode_piece, put, wrap=witnessed)
     else:
 
         def work(bodies: list[bytes]) -> pa.Table:
@@ -78,31 +114,133 @@ async def fetch_and_decode(
                 bodies = await dataset.fetch(client, part, **task.filters)
                 table = await anyio.to_thread.run_sync(work, bodies, limiter=decode)
                 del bodies
-                await sink.put(part, table)
+                await put(part, table)
             finally:
                 state.in_flight.release()
 
         # In pieces, like logs: a chunk's answers are never held whole (receipts of 1,000 blocks peaked at 495 MB).
-        await plan_pieces(blocks, state, lambda: PIECE_BLOCKS, piece)
+        await plan_pieces(blocks, state, lambda: PIECE_BLOCKS, witnessed(piece))
     if sink.done_through != task.end:
         raise AssertionError(f"chunk {task.start}..{task.end}: rows handed on only through {sink.done_through}")
 
 
-async def _edge_hashes(client: Any, task: ChunkTask, sink: InOrder) -> tuple[bytes | None, bytes | None]:
-    """Hashes of the chunk's first and last blocks (for reorg checks), from its rows when they hold them."""
-    if sink.first is not None and sink.last is not None and sink.first[0] == task.start and sink.last[0] == task.end:
-        return sink.first[1], sink.last[1]
-    first, last = await client.batch(
-        [("eth_getBlockByNumber", [hex(task.start), False]), ("eth_getBlockByNumber", [hex(task.end), False])]
+async def chain_for(client: Any, task: ChunkTask, finalized: int) -> dict[int, Header | None]:
+    """The headers a chunk's commit needs: its first fetched block (and the chunk's first, for its parent hash), its
+    last, and every block above ``finalized``, read in one batch and checked to link."""
+    recent = list(range(max(task.fetch_start, finalized + 1), task.end + 1))
+    chain = await headers(client, {task.start, task.fetch_start, task.end, *recent})
+    check_links(chain, sorted({task.fetch_start, *recent}), blocks=f"{task.start}..{task.end}")
+    for number, header in chain.items():
+        if header is None:
+            raise StaleChunk(f"{task.dataset} {task.start}..{task.end}: the node no longer has block {number}")
+    return chain
+
+
+def kept_meta(task: ChunkTask) -> ChunkMeta | None:
+    """The metadata of the file whose rows ``task`` keeps, if it still holds them."""
+    if task.keep_through is None:
+        return None
+    meta = read_meta(Path(task.path))
+    if meta is None or meta.start != task.start or meta.end < task.keep_through:
+        return None
+    return meta
+
+
+def copy_kept(task: ChunkTask, writer: ChunkWriter) -> int:
+    """Stream the rows of blocks ``start..keep_through`` from the slot's file into ``writer``; return how many."""
+    assert task.keep_through is not None
+    rows = 0
+    source = pq.ParquetFile(task.path)
+    for batch in source.iter_batches(batch_size=100_000):
+        table = pa.Table.from_batches([batch]).cast(writer.schema)
+        table = table.filter(pc.less_equal(table["block_number"], task.keep_through))
+        rows += table.num_rows
+        writer.write(table)
+    return rows
+
+
+def hashes_of(numbers: range, kept: ChunkMeta | None, chain: dict[int, Header | None]) -> bytes:
+    """The recent hashes of a file: from the kept file's footer where its rows are kept, else from the headers."""
+    out = bytearray()
+    for number in numbers:
+        header = chain.get(number)
+        stored = kept.recent_hash(number) if kept is not None else None
+        value = header.hash if header is not None else stored
+        assert value is not None, number
+        out += value
+    return bytes(out)
+
+
+async def run_chunk(
+    task: ChunkTask,
+    client: Any,
+    *,
+    chain_id: int,
+    endpoint: str,
+    finalized: int,
+    state: SplitState,
+    decode: Any,
+    report: DatasetReport,
+) -> int:
+    """Write the chunk's file (kept rows, then fetched ones), checked against the chain; return the rows written.
+    A chunk whose rows turn out to mix forks is fetched again, whole, up to :data:`ATTEMPTS` times."""
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            report.refetched += 1
+            task = ChunkTask(**{**task.to_json(), "keep_through": None})  # the kept rows may be what moved
+        stale = False
+        try:
+            rows = await _attempt(
+                task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=state, decode=decode
+            )
+        except* StaleChunk:
+            stale = True
+        if not stale:
+            return rows
+    raise ChainUnstable(
+        f"{task.dataset} blocks {task.start}..{task.end}: the chain reorganized under every one of {ATTEMPTS} "
+        "attempts to read it; try again later, or stop further from the head (--confirmations)"
     )
-    for block in (first, last):
-        if isinstance(block, Exception):
-            raise block
 
-    def hash_of(block: Any) -> bytes | None:
-        return bytes.fromhex(block["hash"][2:]) if block and block.get("hash") else None
 
-    return hash_of(first), hash_of(last)
+async def _attempt(
+    task: ChunkTask, client: Any, *, chain_id: int, endpoint: str, finalized: int, state: SplitState, decode: Any
+) -> int:
+    kept = await anyio.to_thread.run_sync(kept_meta, task)
+    if task.keep_through is not None and kept is None:
+        task = ChunkTask(**{**task.to_json(), "keep_through": None})
+    with ChunkWriter(Path(task.path), DATASETS[task.dataset].schema_for(task.u256)) as writer:
+        kept_rows = await anyio.to_thread.run_sync(copy_kept, task, writer) if kept is not None else 0
+
+        async def write(table: pa.Table) -> None:
+            await anyio.to_thread.run_sync(writer.write, table)
+
+        sink = InOrder(task.fetch_start, write)
+        check = ChunkCheck(task.dataset, finalized)
+        await fetch_and_decode(task, client, chain_id=chain_id, state=state, decode=decode, sink=sink, check=check)
+        blocks = f"{task.start}..{task.end}"
+        chain = await chain_for(client, task, finalized)
+        check.confirm(chain, blocks=blocks)
+        first, last = chain[task.start], chain[task.end]
+        assert first is not None
+        assert last is not None
+        if kept is not None:
+            assert task.keep_through is not None
+            link = chain[task.fetch_start]
+            kept_last = kept.last_block_hash if task.keep_through == kept.end else kept.recent_hash(task.keep_through)
+            if link is None or link.parent != kept_last:
+                raise StaleChunk(f"{task.dataset} {blocks}: the kept rows are no longer on the chain")
+        meta = ChunkMeta(
+            dataset=task.dataset, chain_id=chain_id, start=task.start, end=task.end, chunk_size=task.chunk_size,
+            filters=task.filters, u256=task.u256,
+            first_block_hash=kept.first_block_hash if kept else first.hash,
+            first_parent_hash=kept.first_parent_hash if kept else first.parent,
+            last_block_hash=last.hash, finalized=finalized,
+            recent_hashes=hashes_of(range(max(task.start, finalized + 1), task.end + 1), kept, chain),
+            rows=kept_rows + sink.rows, endpoint=endpoint, tool_version=__version__,
+        )  # fmt: skip
+        await anyio.to_thread.run_sync(writer.commit, meta)
+    return sink.rows
 
 
 async def run_tasks(
@@ -111,7 +249,7 @@ async def run_tasks(
     *,
     chain_id: int,
     endpoint: str,
-    overwrite: bool,
+    finalized: int,
     concurrency: int,
     counters: RunCounters,
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
@@ -122,44 +260,14 @@ async def run_tasks(
     async def worker() -> None:
         for task in tasks:  # a shared iterator: each task goes to exactly one worker
             report = counters.dataset(task.dataset)
-            report.chunks += 1
-            report.blocks += task.end - task.start + 1
-            path = Path(task.path)
-            done = not overwrite and await anyio.to_thread.run_sync(
-                partial(
-                    is_complete,
-                    path,
-                    dataset=task.dataset,
-                    chain_id=chain_id,
-                    start=task.start,
-                    end=task.end,
-                    filters=task.filters,
-                    u256=task.u256,
-                )
-            )
-            if done:
-                report.skipped += 1
-                if on_chunk:
-                    on_chunk(task, 0, False)
-                continue
-            with ChunkWriter(path, DATASETS[task.dataset].schema_for(task.u256)) as writer:
-
-                async def write(table: pa.Table, writer: ChunkWriter = writer) -> None:
-                    await anyio.to_thread.run_sync(writer.write, table)
-
-                sink = InOrder(task.start, write)
-                await fetch_and_decode(task, client, chain_id=chain_id, state=counters.split, decode=decode, sink=sink)
-                first_hash, last_hash = await _edge_hashes(client, task, sink)
-                meta = ChunkMeta(
-                    dataset=task.dataset, chain_id=chain_id, start=task.start, end=task.end, filters=task.filters,
-                    u256=task.u256, first_block_hash=first_hash, last_block_hash=last_hash, rows=sink.rows,
-                    endpoint=endpoint, tool_version=__version__,
-                )  # fmt: skip
-                await anyio.to_thread.run_sync(writer.commit, meta)
+            rows = await run_chunk(
+                task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=counters.split,
+                decode=decode, report=report,
+            )  # fmt: skip
             report.written += 1
-            report.rows += sink.rows
+            report.rows += rows
             if on_chunk:
-                on_chunk(task, sink.rows, True)
+                on_chunk(task, rows, True)
 
     async with anyio.create_task_group() as tg:
         for _ in range(max(1, concurrency)):

@@ -77,15 +77,25 @@ def log_filter(blocks: BlockRange, filters: Mapping[str, Any]) -> dict[str, Any]
 
 Decode = Callable[[list[bytes], list[bytes]], Awaitable[pa.Table]]
 """Decode some eth_getLogs answers and receipts answers into a table (run in a worker thread by the caller)."""
+Piece = Callable[[BlockRange], Coroutine[Any, Any, None]]
+"""Fetch, decode and hand on one piece of a chunk."""
 Emit = Callable[[BlockRange, pa.Table], Awaitable[None]]
 """Take the rows of one piece of the chunk (pieces come in any order; see :class:`chainframe.engine._sink.InOrder`)."""
 
 
 async def fetch_logs(
-    client: Any, blocks: BlockRange, filters: Mapping[str, Any], state: SplitState, decode: Decode, emit: Emit
+    client: Any,
+    blocks: BlockRange,
+    filters: Mapping[str, Any],
+    state: SplitState,
+    decode: Decode,
+    emit: Emit,
+    *,
+    wrap: Callable[[Piece], Piece] = lambda run: run,
 ) -> None:
     """The chunk's logs, one table per answer, each decoded as soon as it arrives and handed to ``emit`` (its bytes
-    then dropped). A piece holds its place among ``state.in_flight`` until emitted, so a slow writer slows fetching."""
+    then dropped). A piece holds its place among ``state.in_flight`` until emitted, so a slow writer slows fetching.
+    ``wrap`` wraps the fetch of each planned piece (splits included), e.g. to read the chain's head around it."""
     pieces = 0
 
     async def get(piece: BlockRange, *, placed: bool = False) -> None:
@@ -121,7 +131,7 @@ async def fetch_logs(
             tg.start_soon(get, BlockRange(piece.start, cut))
             tg.start_soon(get, BlockRange(cut + 1, piece.end))
 
-    await plan_pieces(blocks, state, lambda: state.span, partial(get, placed=True))
+    await plan_pieces(blocks, state, lambda: state.span, wrap(partial(get, placed=True)))
 
 
 async def plan_pieces(

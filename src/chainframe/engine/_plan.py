@@ -1,7 +1,13 @@
 """What to extract: validated inputs and the chunk tasks they make.
 
-A :class:`ChunkTask` is plain data (JSON-able): it names a dataset, an inclusive block range, its filters and the
-final file. Running it twice gives the same file, so tasks can be retried, resumed, or shipped to other workers.
+A :class:`ChunkTask` is plain data (JSON-able): it names a dataset, the blocks its file will cover, its filters, the
+final file (its slot's name) and how many rows of the file already there it keeps. Running it twice gives the same
+file, so tasks can be retried, resumed, or shipped to other workers.
+
+Planning compares what is asked with what the series folder holds: a slot whose file already covers the asked blocks
+is left alone; a tip file is extended (its rows kept, only the new blocks fetched); a slot with a repair is rewritten
+from its fork block; ``overwrite`` refetches every asked slot whole. A slot's file always covers one contiguous run of
+blocks, so a request that would leave a hole inside a slot fetches the hole too.
 """
 
 from __future__ import annotations
@@ -9,13 +15,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, BlockRange
-from chainframe.engine._files import chunk_path
 from chainframe.rpc import _params as params
+from chainframe.store import Series, chunk_path, slot_of
 
 DEFAULT_CHUNK_SIZE: Mapping[str, int] = {
     "blocks": 1000,
@@ -89,32 +94,92 @@ def check_filters(dataset: str, filters: Mapping[str, Any]) -> dict[str, Any]:
 class ChunkTask:
     dataset: str
     start: int
+    """First block the finished file covers."""
     end: int
+    """Last block the finished file covers (included)."""
     filters: Mapping[str, Any] = field(default_factory=dict)
     u256: U256 = "decimal"
+    chunk_size: int
     path: str
+    """The slot's file (written to a temporary, then renamed over this name)."""
+    keep_through: int | None = None
+    """Rows of blocks ``start..keep_through`` come from the file already at ``path``; the rest are fetched."""
+    reason: str = "new"
+    """Why the task exists: ``new``, ``extend``, ``repair`` or ``overwrite`` (for reports)."""
 
     @property
     def blocks(self) -> BlockRange:
         return BlockRange(self.start, self.end)
 
+    @property
+    def fetch_start(self) -> int:
+        return self.start if self.keep_through is None else self.keep_through + 1
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
+def slots(blocks: BlockRange, chunk_size: int) -> Iterator[BlockRange]:
+    """The parts of ``blocks`` in each aligned slot of ``chunk_size`` blocks."""
+    first = blocks.start - blocks.start % chunk_size
+    for aligned in range(first, blocks.end + 1, chunk_size):
+        yield BlockRange(max(aligned, blocks.start), min(aligned + chunk_size - 1, blocks.end))
+
+
 def plan(
     dataset: str,
-    blocks: BlockRange,
+    blocks: BlockRange | None,
     *,
-    out: Path,
+    series: Series,
     chain_id: int,
     chunk_size: int,
     filters: Mapping[str, Any],
     u256: U256,
-) -> Iterator[ChunkTask]:
-    """The chunks of a range, aligned to multiples of ``chunk_size`` so reruns over other ranges reuse files."""
-    first = blocks.start - blocks.start % chunk_size
-    for aligned in range(first, blocks.end + 1, chunk_size):
-        start, end = max(aligned, blocks.start), min(aligned + chunk_size - 1, blocks.end)
-        path = chunk_path(out, dataset=dataset, chain_id=chain_id, start=start, end=end, filters=filters)
-        yield ChunkTask(dataset=dataset, start=start, end=end, filters=dict(filters), u256=u256, path=str(path))
+    overwrite: bool = False,
+    repairs: Mapping[int, int | None] | None = None,
+    head: int,
+) -> tuple[list[ChunkTask], list[str]]:
+    """Tasks for the asked ``blocks`` (None: repairs only) and ``repairs`` (slot start -> keep rows through, or None),
+    plus the files to delete (slots wholly above a head that moved back)."""
+    repairs = dict(repairs or {})
+    asked = {part.start - part.start % chunk_size: part for part in (slots(blocks, chunk_size) if blocks else ())}
+    tasks: list[ChunkTask] = []
+    deletions: list[str] = []
+    damaged = {start for start, _ in series.damaged}
+    for slot_start in sorted(set(asked) | set(repairs)):
+        stored = series.at(slot_start)
+        have = (stored.meta.start, min(stored.meta.end, head)) if stored else None
+        if stored is not None and stored.meta.start > head:
+            deletions.append(str(stored.path))
+            have = None
+        part = asked.get(slot_start)
+        cover = [x for x in (have, (part.start, part.end) if part else None) if x is not None]
+        if not cover:
+            continue
+        start, end = min(c[0] for c in cover), max(c[1] for c in cover)
+        if slot_start in repairs:
+            keep = repairs[slot_start] if have is not None and have[0] == start else None
+            reason = "repair"
+        elif slot_start in damaged:
+            keep, reason = None, "repair"  # the file at the slot's name is unreadable: written anew
+        elif have is not None and not overwrite and have[0] == start:
+            keep, reason = have[1], "extend"
+        else:
+            keep, reason = None, "overwrite" if overwrite and have is not None else "new"
+        if keep is not None and keep >= end:
+            continue  # the stored file already covers it
+        path = chunk_path(series.folder, dataset=dataset, chain_id=chain_id, slot=slot_of(start, chunk_size))
+        tasks.append(
+            ChunkTask(
+                dataset=dataset,
+                start=start,
+                end=end,
+                filters=dict(filters),
+                u256=u256,
+                chunk_size=chunk_size,
+                path=str(path),
+                keep_through=keep,
+                reason=reason,
+            )
+        )
+    return tasks, deletions

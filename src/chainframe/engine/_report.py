@@ -17,6 +17,7 @@ class Progress:
     """A progress bar over blocks, with rows, retries and splits; off when ``enabled`` is False (None: on a TTY)."""
 
     def __init__(self, total_blocks: int, *, enabled: bool | None, client: Any, counters: RunCounters) -> None:
+        self._total = total_blocks
         from tqdm.auto import tqdm
 
         self._client, self._counters = client, counters
@@ -25,6 +26,12 @@ class Progress:
             total=total_blocks, unit="block", desc="extract", disable=None if enabled is None else not enabled
         )
 
+    def add_tasks(self, tasks: list[ChunkTask]) -> None:
+        """Planned work: the blocks these tasks fetch count towards the bar's total."""
+        self._total += sum(task.end - task.fetch_start + 1 for task in tasks)
+        self._bar.total = self._total
+        self._bar.refresh()
+
     def chunk(self, task: ChunkTask, rows: int, written: bool) -> None:
         self._rows += rows
         stats, split = self._client.stats, self._counters.split
@@ -32,7 +39,7 @@ class Progress:
         self._bar.set_postfix(
             rows=f"{self._rows:,}", retries=stats.retries, splits=split.splits, skipped=skipped, refresh=False
         )
-        self._bar.update(task.end - task.start + 1)
+        self._bar.update(task.end - task.fetch_start + 1)
 
     def close(self) -> None:
         self._bar.close()
@@ -47,7 +54,8 @@ class RunReport:
     seconds: float
     endpoint: str
     chain_id: int
-    blocks: tuple[int, int]
+    blocks: tuple[int, int] | None
+    """The blocks asked for, resolved (None when nothing was left to ask, e.g. ``align`` before a whole chunk)."""
     range: str
     out: str | None
     datasets: dict[str, dict[str, int]]
@@ -60,11 +68,21 @@ class RunReport:
     splits: int
     receipt_fallbacks: int
     errors: dict[str, int] = field(default_factory=dict)
+    head: int | None = None
+    """The node's head when the run started."""
+    finalized: int | None = None
+    """The finalized block (or head minus confirmations) the run checked against: rows above it were checked block by
+    block against the chain's headers."""
+    stop: str = ""
+    """Where the run stopped, and why (the safe end, or as asked)."""
+    reorgs: list[dict[str, Any]] = field(default_factory=list)
+    """Reorganizations found in the folder and repaired: series, fork block, depth, chunks rewritten."""
 
     @classmethod
     def make(
-        cls, *, started: datetime, seconds: float, endpoint: str, chain_id: int, blocks: tuple[int, int], text: str,
-        out: Path | None, counters: RunCounters, client: Any,
+        cls, *, started: datetime, seconds: float, endpoint: str, chain_id: int, blocks: tuple[int, int] | None,
+        text: str, out: Path | None, counters: RunCounters, client: Any, head: int | None = None,
+        finalized: int | None = None, stop: str = "", reorgs: list[dict[str, Any]] | None = None,
     ) -> RunReport:  # fmt: skip
         stats = client.stats
         return cls(
@@ -86,6 +104,10 @@ class RunReport:
             splits=counters.split.splits,
             receipt_fallbacks=counters.split.receipt_fallbacks,
             errors=dict(stats.errors),
+            head=head,
+            finalized=finalized,
+            stop=stop,
+            reorgs=list(reorgs or []),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -104,11 +126,21 @@ class RunReport:
         return Path(self.out) / ".chainframe" / "runs" / f"{stamp}.json"
 
     def summary(self) -> str:
-        lo, hi = self.blocks
-        lines = [f"blocks {lo}..{hi} of chain {self.chain_id} in {self.seconds:.1f} s via {self.endpoint}"]
+        what = f"blocks {self.blocks[0]}..{self.blocks[1]}" if self.blocks else "no new blocks"
+        lines = [f"{what} of chain {self.chain_id} in {self.seconds:.1f} s via {self.endpoint}"]
+        if self.stop:
+            lines.append(f"  {self.stop}")
+        for reorg in self.reorgs:
+            lines.append(
+                f"  reorg repaired in {reorg['series']}: forked at block {reorg['fork_block']}, {reorg['depth']} "
+                f"stored block{'s' if reorg['depth'] != 1 else ''} replaced, {reorg['chunks_rewritten']} "
+                f"chunk{'s' if reorg['chunks_rewritten'] != 1 else ''} rewritten"
+            )
         for name, d in self.datasets.items():
+            refetched = f"  {d['refetched']} refetched (chain moved)" if d.get("refetched") else ""
             lines.append(
                 f"  {name:<18} {d['rows']:>12,} rows  {d['written']:>5} chunks written  {d['skipped']:>5} skipped"
+                + refetched
             )
         lines.append(
             f"  {self.requests:,} requests ({self.calls:,} calls), {self.retries} retries, {self.splits} splits, "

@@ -1,8 +1,7 @@
 """Where a chunk's rows go as they are decoded: in block order, one piece at a time, to a file or to memory.
 
 Pieces of a chunk (answers covering disjoint block ranges) finish in any order. :class:`InOrder` hands each one on
-once every block before it has been handed on, so the chunk comes out sorted without holding it whole, and it
-remembers the first and last rows' blocks and hashes (the chunk's edges, kept for reorg checks).
+once every block before it has been handed on, so the chunk comes out sorted without holding it whole.
 """
 
 from __future__ import annotations
@@ -26,10 +25,6 @@ class InOrder:
         self._lock = anyio.Lock()
         self._write = write
         self.rows = 0
-        self.first: tuple[int, bytes | None] | None = None
-        """Block number and hash of the first row handed on (None before any row)."""
-        self.last: tuple[int, bytes | None] | None = None
-        """Block number and hash of the last row handed on."""
 
     async def put(self, piece: BlockRange, table: pa.Table) -> None:
         """Take the rows of blocks ``piece`` (already sorted); write them and any waiting pieces they unblock."""
@@ -40,7 +35,7 @@ class InOrder:
             while self._next in self._waiting:
                 end, rows = self._waiting.pop(self._next)
                 if rows.num_rows:
-                    self._see(rows)
+                    self.rows += rows.num_rows
                     await self._write(rows)
                 self._next = end + 1
 
@@ -48,13 +43,3 @@ class InOrder:
     def done_through(self) -> int:
         """The last block whose rows were handed on (``start - 1`` before any)."""
         return self._next - 1
-
-    def _see(self, table: pa.Table) -> None:
-        self.rows += table.num_rows
-        if "block_number" not in table.column_names:
-            return
-        hashes = table["block_hash"] if "block_hash" in table.column_names else None
-        if self.first is None:
-            self.first = (table["block_number"][0].as_py(), hashes[0].as_py() if hashes is not None else None)
-        n = table.num_rows - 1
-        self.last = (table["block_number"][n].as_py(), hashes[n].as_py() if hashes is not None else None)

@@ -1,4 +1,4 @@
-"""The file layer: deterministic names, atomic writes, metadata in the footer, completeness, and `chainframe info`."""
+"""The store: slot names, series folders, atomic writes, metadata in the footer, and `chainframe info`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from chainframe._version import __version__
 from chainframe.cli import _info
 from chainframe.datasets import DATASETS
-from chainframe.engine._files import (
+from chainframe.store import (
     SCHEMA_VERSION,
     ChunkMeta,
     ChunkWriter,
@@ -25,8 +25,9 @@ from chainframe.engine._files import (
     filters_digest,
     folder_info,
     format_info,
-    is_complete,
+    load_series,
     read_meta,
+    series_name,
     write_chunk,
 )
 
@@ -62,10 +63,13 @@ def _meta(table: pa.Table, start: int = 0, end: int = 9, **changes: Any) -> Chun
         "chain_id": 1,
         "start": start,
         "end": end,
+        "chunk_size": 10,
         "filters": {},
         "u256": "decimal",
         "first_block_hash": bytes.fromhex("aa" * 32),
+        "first_parent_hash": bytes.fromhex("cc" * 32),
         "last_block_hash": bytes.fromhex("bb" * 32),
+        "finalized": end,
         "rows": table.num_rows,
         "endpoint": "http://127.0.0.1:8545/v3/<redacted>",
     }
@@ -74,7 +78,8 @@ def _meta(table: pa.Table, start: int = 0, end: int = 9, **changes: Any) -> Chun
 
 def _write(out: Path, table: pa.Table, start: int, end: int, **changes: Any) -> Path:
     meta = _meta(table, start, end, **changes)
-    path = chunk_path(out, dataset=meta.dataset, chain_id=meta.chain_id, start=start, end=end, filters=meta.filters)
+    folder = out / series_name(meta.dataset, meta.filters, meta.u256)
+    path = chunk_path(folder, dataset=meta.dataset, chain_id=meta.chain_id, slot=meta.slot)
     write_chunk(table, path, meta)
     return path
 
@@ -98,8 +103,9 @@ def test_metadata_round_trip_in_memory_and_through_a_file(tmp_path: Path) -> Non
     assert set(kv) == {
         b"chainframe." + k.encode()
         for k in (
-            "dataset", "chain_id", "start", "end", "filters", "u256", "first_block_hash", "last_block_hash",
-            "rows", "endpoint", "tool_version", "schema_version", "complete",
+            "dataset", "chain_id", "start", "end", "chunk_size", "filters", "u256", "first_block_hash",
+            "first_parent_hash", "last_block_hash", "finalized", "recent_hashes", "rows", "endpoint", "tool_version",
+            "schema_version", "complete",
         )
     }  # fmt: skip
     assert kv[b"chainframe.complete"] == b"true"
@@ -148,36 +154,45 @@ def test_filters_are_stored_canonical() -> None:
 # --- names ---------------------------------------------------------------------------------------------------------
 
 
-def test_chunk_names_are_deterministic(tmp_path: Path) -> None:
-    args: dict[str, Any] = {"dataset": "logs", "chain_id": 1, "start": 0, "end": 999}
-    plain = chunk_path(tmp_path, **args, filters={})
-    assert plain == tmp_path / "logs" / "logs__1__0000000000_to_0000000999.parquet"
-    assert chunk_path(tmp_path, **args, filters=None) == plain
-    assert chunk_path(tmp_path, **args, filters={"address": None}) == plain
-
-    filtered = chunk_path(tmp_path, **args, filters=FILTERS)
-    assert filtered == chunk_path(tmp_path, **args, filters=dict(FILTERS))
-    assert filtered.name == f"logs__1__0000000000_to_0000000999__f{filters_digest(FILTERS)}.parquet"
+def test_slot_names_and_series_folders_are_deterministic(tmp_path: Path) -> None:
+    assert chunk_path(tmp_path, dataset="logs", chain_id=1, slot=(0, 999)).name == (
+        "logs__1__0000000000_to_0000000999.parquet"
+    )
+    assert series_name("logs", {}, "decimal") == series_name("logs", None, "decimal") == "logs"
+    assert series_name("logs", {"address": None}, "decimal") == "logs"
+    assert series_name("blocks", {}, "binary") == "blocks__binary"
+    filtered = series_name("logs", FILTERS, "decimal")
+    assert filtered == f"logs__f{filters_digest(FILTERS)}"
     assert len(filters_digest(FILTERS)) == 8
     # the same filters however written: key order, hex case, bytes
     same = {"topics": [HASH.replace("0x", "0X")], "address": bytes.fromhex("ab" * 20)}
-    assert chunk_path(tmp_path, **args, filters=same) == filtered
-    other = {"address": "0x" + "cd" * 20}
-    assert chunk_path(tmp_path, **args, filters=other) != filtered
-    assert chunk_path(tmp_path, **{**args, "end": 1000}, filters=FILTERS) != filtered
+    assert series_name("logs", same, "decimal") == filtered
+    assert series_name("logs", {"address": "0x" + "cd" * 20}, "decimal") != filtered
+    assert series_name("logs", FILTERS, "binary") == filtered + "__binary"
     assert filters_digest({}) == filters_digest(None) == ""
 
 
 @pytest.mark.parametrize("dataset", ["../logs", "logs/x", "a__b", ""])
 def test_chunk_names_refuse_unsafe_dataset_names(tmp_path: Path, dataset: str) -> None:
     with pytest.raises(ValueError, match="dataset name"):
-        chunk_path(tmp_path, dataset=dataset, chain_id=1, start=0, end=1, filters={})
+        chunk_path(tmp_path, dataset=dataset, chain_id=1, slot=(0, 1))
 
 
-# --- completeness --------------------------------------------------------------------------------------------------
+def test_metadata_holds_one_slot_and_the_hashes_of_its_recent_blocks() -> None:
+    table = _logs(1)
+    with pytest.raises(ValueError, match="not inside one slot"):
+        _meta(table, 5, 14)
+    with pytest.raises(ValueError, match="recent_hashes"):
+        _meta(table, 0, 9, finalized=6)  # blocks 7..9 need their hashes
+    meta = _meta(table, 10, 19, finalized=16, recent_hashes=bytes(range(17, 20)) * 32)
+    assert meta.slot == (10, 19)
+    assert list(meta.recent_blocks) == [17, 18, 19]
+    assert meta.recent_hash(18) == ((bytes(range(17, 20)) * 32)[32:64])
+    assert meta.recent_hash(16) is None
+    assert ChunkMeta.from_metadata(meta.to_metadata()) == meta
 
 
-RIGHT: dict[str, Any] = {"dataset": "logs", "chain_id": 1, "start": 0, "end": 9, "filters": FILTERS, "u256": "decimal"}
+# --- what a folder holds -------------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -185,32 +200,25 @@ def chunk(tmp_path: Path) -> Path:
     return _write(tmp_path, _logs(2, 5), 0, 9, filters=FILTERS)
 
 
-def test_is_complete_for_the_right_arguments(chunk: Path) -> None:
-    assert is_complete(chunk, **RIGHT)
-    upper = {"address": EMITTER.upper().replace("0X", "0x"), "topics": [HASH]}
-    assert is_complete(chunk, **{**RIGHT, "filters": upper})
+def test_series_membership_is_checked_against_the_folder(tmp_path: Path, chunk: Path) -> None:
+    series = load_series(chunk.parent)
+    assert [c.path for c in series.chunks] == [chunk]
+    assert series.foreign == ()
+    assert series.meta is not None
+    assert series.meta.filters == canonical_filters(FILTERS)
+    moved = tmp_path / "logs" / chunk.name  # a filtered chunk in the unfiltered series' folder
+    moved.parent.mkdir()
+    chunk.rename(moved)
+    assert [why for _, why in load_series(moved.parent).foreign] == [f"a chunk of series {chunk.parent.name!r}"]
+    renamed = moved.with_name("logs__1__0000000010_to_0000000019.parquet")
+    write_chunk(_logs(1), renamed, _meta(_logs(1)))
+    assert "not named for their slot" in load_series(renamed.parent).foreign[-1][1]
 
 
-@pytest.mark.parametrize(
-    ("field", "value"),
-    [
-        ("dataset", "blocks"),
-        ("chain_id", 5),
-        ("start", 1),
-        ("end", 10),
-        ("filters", {}),
-        ("filters", {"address": EMITTER}),
-        ("u256", "binary"),
-    ],
-)
-def test_is_complete_is_false_for_any_other_field(chunk: Path, field: str, value: Any) -> None:
-    assert not is_complete(chunk, **{**RIGHT, field: value})
-
-
-def test_is_complete_is_false_for_another_schema_version(tmp_path: Path) -> None:
-    path = _write(tmp_path, _logs(1), 0, 9, filters=FILTERS, schema_version=SCHEMA_VERSION + 1)
-    assert read_meta(path) is not None
-    assert not is_complete(path, **RIGHT)
+def test_another_schema_version_is_not_a_chunk(tmp_path: Path) -> None:
+    path = _write(tmp_path, _logs(1), 0, 9, schema_version=SCHEMA_VERSION - 1)
+    assert read_meta(path) is None
+    assert [p for _, p in load_series(path.parent).damaged] == [path]  # named for a slot: written anew when asked
 
 
 @pytest.mark.parametrize("cut", [1, 4, 9, 200])
@@ -218,11 +226,11 @@ def test_a_truncated_file_is_not_complete(chunk: Path, cut: int) -> None:
     data = chunk.read_bytes()
     chunk.write_bytes(data[:-cut])  # what a writer killed without our atomic rename would leave
     assert read_meta(chunk) is None
-    assert not is_complete(chunk, **RIGHT)
+    assert [p for _, p in load_series(chunk.parent).damaged] == [chunk]
 
 
 def test_missing_empty_and_garbage_files_are_not_complete(tmp_path: Path) -> None:
-    assert not is_complete(tmp_path / "nope.parquet", **RIGHT)
+    assert read_meta(tmp_path / "nope.parquet") is None
     (tmp_path / "empty.parquet").write_bytes(b"")
     (tmp_path / "garbage.parquet").write_bytes(b"PAR1 not really")
     assert read_meta(tmp_path / "empty.parquet") is None
@@ -234,7 +242,6 @@ def test_a_foreign_parquet_file_is_not_complete(tmp_path: Path) -> None:
     path = tmp_path / "foreign.parquet"
     pq.write_table(_logs(1, 2), path)
     assert read_meta(path) is None
-    assert not is_complete(path, **RIGHT)
 
 
 def test_a_file_without_the_complete_marker_is_not_complete(tmp_path: Path) -> None:
@@ -244,7 +251,6 @@ def test_a_file_without_the_complete_marker_is_not_complete(tmp_path: Path) -> N
     path = tmp_path / "unmarked.parquet"
     pq.write_table(table.replace_schema_metadata(kv), path)
     assert read_meta(path) is None
-    assert not is_complete(path, **RIGHT)
 
 
 def test_a_row_count_other_than_the_metadata_is_not_complete(tmp_path: Path) -> None:
@@ -274,7 +280,7 @@ def test_write_chunk_uses_zstd_row_groups_and_keeps_schema_metadata(tmp_path: Pa
 def test_write_chunk_writes_empty_tables(tmp_path: Path) -> None:
     table = DATASETS["logs"].empty()
     path = _write(tmp_path, table, 0, 9)
-    assert is_complete(path, **{**RIGHT, "filters": {}})
+    assert read_meta(path) == _meta(table)
     back = pq.read_table(path)
     assert (back.num_rows, back.column_names) == (0, table.column_names)
 
@@ -340,72 +346,56 @@ def test_clean_temporaries_removes_only_dead_runs_leftovers(tmp_path: Path) -> N
 
 @pytest.fixture
 def out(tmp_path: Path) -> Path:
-    """Chunks 0..9, 10..19, 30..39 (gap 20..29), one overlapping 5..14, one foreign file, one temporary."""
-    _write(tmp_path, _logs(1, 2), 0, 9)
-    _write(tmp_path, _logs(12), 10, 19)
+    """Logs slots 0..9, 10..19, 30..39 (gap 20..29), a foreign file, a temporary; a filtered series; chain 5 blocks."""
+    _write(tmp_path, _logs(1, 2), 0, 9, last_block_hash=bytes.fromhex("01" * 32))
+    _write(tmp_path, _logs(12), 10, 19, first_parent_hash=bytes.fromhex("01" * 32))
     _write(tmp_path, _logs(31, 32, 33), 30, 39)
-    _write(tmp_path, _logs(6), 5, 14)
     pq.write_table(_logs(1), tmp_path / "logs" / "foreign.parquet")
     (tmp_path / "logs" / f".logs__1__0000000040_to_0000000049.parquet.tmp-{DEAD_PID}-deadbeef").write_bytes(b"x")
-    _write(tmp_path, _logs(5), 0, 9, filters=FILTERS)  # another series, in the same folder
+    _write(tmp_path, _logs(5), 0, 9, filters=FILTERS)  # another series: a folder of its own
     blocks = DATASETS["blocks"].empty()
-    _write(tmp_path, blocks, 0, 99, dataset="blocks", rows=0, chain_id=5)
+    _write(tmp_path, blocks, 0, 99, dataset="blocks", rows=0, chain_id=5, chunk_size=100)
     (tmp_path / "notes").mkdir()  # a folder without parquet files is no dataset
     return tmp_path
 
 
-def test_folder_info_reads_ranges_gaps_and_problems(out: Path) -> None:
+def test_folder_info_reads_series_ranges_gaps_and_problems(out: Path) -> None:
     infos = folder_info(out)
-    assert sorted(infos) == ["blocks", "logs"]
+    filtered = series_name("logs", FILTERS, "decimal")
+    assert sorted(infos) == ["blocks", "logs", filtered]
     logs = infos["logs"]
-    assert logs.chain_ids == [1]
-    assert logs.filter_digests == ["", filters_digest(FILTERS)]
-    assert len(logs.series) == 2
-    plain = next(s for s in logs.series if s.filters_digest == "")
-    assert plain.ranges == ((0, 19), (30, 39))
-    assert plain.gaps == ((20, 29),)
-    assert plain.rows == 7
-    assert plain.files == 4
-    assert [(a.name[9:33], b.name[9:33]) for a, b in plain.overlaps] == [
-        ("0000000000_to_0000000009", "0000000005_to_0000000014"),
-        ("0000000005_to_0000000014", "0000000010_to_0000000019"),
-    ]
-    assert logs.rows == 8
-    assert logs.files == 5
-    assert logs.nbytes == sum(p.stat().st_size for p in (out / "logs").glob("logs__*.parquet"))
-    assert [p.name for p in logs.incomplete] == ["foreign.parquet"]
-    assert len(logs.temporaries) == 1
-    assert len(logs.problems) == 4
-
-    blocks = infos["blocks"]
-    assert (blocks.chain_ids, blocks.ranges, blocks.gaps, blocks.rows, blocks.problems) == ([5], [(0, 99)], [], 0, [])
-
-
-def test_folder_info_without_the_overlap_shows_the_gap(tmp_path: Path) -> None:
-    for start, end in ((0, 9), (10, 19), (30, 39)):
-        _write(tmp_path, _logs(start), start, end)
-    logs = folder_info(tmp_path)["logs"]
     assert logs.ranges == [(0, 19), (30, 39)]
     assert logs.gaps == [(20, 29)]
-    assert logs.overlaps == []
-    # a dataset folder itself can be described too
-    assert folder_info(tmp_path / "logs")["logs"].ranges == [(0, 19), (30, 39)]
+    assert logs.rows == 6
+    assert len(logs.chunks) == 3
+    assert [len(s) for s in logs.segments()] == [2, 1]  # 0..9 and 10..19 link by hash
+    assert logs.nbytes == sum(p.stat().st_size for p in (out / "logs").glob("logs__*.parquet"))
+    assert [p.name for p, _ in logs.foreign] == ["foreign.parquet"]
+    assert len(logs.temporaries) == 1
+    assert len(logs.problems) == 2
+    assert infos[filtered].rows == 1
+    assert infos[filtered].meta is not None
+    assert infos[filtered].meta.filters == canonical_filters(FILTERS)
+    blocks = infos["blocks"]
+    assert blocks.meta is not None
+    assert (blocks.meta.chain_id, blocks.ranges, blocks.gaps, blocks.rows, blocks.problems) == (5, [(0, 99)], [], 0, [])
 
 
-def test_a_chunk_in_another_datasets_folder_is_foreign(tmp_path: Path) -> None:
-    path = _write(tmp_path, _logs(1), 0, 9)
-    moved = tmp_path / "blocks" / path.name
-    moved.parent.mkdir()
-    path.rename(moved)
-    assert [p.name for p in folder_info(tmp_path)["blocks"].incomplete] == [path.name]
+def test_adjacent_chunks_that_do_not_link_are_a_problem(tmp_path: Path) -> None:
+    _write(tmp_path, _logs(1), 0, 9)
+    _write(tmp_path, _logs(12), 10, 19)  # its parent hash is not the first chunk's last hash
+    logs = load_series(tmp_path / "logs")
+    assert len(logs.broken_links()) == 1
+    assert "do not link" in logs.problems[0]
+    assert folder_info(tmp_path / "logs")["logs"].ranges == [(0, 19)]  # a series folder itself can be described
 
 
 def test_format_info_is_a_short_report(out: Path) -> None:
     text = format_info(folder_info(out))
     assert "0..19, 30..39" in text
     assert "20..29" in text
-    assert "overlapping chunks" in text
     assert "foreign.parquet" in text
+    assert '"address":"' + EMITTER + '"' in text  # filters in clear
     assert "MB" in text
     assert text.index("blocks  (") < text.index("logs  (")
     assert format_info({}) == ""
@@ -428,8 +418,9 @@ def test_info_prints_json(out: Path, capsys: pytest.CaptureFixture[str]) -> None
     report = json.loads(capsys.readouterr().out)
     assert report["logs"]["ranges"] == [[0, 19], [30, 39]]
     assert report["logs"]["gaps"] == [[20, 29]]
-    assert report["logs"]["rows"] == 8
-    assert report["blocks"]["chain_ids"] == [5]
+    assert report["logs"]["rows"] == 6
+    assert report["blocks"]["chain_id"] == 5
+    assert report[series_name("logs", FILTERS, "decimal")]["filters"] == canonical_filters(FILTERS)
 
 
 def test_info_fails_clearly_without_datasets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

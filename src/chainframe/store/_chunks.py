@@ -1,16 +1,19 @@
-"""The file layer of extraction: one Parquet file per chunk, with a deterministic name, written atomically, and
-describing itself in its footer.
+"""Chunk files: one Parquet file per aligned slot of blocks, written atomically, describing itself in its footer.
 
-A chunk file is ``<out>/<dataset>/<dataset>__<chain_id>__<start:010d>_to_<end:010d>[__f<digest>].parquet`` (``end``
-included; the digest names the filters, so different filters are different series of files). Its Parquet key-value
+A series folder (see :mod:`chainframe.store._series`) holds one file per *slot*: the blocks
+``[k * chunk_size, (k + 1) * chunk_size - 1]``, named ``<dataset>__<chain_id>__<slot start:010d>_to_<slot end:010d>
+.parquet``. The file covers a contiguous part of its slot (all of it, or up to the chain's tip); its Parquet key-value
 metadata holds a :class:`ChunkMeta` under ``chainframe.*`` keys, one JSON value per field, plus
-``chainframe.complete``. Resuming trusts that metadata, never a file's mere existence: :func:`is_complete` reads the
-footer only and compares every field.
+``chainframe.complete``. Readers trust that metadata, never a file's mere existence: :func:`read_meta` reads the footer
+only.
+
+Because a slot always has the same name, every change to a series is one atomic rename over one name: a tip file
+replaced by a longer one, a slot rewritten after a reorganization. A reader globbing ``*.parquet`` sees each block's
+rows exactly once at every moment, the old version or the new one, never both and never neither.
 
 Atomicity: :class:`ChunkWriter` streams rows into ``.<name>.tmp-<pid>-<random>`` in the same folder, then fsyncs
-it, renames it over the final name (``os.replace`` is atomic within a filesystem) and fsyncs the folder. A final
-name therefore holds either nothing or a whole file; a killed run leaves only a temporary, which
-:func:`clean_temporaries` removes.
+it, renames it over the final name (``os.replace`` is atomic within a filesystem) and fsyncs the folder. A killed run
+leaves only a temporary, which :func:`clean_temporaries` removes.
 """
 
 from __future__ import annotations
@@ -21,9 +24,8 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,8 +35,9 @@ import pyarrow.parquet as pq
 from chainframe._redact import redact_url
 from chainframe._version import __version__
 
-SCHEMA_VERSION = 1
-"""Version of the layout of chunk files and their metadata; a file of another version is not resumed."""
+SCHEMA_VERSION = 2
+"""Version of the layout of chunk files and their metadata (2: one file per slot, hashes for reorg checks); a file of
+another version is foreign to this version."""
 
 PREFIX = b"chainframe."
 COMPLETE_KEY = PREFIX + b"complete"
@@ -43,16 +46,21 @@ _FIELDS = (
     "chain_id",
     "start",
     "end",
+    "chunk_size",
     "filters",
     "u256",
     "first_block_hash",
+    "first_parent_hash",
     "last_block_hash",
+    "finalized",
+    "recent_hashes",
     "rows",
     "endpoint",
     "tool_version",
     "schema_version",
 )
-_DATASET_NAME = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*$")  # no "__", which separates the parts of a file name
+_HASH_FIELDS = ("first_block_hash", "first_parent_hash", "last_block_hash")
+DATASET_NAME = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*$")  # no "__", which separates the parts of a file name
 _HEX = re.compile(r"^0[xX][0-9a-fA-F]*$")
 _TEMPORARY = re.compile(r"^\..+\.tmp-(\d+)-[0-9a-f]+$")
 
@@ -119,17 +127,26 @@ class ChunkMeta:
     chain_id: int
     """Chain id the rows came from (as the node reported it)."""
     start: int
-    """First block of the chunk (included)."""
+    """First block the file covers (included)."""
     end: int
-    """Last block of the chunk (included)."""
+    """Last block the file covers (included); inside the same slot as ``start``."""
+    chunk_size: int
+    """Blocks per slot of the series: the file's slot is ``start // chunk_size``."""
     filters: Mapping[str, Any] = field(default_factory=dict)
     """The dataset's filters, JSON-able; ``{}`` when none."""
     u256: U256Name = "decimal"
     """How wei columns are stored: ``decimal`` (decimal128) or ``binary`` (32-byte words)."""
     first_block_hash: bytes | None = None
-    """Hash of block ``start`` when the chunk was fetched, to detect reorganizations later."""
+    """Hash of block ``start`` on the chain the rows were checked against."""
+    first_parent_hash: bytes | None = None
+    """Parent hash of block ``start``: links the file to the one before it (its ``last_block_hash``)."""
     last_block_hash: bytes | None = None
-    """Hash of block ``end`` when the chunk was fetched."""
+    """Hash of block ``end``; it pins every block of the file through the parent hashes."""
+    finalized: int = 0
+    """The node's finalized block when the file was written: rows at or below it cannot be reorganized."""
+    recent_hashes: bytes = b""
+    """Hashes (32 bytes each, concatenated) of blocks ``max(start, finalized + 1) .. end``: where a later
+    reorganization forked off is found from them without refetching the file's blocks."""
     rows: int
     """Number of rows; must equal the file's row count."""
     endpoint: str = ""
@@ -140,23 +157,51 @@ class ChunkMeta:
     """Layout version of the file and its metadata."""
 
     def __post_init__(self) -> None:
-        if not _DATASET_NAME.match(self.dataset):
+        if not DATASET_NAME.match(self.dataset):
             raise ValueError(f"dataset name {self.dataset!r} must be lowercase words joined by single underscores")
-        for name in ("chain_id", "start", "end", "rows", "schema_version"):
+        for name in ("chain_id", "start", "end", "rows", "schema_version", "finalized"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name} must be a non-negative int; got {value!r}")
+        if not isinstance(self.chunk_size, int) or isinstance(self.chunk_size, bool) or self.chunk_size < 1:
+            raise ValueError(f"chunk_size must be a positive int; got {self.chunk_size!r}")
         if self.start > self.end:
             raise ValueError(f"start ({self.start}) is after end ({self.end}); both are included")
+        if self.start // self.chunk_size != self.end // self.chunk_size:
+            raise ValueError(f"blocks {self.start}..{self.end} are not inside one slot of {self.chunk_size} blocks")
         if self.u256 not in ("decimal", "binary"):
             raise ValueError(f"u256 must be 'decimal' or 'binary'; got {self.u256!r}")
-        for name in ("first_block_hash", "last_block_hash"):
+        for name in _HASH_FIELDS:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, bytes) or len(value) != 32):
                 raise ValueError(f"{name} must be 32 bytes or None; got {value!r}")
+        if len(self.recent_hashes) != 32 * len(self.recent_blocks):
+            raise ValueError(
+                f"recent_hashes holds {len(self.recent_hashes) // 32} hashes; blocks {self.start}..{self.end} above "
+                f"finalized {self.finalized} need {len(self.recent_blocks)}"
+            )
         # Never trust the caller to have redacted: the footer is copied around with the data.
         object.__setattr__(self, "endpoint", redact_url(self.endpoint))
         object.__setattr__(self, "filters", canonical_filters(self.filters))
+
+    @property
+    def slot(self) -> BlockSpan:
+        """The slot of blocks this file belongs to, both ends included."""
+        first = self.start - self.start % self.chunk_size
+        return first, first + self.chunk_size - 1
+
+    @property
+    def recent_blocks(self) -> range:
+        """The blocks whose hashes ``recent_hashes`` holds."""
+        return range(max(self.start, self.finalized + 1), self.end + 1)
+
+    def recent_hash(self, block: int) -> bytes | None:
+        """The stored hash of ``block`` if it is among the recent ones (else None: it was final when written)."""
+        blocks = self.recent_blocks
+        if block not in blocks:
+            return None
+        i = (block - blocks.start) * 32
+        return self.recent_hashes[i : i + 32]
 
     @property
     def filters_digest(self) -> str:
@@ -174,18 +219,20 @@ class ChunkMeta:
 
     @classmethod
     def from_metadata(cls, kv: Mapping[bytes, bytes] | None) -> ChunkMeta | None:
-        """The chunk's metadata, or None unless ``kv`` describes a complete chainframe chunk."""
+        """The chunk's metadata, or None unless ``kv`` describes a complete chunk of this layout version."""
         if not kv or kv.get(COMPLETE_KEY) != b"true":
             return None
         try:
             values = {name: json.loads(kv[PREFIX + name.encode()]) for name in _FIELDS}
-            for name in ("first_block_hash", "last_block_hash"):
+            if values["schema_version"] != SCHEMA_VERSION:
+                return None
+            for name in (*_HASH_FIELDS, "recent_hashes"):
                 text = values[name]
                 if text is not None:
                     if not isinstance(text, str) or not text.startswith("0x"):
                         return None
                     values[name] = bytes.fromhex(text[2:])
-            if not isinstance(values["filters"], dict):
+            if not isinstance(values["filters"], dict) or values["recent_hashes"] is None:
                 return None
             for name in ("dataset", "u256", "endpoint", "tool_version"):
                 if not isinstance(values[name], str):
@@ -198,17 +245,20 @@ class ChunkMeta:
 # --- names -----------------------------------------------------------------------------------------------------------
 
 
-def chunk_path(
-    out: Path, *, dataset: str, chain_id: int, start: int, end: int, filters: Mapping[str, Any] | None = None
-) -> Path:
-    """The one file name for a chunk (``end`` included): same arguments, same path; other filters, other path."""
-    if not _DATASET_NAME.match(dataset):
+def slot_of(block: int, chunk_size: int) -> BlockSpan:
+    """The slot (both ends included) that holds ``block`` in a series of ``chunk_size``-block slots."""
+    first = block - block % chunk_size
+    return first, first + chunk_size - 1
+
+
+def chunk_path(folder: Path, *, dataset: str, chain_id: int, slot: BlockSpan) -> Path:
+    """The one file name for a slot of a series folder: same slot, same path, whatever part of it the file covers."""
+    if not DATASET_NAME.match(dataset):
         raise ValueError(f"dataset name {dataset!r} must be lowercase words joined by single underscores")
+    start, end = slot
     if not 0 <= start <= end:
-        raise ValueError(f"a chunk needs 0 <= start <= end; got {start}..{end}")
-    digest = filters_digest(filters)
-    suffix = f"__f{digest}" if digest else ""
-    return Path(out) / dataset / f"{dataset}__{chain_id}__{start:010d}_to_{end:010d}{suffix}.parquet"
+        raise ValueError(f"a slot needs 0 <= start <= end; got {start}..{end}")
+    return Path(folder) / f"{dataset}__{chain_id}__{start:010d}_to_{end:010d}.parquet"
 
 
 # --- writing ---------------------------------------------------------------------------------------------------------
@@ -328,7 +378,7 @@ def clean_temporaries(folder: Path) -> int:
 
     A temporary whose process is still alive belongs to a concurrent writer and is kept."""
     removed = 0
-    for path in _temporaries(Path(folder)):
+    for path in temporaries(Path(folder)):
         match = _TEMPORARY.match(path.name)
         if match is None or _process_alive(int(match.group(1))):
             continue
@@ -338,7 +388,7 @@ def clean_temporaries(folder: Path) -> int:
     return removed
 
 
-def _temporaries(folder: Path) -> list[Path]:
+def temporaries(folder: Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.glob(".*.tmp-*") if _TEMPORARY.match(p.name) and p.is_file())
@@ -372,250 +422,3 @@ def read_meta(path: Path) -> ChunkMeta | None:
     if meta is None or footer.num_rows != meta.rows:
         return None
     return meta
-
-
-def is_complete(
-    path: Path,
-    *,
-    dataset: str,
-    chain_id: int,
-    start: int,
-    end: int,
-    filters: Mapping[str, Any] | None,
-    u256: str,
-) -> bool:
-    """Whether ``path`` is a complete chunk of exactly this dataset, chain, range, filters, encoding and layout."""
-    meta = read_meta(path)
-    return (
-        meta is not None
-        and meta.schema_version == SCHEMA_VERSION
-        and meta.dataset == dataset
-        and meta.chain_id == chain_id
-        and meta.start == start
-        and meta.end == end
-        and meta.u256 == u256
-        and meta.filters == canonical_filters(filters)
-    )
-
-
-# --- what a folder holds ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class Chunk:
-    """One complete chunk file seen by :func:`folder_info`."""
-
-    path: Path
-    meta: ChunkMeta
-    nbytes: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class SeriesInfo:
-    """Chunks of one dataset that belong together: same chain, filters and wei encoding."""
-
-    chain_id: int
-    filters_digest: str
-    """``""`` for no filters."""
-    u256: str
-    ranges: tuple[BlockSpan, ...]
-    """Covered blocks, merged (adjacent chunks join), both ends included."""
-    gaps: tuple[BlockSpan, ...]
-    """Missing blocks between the covered ranges."""
-    rows: int
-    files: int
-    nbytes: int
-    overlaps: tuple[tuple[Path, Path], ...]
-    """Pairs of chunk files covering some of the same blocks: reading both duplicates rows."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class DatasetInfo:
-    """What one dataset folder holds, read from the Parquet footers only."""
-
-    name: str
-    folder: Path
-    series: tuple[SeriesInfo, ...]
-    incomplete: tuple[Path, ...]
-    """Parquet files that are not complete chainframe chunks of this dataset (foreign, truncated, unfinished)."""
-    temporaries: tuple[Path, ...]
-    """Leftover temporaries of killed runs."""
-
-    @property
-    def chain_ids(self) -> list[int]:
-        return sorted({s.chain_id for s in self.series})
-
-    @property
-    def filter_digests(self) -> list[str]:
-        return sorted({s.filters_digest for s in self.series})
-
-    @property
-    def ranges(self) -> list[BlockSpan]:
-        """Blocks covered by any series, merged."""
-        return merge_ranges(r for s in self.series for r in s.ranges)
-
-    @property
-    def gaps(self) -> list[BlockSpan]:
-        return gaps_between(self.ranges)
-
-    @property
-    def rows(self) -> int:
-        return sum(s.rows for s in self.series)
-
-    @property
-    def files(self) -> int:
-        return sum(s.files for s in self.series)
-
-    @property
-    def nbytes(self) -> int:
-        return sum(s.nbytes for s in self.series)
-
-    @property
-    def overlaps(self) -> list[tuple[Path, Path]]:
-        return [pair for s in self.series for pair in s.overlaps]
-
-    @property
-    def problems(self) -> list[str]:
-        """Human-readable problems: overlaps, mixed encodings, foreign or unfinished files."""
-        out = [f"overlapping chunks: {a.name} and {b.name}" for a, b in self.overlaps]
-        if len({s.u256 for s in self.series}) > 1:
-            out.append("chunks mix u256 encodings (decimal and binary): the folder cannot be read as one table")
-        out += [f"incomplete/foreign (ignored): {p.name}" for p in self.incomplete]
-        out += [f"leftover temporary of a killed run: {p.name}" for p in self.temporaries]
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "folder": str(self.folder),
-            "chain_ids": self.chain_ids,
-            "filter_digests": self.filter_digests,
-            "ranges": [list(r) for r in self.ranges],
-            "gaps": [list(g) for g in self.gaps],
-            "rows": self.rows,
-            "files": self.files,
-            "bytes": self.nbytes,
-            "series": [
-                {
-                    "chain_id": s.chain_id,
-                    "filters_digest": s.filters_digest,
-                    "u256": s.u256,
-                    "ranges": [list(r) for r in s.ranges],
-                    "gaps": [list(g) for g in s.gaps],
-                    "rows": s.rows,
-                    "files": s.files,
-                    "bytes": s.nbytes,
-                    "overlaps": [[str(a), str(b)] for a, b in s.overlaps],
-                }
-                for s in self.series
-            ],
-            "overlaps": [[str(a), str(b)] for a, b in self.overlaps],
-            "incomplete": [str(p) for p in self.incomplete],
-            "temporaries": [str(p) for p in self.temporaries],
-            "problems": self.problems,
-        }
-
-
-def merge_ranges(ranges: Iterable[BlockSpan]) -> list[BlockSpan]:
-    """Inclusive ranges merged where they overlap or touch: [(0, 9), (10, 19), (30, 39)] -> [(0, 19), (30, 39)]."""
-    merged: list[BlockSpan] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def gaps_between(ranges: Sequence[BlockSpan]) -> list[BlockSpan]:
-    """The blocks missing between merged, sorted inclusive ranges."""
-    return [(a_end + 1, b_start - 1) for (_, a_end), (b_start, _) in pairwise(ranges)]
-
-
-def folder_info(out: Path) -> dict[str, DatasetInfo]:
-    """Every dataset folder under ``out`` (or ``out`` itself if it holds chunk files), by name."""
-    out = Path(out)
-    if not out.is_dir():
-        return {}
-    folders = [p for p in sorted(out.iterdir()) if p.is_dir() and not p.name.startswith(".")]
-    infos = {f.name: info for f in folders if (info := _dataset_info(f)) is not None}
-    if not infos and (own := _dataset_info(out)) is not None:
-        infos[own.name] = own
-    return infos
-
-
-def _dataset_info(folder: Path) -> DatasetInfo | None:
-    files = sorted(p for p in folder.glob("*.parquet") if p.is_file())
-    temporaries = _temporaries(folder)
-    if not files and not temporaries:
-        return None
-    chunks: list[Chunk] = []
-    incomplete: list[Path] = []
-    for path in files:
-        meta = read_meta(path)
-        if meta is None or meta.dataset != folder.name:
-            incomplete.append(path)
-        else:
-            chunks.append(Chunk(path=path, meta=meta, nbytes=path.stat().st_size))
-    groups: dict[tuple[int, str, str], list[Chunk]] = {}
-    for chunk in chunks:
-        key = (chunk.meta.chain_id, chunk.meta.filters_digest, chunk.meta.u256)
-        groups.setdefault(key, []).append(chunk)
-    series = tuple(_series(key, group) for key, group in sorted(groups.items()))
-    return DatasetInfo(
-        name=folder.name, folder=folder, series=series, incomplete=tuple(incomplete), temporaries=tuple(temporaries)
-    )
-
-
-def _series(key: tuple[int, str, str], chunks: list[Chunk]) -> SeriesInfo:
-    chunks = sorted(chunks, key=lambda c: (c.meta.start, c.meta.end, c.path.name))
-    overlaps: list[tuple[Path, Path]] = []
-    reach: Chunk | None = None  # the chunk reaching furthest so far
-    for chunk in chunks:
-        if reach is not None and chunk.meta.start <= reach.meta.end:
-            overlaps.append((reach.path, chunk.path))
-        if reach is None or chunk.meta.end > reach.meta.end:
-            reach = chunk
-    ranges = merge_ranges((c.meta.start, c.meta.end) for c in chunks)
-    chain_id, digest, u256 = key
-    return SeriesInfo(
-        chain_id=chain_id,
-        filters_digest=digest,
-        u256=u256,
-        ranges=tuple(ranges),
-        gaps=tuple(gaps_between(ranges)),
-        rows=sum(c.meta.rows for c in chunks),
-        files=len(chunks),
-        nbytes=sum(c.nbytes for c in chunks),
-        overlaps=tuple(overlaps),
-    )
-
-
-def _spans(spans: Sequence[BlockSpan]) -> str:
-    return ", ".join(f"{a}..{b}" for a, b in spans) if spans else "none"
-
-
-def _count(spans: Sequence[BlockSpan]) -> int:
-    return sum(b - a + 1 for a, b in spans)
-
-
-def format_info(infos: Mapping[str, DatasetInfo]) -> str:
-    """A short report: one block per dataset with its ranges, rows, files, size, gaps and problems."""
-    blocks: list[str] = []
-    for name, info in sorted(infos.items()):
-        lines = [f"{name}  ({info.folder})"]
-        for s in info.series:
-            filters = f"filters {s.filters_digest}" if s.filters_digest else "no filters"
-            lines += [
-                f"  chain {s.chain_id}, {filters}, u256 {s.u256}",
-                f"    blocks  {_spans(s.ranges)}  ({_count(s.ranges):,} blocks)",
-                f"    rows    {s.rows:,} in {s.files:,} file{'s' if s.files != 1 else ''}, {s.nbytes / 1e6:,.2f} MB",
-                f"    gaps    {_spans(s.gaps)}" + (f"  ({_count(s.gaps):,} blocks missing)" if s.gaps else ""),
-            ]
-        if not info.series:
-            lines.append("  no complete chunks")
-        problems = info.problems
-        lines.append("  problems:" if problems else "  problems: none")
-        lines += [f"    - {p}" for p in problems]
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + "\n" if blocks else ""

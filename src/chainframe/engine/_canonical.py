@@ -1,0 +1,173 @@
+"""Keeping stored rows on the canonical chain: checks before a chunk is committed, and reorganizations found after.
+
+Before a commit (:class:`ChunkCheck`): a chunk's pieces are fetched at different moments, so near the head they can
+come from two forks. For every piece that reaches above the finalized block, the hash of its last block is read before
+and after the piece is fetched (a *witness*: the piece was served from the chain holding that block), and the distinct
+``(block_number, block_hash)`` pairs of its rows are kept. At commit the headers of the chunk's blocks above the
+finalized one are read in one batch and must link by parent hash; every witness and every row's block hash must match
+them. Anything else is :class:`StaleChunk`, and the chunk is fetched again. Below the finalized block no reorganization
+can happen, so there only the chunk's edges are read (two headers per chunk).
+
+After a commit (:func:`find_stale`): a chunk's footer keeps the parent hash of its first block, the hash of its last
+and the hashes of its blocks above the finalized one. Adjacent chunks whose hashes link form a segment, pinned by its
+top hash; a segment whose top is still the node's block is intact (one header per segment). Otherwise the segment is
+walked down to the fork point, found among the stored recent hashes, and every chunk above it is rewritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+import pyarrow as pa
+
+from chainframe._errors import ChainframeError
+from chainframe.store import Series, StoredChunk
+
+#: Datasets whose ``block_hash`` column is the hash of the block holding the row (checked row by row near the head).
+ROW_HASHED = frozenset({"blocks", "transactions", "receipts", "logs"})
+
+
+class StaleChunk(ChainframeError):
+    """A chunk's rows do not all come from the chain the node now has (a reorganization while it was fetched)."""
+
+
+class ChainUnstable(ChainframeError):
+    """The chain kept reorganizing: a chunk could not be read from one fork in several attempts."""
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    number: int
+    hash: bytes
+    parent: bytes
+
+
+def _bytes(text: str) -> bytes:
+    return bytes.fromhex(text[2:])
+
+
+async def headers(client: Any, numbers: Iterable[int]) -> dict[int, Header | None]:
+    """The node's headers for ``numbers`` (one batch); None for a block the node does not have."""
+    wanted = sorted(set(numbers))
+    if not wanted:
+        return {}
+    answers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in wanted])
+    out: dict[int, Header | None] = {}
+    for number, answer in zip(wanted, answers, strict=True):
+        if isinstance(answer, BaseException):
+            raise answer
+        if answer is None:
+            out[number] = None
+            continue
+        header = Header(int(answer["number"], 16), _bytes(answer["hash"]), _bytes(answer["parentHash"]))
+        if header.number != number:
+            raise StaleChunk(f"asked for block {number}, the node answered block {header.number}")
+        out[number] = header
+    return out
+
+
+async def block_hash(client: Any, number: int) -> bytes | None:
+    header = (await headers(client, [number]))[number]
+    return None if header is None else header.hash
+
+
+@dataclass
+class ChunkCheck:
+    """What a chunk's fetch saw of the chain above ``finalized``: witnesses and row hashes, checked at commit."""
+
+    dataset: str
+    finalized: int
+    witnesses: list[tuple[int, bytes | None, bytes | None]] = field(default_factory=list)
+    """(block, hash before the piece, hash after) for every piece reaching above ``finalized``."""
+    pairs: dict[int, set[bytes]] = field(default_factory=dict)
+    """Block -> the block hashes its rows carry (above ``finalized`` only)."""
+
+    def watches(self, last_block: int) -> bool:
+        return last_block > self.finalized
+
+    def see_rows(self, table: pa.Table) -> None:
+        """Keep the distinct (block, hash) pairs of rows above the finalized block (vectorized; few pairs)."""
+        if self.dataset not in ROW_HASHED or table.num_rows == 0:
+            return
+        pairs = table.select(["block_number", "block_hash"]).group_by(["block_number", "block_hash"]).aggregate([])
+        for number, hash_ in zip(pairs["block_number"].to_pylist(), pairs["block_hash"].to_pylist(), strict=True):
+            if number is not None and number > self.finalized:
+                self.pairs.setdefault(number, set()).add(hash_)
+
+    def confirm(self, chain: dict[int, Header | None], *, blocks: str) -> None:
+        """Every witness and row hash matches ``chain`` (the headers read at commit); else :class:`StaleChunk`."""
+        for number, before, after in self.witnesses:
+            now = chain.get(number)
+            if now is None or not (before == after == now.hash):
+                raise StaleChunk(f"{self.dataset} {blocks}: block {number} changed while the chunk was read")
+        for number, seen in self.pairs.items():
+            now = chain.get(number)
+            if now is None or seen != {now.hash}:
+                raise StaleChunk(f"{self.dataset} {blocks}: rows of block {number} come from another fork")
+
+
+def check_links(chain: dict[int, Header | None], numbers: Sequence[int], *, blocks: str) -> None:
+    """Consecutive headers among ``numbers`` link by parent hash (else the chain moved while they were read)."""
+    for a, b in pairwise(numbers):
+        ha, hb = chain.get(a), chain.get(b)
+        if ha is None or hb is None:
+            raise StaleChunk(f"blocks {blocks}: the node no longer has block {a if ha is None else b}")
+        if b == a + 1 and hb.parent != ha.hash:
+            raise StaleChunk(f"blocks {blocks}: block {b} does not link to block {a} (the chain moved)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Repair:
+    """A stored chunk that is no longer on the chain: keep its rows through ``keep_through`` (None: none)."""
+
+    chunk: StoredChunk
+    keep_through: int | None
+    fork_block: int
+    """The first stored block that is no longer the node's."""
+
+
+async def find_stale(client: Any, series: Sequence[Series], head: int) -> list[Repair]:
+    """The chunks of ``series`` that are off the node's chain (one header per linked segment when nothing is)."""
+    tops: list[list[StoredChunk]] = []
+    for one in series:
+        for segment in one.segments():
+            top = segment[-1].meta
+            if top.end > top.finalized or top.end > head:  # final when written: it and all linked below are final
+                tops.append(segment)
+    if not tops:
+        return []
+    known = await headers(client, [s[-1].meta.end for s in tops if s[-1].meta.end <= head])
+    repairs: list[Repair] = []
+    for segment in tops:
+        top = segment[-1].meta
+        now = known.get(top.end)
+        if now is not None and now.hash == top.last_block_hash:
+            continue
+        repairs += await _walk_down(client, segment, head)
+    return repairs
+
+
+async def _walk_down(client: Any, segment: list[StoredChunk], head: int) -> list[Repair]:
+    """Chunks of a segment whose top is off the chain, from the top down to the first intact one."""
+    out: list[Repair] = []
+    for chunk in reversed(segment):
+        meta = chunk.meta
+        if meta.end <= meta.finalized and meta.end <= head:
+            break  # final when written
+        recent = [n for n in meta.recent_blocks if n <= head]
+        chain = await headers(client, [*recent, meta.end] if meta.end <= head else recent)
+        end_now = chain.get(meta.end)
+        if end_now is not None and end_now.hash == meta.last_block_hash:
+            break  # intact: so is everything linked below it
+        # The first stored recent block the node no longer has; blocks below the recent ones were final when written.
+        fork = next(
+            (n for n in recent if (now := chain.get(n)) is None or now.hash != meta.recent_hash(n)),
+            recent[-1] + 1 if recent else meta.start,
+        )
+        out.append(Repair(chunk=chunk, keep_through=fork - 1 if fork > meta.start else None, fork_block=fork))
+        if fork > meta.start:
+            break  # the fork is inside this chunk: the ones below are intact
+    return out

@@ -1,0 +1,192 @@
+"""One extraction round over an output folder: find what the chain took back, plan, fetch, write, check again.
+
+A round (what ``extract`` runs once and ``follow`` runs every poll):
+
+1. reads the node's head and finalized block, and every series folder's footers;
+2. finds stored chunks that are no longer on the chain, in *every* series of the folder (not only the ones asked
+   for): one header per linked segment when nothing moved (:func:`chainframe.engine._canonical.find_stale`);
+3. plans the asked slots and the repairs together (:func:`chainframe.engine._plan.plan`): stored slots are skipped, a
+   tip is extended, a repaired slot keeps its rows below the fork block;
+4. runs the tasks; each file replaces its slot's file atomically once its rows are checked against the headers;
+5. checks again, and repairs what moved during the round, so a completed round leaves every series on the chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from chainframe._errors import InputError
+from chainframe.datasets import U256, BlockRange
+from chainframe.engine._canonical import ChainUnstable, Repair, find_stale
+from chainframe.engine._engine import RunCounters, run_tasks
+from chainframe.engine._plan import ChunkTask, plan
+from chainframe.store import Series, load_series, series_folders, series_name
+
+CHECK_ROUNDS = 3
+"""Times a round re-checks and repairs what moved while it ran, before it gives up as :class:`ChainUnstable`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Wanted:
+    """One series a round is asked to cover."""
+
+    dataset: str
+    filters: Mapping[str, Any]
+    u256: U256
+    chunk_size: int | None
+    """None: the series' own (or the dataset's default for a new series)."""
+
+
+@dataclass
+class Reorg:
+    """A reorganization a round found and repaired in one series."""
+
+    series: str
+    fork_block: int
+    """The first stored block that was no longer the node's."""
+    depth: int
+    """Stored blocks replaced: from the fork block to the series' tip before the repair."""
+    chunks_rewritten: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"series": self.series, "fork_block": self.fork_block, "depth": self.depth,
+                "chunks_rewritten": self.chunks_rewritten}  # fmt: skip
+
+
+@dataclass
+class RoundResult:
+    head: int
+    finalized: int
+    blocks: BlockRange | None
+    reorgs: list[Reorg] = field(default_factory=list)
+    deleted: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def check_series(folder: Path, series: Series, chain_id: int) -> None:
+    """Refuse to write into a folder that is not one table: foreign files, mixed chunks, another chain."""
+    if series.mixed:
+        raise InputError(f"{series.folder} is not one table ({'; '.join(series.mixed)}); extract into another --out")
+    if series.foreign:
+        path, why = series.foreign[0]
+        raise InputError(
+            f"{path} is in the series folder {series.folder} but is not one of its chunks ({why}); a glob over the "
+            f"folder would read it: move it away, or extract into another --out"
+        )
+    meta = series.meta
+    if meta is not None and meta.chain_id != chain_id:
+        raise InputError(
+            f"{folder} holds chain {meta.chain_id} ({series.folder.name}) but the endpoint serves chain {chain_id}; "
+            "an output folder holds one chain: extract into another --out"
+        )
+
+
+async def extract_round(
+    client: Any,
+    *,
+    folder: Path,
+    wanted: list[Wanted],
+    blocks: BlockRange | None,
+    head: int,
+    finalized: int,
+    chain_id: int,
+    endpoint: str,
+    default_sizes: Mapping[str, int],
+    overwrite: bool,
+    concurrency: int,
+    counters: RunCounters,
+    on_tasks: Callable[[list[ChunkTask]], None] | None = None,
+    on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
+) -> RoundResult:
+    """Bring ``wanted`` series over ``blocks`` up to date in ``folder`` and repair every series there."""
+    result = RoundResult(head=head, finalized=finalized, blocks=blocks)
+    asked: dict[str, Wanted] = {}
+    for want in wanted:
+        asked[series_name(want.dataset, want.filters, want.u256)] = want
+    every = {p.name: load_series(p) for p in series_folders(folder)}
+    for name in asked:
+        every.setdefault(name, load_series(folder / name))
+    for series in every.values():
+        await anyio.to_thread.run_sync(check_series, folder, series, chain_id)
+    sizes: dict[str, int] = {}
+    for name, want in asked.items():
+        meta = every[name].meta
+        size = want.chunk_size or (meta.chunk_size if meta else default_sizes[want.dataset])
+        if meta is not None and size != meta.chunk_size:
+            raise InputError(
+                f"{every[name].folder} is in chunks of {meta.chunk_size:,} blocks, not {size:,}: drop --chunk-size "
+                "(or give it that value), or extract into another --out"
+            )
+        sizes[name] = size
+
+    repairs = await find_stale(client, list(every.values()), head)
+    tasks = _plan_round(every, asked, sizes, repairs, blocks, chain_id, overwrite, head, result)
+    for rounds in range(CHECK_ROUNDS + 1):
+        if on_tasks is not None:
+            on_tasks(tasks)
+        await run_tasks(
+            iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
+            concurrency=concurrency, counters=counters, on_chunk=on_chunk,
+        )  # fmt: skip
+        every = {p.name: load_series(p) for p in series_folders(folder)}
+        head = max(head, int(await client.block_number()))
+        repairs = await find_stale(client, list(every.values()), head)
+        if not repairs:
+            return result
+        if rounds == CHECK_ROUNDS:
+            break
+        tasks = _plan_round(every, {}, {}, repairs, None, chain_id, False, head, result)
+    raise ChainUnstable(
+        f"the chain kept reorganizing while {folder} was brought up to date ({CHECK_ROUNDS} repairs); "
+        "try again later, or stop further from the head (--confirmations)"
+    )
+
+
+def _plan_round(
+    every: Mapping[str, Series],
+    asked: Mapping[str, Wanted],
+    sizes: Mapping[str, int],
+    repairs: list[Repair],
+    blocks: BlockRange | None,
+    chain_id: int,
+    overwrite: bool,
+    head: int,
+    result: RoundResult,
+) -> list[ChunkTask]:
+    by_series: dict[str, dict[int, int | None]] = {}
+    for repair in repairs:
+        name = repair.chunk.path.parent.name
+        by_series.setdefault(name, {})[repair.chunk.meta.slot[0]] = repair.keep_through
+    for name, slots in by_series.items():
+        series = every[name]
+        fork = min(r.fork_block for r in repairs if r.chunk.path.parent.name == name)
+        tip = series.chunks[-1].meta.end
+        result.reorgs.append(Reorg(series=name, fork_block=fork, depth=tip - fork + 1, chunks_rewritten=len(slots)))
+    tasks: list[list[ChunkTask]] = []
+    for name in sorted(set(asked) | set(by_series)):
+        series = every[name]
+        want = asked.get(name)
+        meta = series.meta
+        if want is not None:
+            dataset, filters, u256, size = want.dataset, want.filters, want.u256, sizes[name]
+        else:
+            assert meta is not None
+            dataset, filters, u256, size = meta.dataset, meta.filters, meta.u256, meta.chunk_size
+        planned, deletions = plan(
+            dataset, blocks if want is not None else None, series=series, chain_id=chain_id, chunk_size=size,
+            filters=filters, u256=u256, overwrite=overwrite, repairs=by_series.get(name), head=head,
+        )  # fmt: skip
+        for path in deletions:
+            Path(path).unlink(missing_ok=True)
+        result.deleted += len(deletions)
+        if want is not None and blocks is not None:
+            untouched = set(range(blocks.start // size, blocks.end // size + 1)) - {t.start // size for t in planned}
+            result.skipped[dataset] = result.skipped.get(dataset, 0) + len(untouched)
+        tasks.append(planned)
+    return list(chain.from_iterable(tasks))

@@ -1,0 +1,43 @@
+"""One writer per output folder: an advisory lock that the kernel releases when the process ends, however it ends."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from types import TracebackType
+
+from chainframe._errors import InputError
+
+
+class FolderLock:
+    """Hold ``OUT/.chainframe/lock`` while a run writes into ``OUT``; a second run fails at once with a clear error."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = Path(out) / ".chainframe" / "lock"
+        self._fd: int | None = None
+
+    def __enter__(self) -> FolderLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "another process"
+            os.close(fd)
+            raise InputError(
+                f"{self.path.parent.parent} is being written by another chainframe run (pid {holder}); "
+                "wait for it to finish, or extract into another --out"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._fd = fd
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None

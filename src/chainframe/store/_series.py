@@ -1,0 +1,220 @@
+"""Series: the chunk files of one dataset with one set of filters and one wei encoding, kept in a folder of their own.
+
+An output folder holds one sub-folder per series, named ``<dataset>`` for the dataset without filters,
+``<dataset>__f<digest>`` with filters (the digest names them; the files' metadata holds them in full) and a
+``__binary`` suffix for ``u256="binary"``. So a plain glob ``OUT/logs/*.parquet`` never mixes logs of another filter or
+encoding, and one output folder holds one chain.
+
+A series folder holds at most one file per slot (see :mod:`chainframe.store._chunks`). Adjacent files are *linked*
+when the later one's ``first_parent_hash`` is the earlier one's ``last_block_hash``: a linked run of files is one
+stretch of one chain, pinned by its last hash. :meth:`Series.segments` gives those runs, from the footers alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from chainframe.store._chunks import (
+    DATASET_NAME,
+    BlockSpan,
+    ChunkMeta,
+    chunk_path,
+    filters_digest,
+    read_meta,
+    temporaries,
+)
+
+BINARY_SUFFIX = "__binary"
+
+
+def series_name(dataset: str, filters: Mapping[str, Any] | None, u256: str) -> str:
+    """The folder name of a series: ``logs``, ``logs__f1a2b3c4d``, ``blocks__binary``, ..."""
+    digest = filters_digest(filters)
+    return dataset + (f"__f{digest}" if digest else "") + (BINARY_SUFFIX if u256 == "binary" else "")
+
+
+def dataset_of(name: str) -> str | None:
+    """The dataset a series folder name is for, or None if the name is not a series folder's."""
+    dataset = name.split("__", 1)[0]
+    return dataset if DATASET_NAME.match(dataset) else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredChunk:
+    """One chunk file of a series, as its footer describes it."""
+
+    path: Path
+    meta: ChunkMeta
+    nbytes: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Series:
+    """What a series folder holds, read from the Parquet footers only."""
+
+    folder: Path
+    chunks: tuple[StoredChunk, ...]
+    """The series' chunk files, by block."""
+    foreign: tuple[tuple[Path, str], ...] = ()
+    """Parquet files that are not chunks of this series under their slot's name, with why."""
+    damaged: tuple[tuple[int, Path], ...] = ()
+    """Files named for a slot of this series that are not complete chunks (cut short, corrupted): slot start, path.
+    An extraction over the slot writes it anew."""
+    temporaries: tuple[Path, ...] = ()
+    """Leftover temporaries of killed runs (or of a run still going)."""
+    mixed: tuple[str, ...] = field(default=())
+    """Disagreements between the chunks (chain ids, chunk sizes, filters): the folder is not one table."""
+
+    @property
+    def name(self) -> str:
+        return self.folder.name
+
+    @property
+    def dataset(self) -> str:
+        return dataset_of(self.name) or self.name
+
+    @property
+    def meta(self) -> ChunkMeta | None:
+        """The metadata of the series' last chunk (chain id, filters, encoding, chunk size are the same in all)."""
+        return self.chunks[-1].meta if self.chunks else None
+
+    def at(self, slot_start: int) -> StoredChunk | None:
+        for chunk in self.chunks:
+            if chunk.meta.slot[0] == slot_start:
+                return chunk
+        return None
+
+    @property
+    def ranges(self) -> list[BlockSpan]:
+        return merge_ranges((c.meta.start, c.meta.end) for c in self.chunks)
+
+    @property
+    def gaps(self) -> list[BlockSpan]:
+        return gaps_between(self.ranges)
+
+    @property
+    def rows(self) -> int:
+        return sum(c.meta.rows for c in self.chunks)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(c.nbytes for c in self.chunks)
+
+    def segments(self) -> list[list[StoredChunk]]:
+        """Runs of adjacent, linked chunks, in block order: each is one stretch of one chain."""
+        out: list[list[StoredChunk]] = []
+        for chunk in self.chunks:
+            if out and linked(out[-1][-1].meta, chunk.meta):
+                out[-1].append(chunk)
+            else:
+                out.append([chunk])
+        return out
+
+    def broken_links(self) -> list[tuple[StoredChunk, StoredChunk]]:
+        """Adjacent chunks (no gap between them) whose hashes do not link: one of them is on an abandoned fork."""
+        return [
+            (a, b) for a, b in pairwise(self.chunks) if a.meta.end + 1 == b.meta.start and not linked(a.meta, b.meta)
+        ]
+
+    @property
+    def problems(self) -> list[str]:
+        out = list(self.mixed)
+        out += [f"not a chunk of this series (ignored by chainframe, read by globs): {p.name}: {why}" for p, why in
+                self.foreign]  # fmt: skip
+        out += [f"damaged (not a complete chunk; extract its blocks again): {p.name}" for _, p in self.damaged]
+        out += [f"leftover temporary of a killed run: {p.name}" for p in self.temporaries]
+        out += [
+            f"blocks {a.meta.end} and {b.meta.start} do not link (a reorganization since {a.path.name} was written): "
+            "re-run the extraction, or 'chainframe repair', to rewrite what is off the chain"
+            for a, b in self.broken_links()
+        ]
+        return out
+
+
+def linked(earlier: ChunkMeta, later: ChunkMeta) -> bool:
+    return (
+        earlier.end + 1 == later.start
+        and earlier.last_block_hash is not None
+        and earlier.last_block_hash == later.first_parent_hash
+    )
+
+
+def load_series(folder: Path) -> Series:
+    """The series in ``folder`` (which need not exist yet)."""
+    folder = Path(folder)
+    dataset = dataset_of(folder.name)
+    files = sorted(p for p in folder.glob("*.parquet") if p.is_file()) if folder.is_dir() else []
+    chunks: list[StoredChunk] = []
+    foreign: list[tuple[Path, str]] = []
+    damaged: list[tuple[int, Path]] = []
+    slot_name = re.compile(rf"^{re.escape(dataset or '')}__\d+__(\d{{10}})_to_\d{{10}}\.parquet$")
+    for path in files:
+        meta = read_meta(path)
+        why = _not_member(path, meta, folder.name, dataset)
+        if meta is None and (named := slot_name.match(path.name)):
+            damaged.append((int(named.group(1)), path))
+        elif why:
+            foreign.append((path, why))
+        else:
+            assert meta is not None
+            chunks.append(StoredChunk(path=path, meta=meta, nbytes=path.stat().st_size))
+    chunks.sort(key=lambda c: c.meta.start)
+    mixed: list[str] = []
+    for what in ("chain_id", "chunk_size"):
+        values = sorted({getattr(c.meta, what) for c in chunks})
+        if len(values) > 1:
+            mixed.append(f"chunks of more than one {what.replace('_', ' ')}: {', '.join(map(str, values))}")
+    if len({repr(c.meta.filters) for c in chunks}) > 1:
+        mixed.append("chunks with different filters under one name (a digest collision): extract into another --out")
+    return Series(
+        folder=folder,
+        chunks=tuple(chunks),
+        foreign=tuple(foreign),
+        damaged=tuple(damaged),
+        temporaries=tuple(temporaries(folder)),
+        mixed=tuple(mixed),
+    )
+
+
+def _not_member(path: Path, meta: ChunkMeta | None, name: str, dataset: str | None) -> str:
+    """Why ``path`` is not a chunk of the series folder ``name`` ("" when it is one)."""
+    if meta is None:
+        return "not a complete chunk of this chainframe layout (foreign, truncated, unfinished or older)"
+    if meta.dataset != dataset or series_name(meta.dataset, meta.filters, meta.u256) != name:
+        return f"a chunk of series {series_name(meta.dataset, meta.filters, meta.u256)!r}"
+    if chunk_path(path.parent, dataset=meta.dataset, chain_id=meta.chain_id, slot=meta.slot).name != path.name:
+        return f"covers blocks {meta.start}..{meta.end} but is not named for their slot"
+    return ""
+
+
+def series_folders(out: Path) -> list[Path]:
+    """The series folders under an output folder (sub-folders named like one that hold Parquet files)."""
+    out = Path(out)
+    if not out.is_dir():
+        return []
+    return [
+        p
+        for p in sorted(out.iterdir())
+        if p.is_dir() and not p.name.startswith(".") and dataset_of(p.name) and any(p.glob("*.parquet"))
+    ]
+
+
+def merge_ranges(ranges: Iterable[BlockSpan]) -> list[BlockSpan]:
+    """Inclusive ranges merged where they overlap or touch: [(0, 9), (10, 19), (30, 39)] -> [(0, 19), (30, 39)]."""
+    merged: list[BlockSpan] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def gaps_between(ranges: Sequence[BlockSpan]) -> list[BlockSpan]:
+    """The blocks missing between merged, sorted inclusive ranges."""
+    return [(a_end + 1, b_start - 1) for (_, a_end), (b_start, _) in pairwise(ranges)]
