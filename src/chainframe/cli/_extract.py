@@ -9,7 +9,7 @@ from typing import Any
 from chainframe._errors import InputError
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.datasets import DATASETS
-from chainframe.engine import extract
+from chainframe.engine import extract, follow
 
 EXAMPLES = """\
 examples:
@@ -18,6 +18,11 @@ examples:
       --address 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48 \\
       --topic0 0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef
   chainframe extract receipts --blocks -1000: --network base-mainnet --out data
+  chainframe extract blocks logs --blocks 0: --follow --rpc http://127.0.0.1:8545 --out data
+
+re-running into the same --out extends what is there: stored chunks are skipped, the tip chunk is extended, and
+every series in the folder is first checked against the chain and repaired where a reorganization took blocks back.
+--follow keeps doing that every --poll seconds until Ctrl-C (or SIGTERM).
 
 block ranges (the end is included): A:B, A:+N (N blocks from A), A: (to the safe end), -N: (the last N),
 a single block A; numbers take k/M suffixes; tags latest, safe, finalized, earliest. Without an explicit end a
@@ -42,7 +47,11 @@ def add_parser(commands: Any) -> None:
         "--chunk-size", type=int, metavar="N", help="blocks per file (default: 1000; 100 for proofs, traces)"
     )
     p.add_argument("--concurrency", type=int, default=4, metavar="N", help="chunks in flight at once (default: 4)")
-    p.add_argument("--overwrite", action="store_true", help="redo chunks even if their files are complete")
+    p.add_argument("--overwrite", action="store_true", help="refetch every asked chunk even if it is stored")
+    p.add_argument("--align", action="store_true", help="store whole chunks only (the tip waits until it is full)")
+    p.add_argument("--follow", action="store_true", help="keep the folder up to date as the chain grows, until Ctrl-C")
+    p.add_argument("--poll", type=float, default=12.0, metavar="SECONDS",
+                   help="with --follow: seconds between rounds (default: 12)")  # fmt: skip
     p.add_argument("--u256", choices=("decimal", "binary"), default="decimal",
                    help="wei columns as decimal128(38,0) (default) or lossless 32-byte words")  # fmt: skip
     p.add_argument("--confirmations", type=int, default=64, metavar="N",
@@ -87,6 +96,8 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.follow:
+        return _follow(args)
     report = extract(
         args.datasets,
         blocks=args.blocks,
@@ -95,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         network=args.network,
         chunk_size=args.chunk_size,
         overwrite=args.overwrite,
+        align=args.align,
         concurrency=args.concurrency,
         u256=args.u256,
         confirmations=args.confirmations,
@@ -103,4 +115,34 @@ def run(args: argparse.Namespace) -> int:
         **_filters(args),
     )
     print(report.summary())
+    return 0
+
+
+def _follow(args: argparse.Namespace) -> int:
+    import signal
+    import sys
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+
+    def on_round(report: Any) -> None:
+        stored = report.blocks[1] if report.blocks else "nothing new"
+        rows = sum(d["rows"] for d in report.datasets.values())
+        lag = f", lag {report.head - report.blocks[1]} blocks" if report.blocks else ""
+        reorgs = f", {len(report.reorgs)} reorg repairs" if report.reorgs else ""
+        print(f"head {report.head}, stored through {stored}{lag}: +{rows:,} rows{reorgs}", flush=True)
+
+    if args.overwrite:
+        raise InputError("--overwrite does not go with --follow (each round would refetch everything)")
+    try:
+        follow(
+            args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
+            chunk_size=args.chunk_size, concurrency=args.concurrency, u256=args.u256,
+            confirmations=args.confirmations, poll=args.poll, on_round=on_round, **_filters(args),
+        )  # fmt: skip
+    except KeyboardInterrupt:
+        print("stopped; every stored chunk is whole (re-run to continue)", file=sys.stderr)
+        return 0
     return 0

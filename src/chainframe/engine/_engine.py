@@ -39,11 +39,13 @@ ATTEMPTS = 4
 @dataclass
 class DatasetReport:
     chunks: int = 0
+    """Chunks this run had to write (new, extended, repaired); stored ones are ``skipped``."""
     written: int = 0
     skipped: int = 0
     rows: int = 0
     """Rows written by this run (kept rows of extended files not counted)."""
     blocks: int = 0
+    """Blocks fetched (kept rows of extended files not counted)."""
     refetched: int = 0
     """Chunks fetched again because the chain moved under them."""
 
@@ -230,13 +232,15 @@ async def _attempt(
             kept_last = kept.last_block_hash if task.keep_through == kept.end else kept.recent_hash(task.keep_through)
             if link is None or link.parent != kept_last:
                 raise StaleChunk(f"{task.dataset} {blocks}: the kept rows are no longer on the chain")
+        # Kept rows that were final when first written stay final, even if the node's finalized block went back.
+        final = max(finalized, kept.finalized) if kept is not None else finalized
         meta = ChunkMeta(
             dataset=task.dataset, chain_id=chain_id, start=task.start, end=task.end, chunk_size=task.chunk_size,
             filters=task.filters, u256=task.u256,
             first_block_hash=kept.first_block_hash if kept else first.hash,
             first_parent_hash=kept.first_parent_hash if kept else first.parent,
-            last_block_hash=last.hash, finalized=finalized,
-            recent_hashes=hashes_of(range(max(task.start, finalized + 1), task.end + 1), kept, chain),
+            last_block_hash=last.hash, finalized=final,
+            recent_hashes=hashes_of(range(max(task.start, final + 1), task.end + 1), kept, chain),
             rows=kept_rows + sink.rows, endpoint=endpoint, tool_version=__version__,
         )  # fmt: skip
         await anyio.to_thread.run_sync(writer.commit, meta)
@@ -260,6 +264,8 @@ async def run_tasks(
     async def worker() -> None:
         for task in tasks:  # a shared iterator: each task goes to exactly one worker
             report = counters.dataset(task.dataset)
+            report.chunks += 1
+            report.blocks += task.end - task.fetch_start + 1
             rows = await run_chunk(
                 task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=counters.split,
                 decode=decode, report=report,

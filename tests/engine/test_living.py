@@ -1,0 +1,250 @@
+"""A dataset folder is one living table: overlapping and extending runs, reorganizations between runs, during a run
+and while following, SIGKILLs at random moments, and filtered series beside unfiltered ones. Every check compares
+with a clean extraction of the node's chain as it is at the end, row by row, through the readers users have (a plain
+DuckDB glob, Polars' scan_parquet, ``open_duckdb``, ``scan``)."""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import duckdb
+import polars as pl
+import pytest
+
+from chainframe import extract, follow, open_duckdb, scan, series_folder
+from chainframe.datasets import LOGS, BlockRange
+from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings
+from chainframe.devnet._node_rpc import NodeRPC
+from chainframe.engine._engine import RunCounters, run_tasks
+from chainframe.engine._plan import plan
+from chainframe.rpc import AsyncClient
+from chainframe.store import folder_info, load_series
+
+MAIN = ("blocks", "transactions", "receipts", "logs")
+KEYS = {"blocks": "block_number", "logs": "block_number, log_index"}
+
+
+@pytest.fixture
+def chain() -> Iterator[Devnet]:
+    """A devnet of its own: these tests reorganize its chain."""
+    with Devnet() as devnet:
+        yield devnet
+
+
+@pytest.fixture
+def node(chain: Devnet) -> Iterator[NodeRPC]:
+    """The chain's node, straight (for anvil_reorg, anvil_mine, evm_snapshot and evm_revert)."""
+    rpc = NodeRPC(chain.node.url)
+    yield rpc
+    rpc.close()
+
+
+def reorg(node: NodeRPC, depth: int) -> None:
+    """Replace the last ``depth`` blocks; a transfer in the first new block makes the fork differ even where the old
+    blocks were empty (empty blocks with the same parent and time would hash the same)."""
+    transfer = {"from": DEV_ACCOUNTS[0], "to": DEV_ACCOUNTS[1], "value": "0x1"}
+    node.call("anvil_reorg", depth, [[transfer, 0]])
+
+
+def _glob(out: Path, series: str) -> pl.DataFrame:
+    keys = KEYS.get(series.split("__")[0], "block_number, transaction_index")
+    glob = str(out / series / "*.parquet")
+    return duckdb.sql(f"SELECT * FROM read_parquet('{glob}') ORDER BY {keys}").pl()  # noqa: S608
+
+
+def assert_same_as_clean(devnet: Devnet, out: Path, tmp: Path, datasets: tuple[str, ...] = MAIN, **kw: Any) -> None:
+    """``out`` holds exactly what a clean extraction of the node's chain now gives, for every reader."""
+    clean = tmp / f"clean-{time.monotonic_ns()}"
+    extract(list(datasets), blocks="0:latest", out=clean, rpc=devnet.node.url, progress=False, **kw)
+    for name in (p.name for p in clean.iterdir() if not p.name.startswith(".")):
+        got, want = _glob(out, name), _glob(clean, name)
+        assert got.height == want.height, name
+        assert got.equals(want), name
+        assert pl.scan_parquet(str(out / name / "*.parquet")).select(pl.len()).collect().item() == want.height
+        assert open_duckdb(out).execute(f'SELECT count(*) FROM "{name}"').fetchall()[0][0] == want.height  # noqa: S608
+    blocks = _glob(out, "blocks") if "blocks" in datasets else None
+    if blocks is not None:  # one row per block, linked by parent hash
+        assert blocks["block_number"].to_list() == list(range(blocks.height))
+        assert blocks["parent_hash"][1:].to_list() == blocks["block_hash"][:-1].to_list()
+    for series in folder_info(out).values():
+        assert series.problems == [], series.name
+
+
+def test_overlapping_and_extending_runs_store_each_block_once(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
+    out, url = tmp_path / "out", chain.http_url
+    runs = [("0:", {}), ("0:latest", {}), ("100:200", {}), ("50:120", {"overwrite": True}), ("0:latest", {})]
+    for blocks, options in runs:
+        extract(list(MAIN), blocks=blocks, out=out, rpc=url, chunk_size=100, progress=False, **options)
+    node.call("anvil_mine", hex(7))  # the chain grows: the tip chunk is extended in place
+    report = extract(list(MAIN), blocks="0:latest", out=out, rpc=url, chunk_size=100, progress=False)
+    assert report.datasets["blocks"]["rows"] == 7
+    assert report.datasets["blocks"]["written"] == 1
+    assert len(list((out / "blocks").glob("*.parquet"))) == 3  # 0..99, 100..199, 200..247: one file per slot
+    assert_same_as_clean(chain, out, tmp_path)
+    assert scan(out, "logs").select(pl.len()).collect().item() == _glob(out, "logs").height
+
+
+def test_align_stores_whole_chunks_only(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
+    report = extract("blocks", blocks="0:latest", out=tmp_path, rpc=chain.http_url, chunk_size=100, align=True)
+    assert report.blocks == (0, 199)
+    assert [s.ranges for s in folder_info(tmp_path).values()] == [[(0, 199)]]
+
+
+def test_filtered_and_unfiltered_series_never_mix(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
+    emitter = chain.truth.contracts["Emitter"]
+    extract("logs", blocks="0:latest", out=tmp_path, rpc=chain.http_url, progress=False)
+    extract("logs", blocks="0:latest", out=tmp_path, rpc=chain.http_url, progress=False, address=emitter)
+    plain = _glob(tmp_path, "logs")
+    filtered = series_folder(tmp_path, "logs", address=emitter)
+    only = _glob(tmp_path, filtered.name)
+    assert plain.height == chain.truth.log_count
+    assert 0 < only.height < plain.height
+    assert set(only["address"].to_list()) == {bytes.fromhex(emitter[2:])}
+    views = open_duckdb(tmp_path).sql("SELECT table_name FROM information_schema.tables").fetchall()
+    assert sorted(v[0] for v in views) == sorted(["logs", filtered.name])
+    assert scan(tmp_path, "logs", address=emitter).select(pl.len()).collect().item() == only.height
+    text = "\n".join(str(dict(s.meta.filters)) for s in folder_info(tmp_path).values() if s.meta and s.meta.filters)
+    assert emitter.lower() in text  # filters in clear
+
+
+@pytest.mark.parametrize("depth", [1, 5, 45])  # 45 forks at block 196: across the 199/200 chunk boundary
+def test_a_reorg_between_runs_is_repaired(chain: Devnet, node: NodeRPC, tmp_path: Path, depth: int) -> None:
+    out = tmp_path / "out"
+    extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    reorg(node, depth)
+    report = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    head = chain.truth.head
+    assert {r["series"] for r in report.reorgs} == set(MAIN)
+    for repaired in report.reorgs:
+        assert repaired["fork_block"] == head - depth + 1
+        assert repaired["depth"] == depth
+        assert repaired["chunks_rewritten"] == (2 if depth == 45 else 1)
+    assert "reorg repaired in blocks: forked at block" in report.summary()
+    assert_same_as_clean(chain, out, tmp_path)
+
+
+def test_a_reorg_that_shortens_the_chain_removes_what_is_gone(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
+    snapshot = node.call("evm_snapshot")
+    node.call("anvil_mine", hex(12))  # 241..252: a slot of its own with chunks of 250
+    extract(list(MAIN), blocks="0:latest", out=tmp_path, rpc=chain.http_url, chunk_size=250, progress=False)
+    node.call("evm_revert", snapshot)
+    node.call("anvil_mine", hex(1))  # another block 241
+    report = extract(list(MAIN), blocks="0:latest", out=tmp_path, rpc=chain.http_url, chunk_size=250)
+    assert report.reorgs
+    assert_same_as_clean(chain, tmp_path, tmp_path.parent / "ref")
+
+
+def test_a_reorg_during_a_run_is_caught_around_the_commit(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
+    assert chain.gateway is not None
+    chain.gateway.configure(GatewaySettings(latency=0.03))
+
+    def reorg_mid_run() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            calls = chain.gateway.stats()["calls"] if chain.gateway else {}
+            if calls.get("eth_getLogs", 0) >= 6:
+                reorg(node, 8)
+                return
+            time.sleep(0.005)
+
+    thread = threading.Thread(target=reorg_mid_run)
+    thread.start()
+    extract(list(MAIN), blocks="200:latest", out=tmp_path, rpc=chain.http_url, chunk_size=20, concurrency=2)
+    thread.join()
+    chain.gateway.configure(GatewaySettings())
+    extract(list(MAIN), blocks="0:199", out=tmp_path, rpc=chain.http_url, chunk_size=20, progress=False)
+    assert_same_as_clean(chain, tmp_path, tmp_path.parent / "ref", chunk_size=20)
+
+
+def test_follow_extends_and_repairs_round_after_round(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
+    heads: list[int] = []
+
+    def between_rounds(report: Any) -> None:
+        heads.append(report.head)
+        if len(heads) == 1:
+            node.call("anvil_mine", hex(5))
+        elif len(heads) == 2:
+            reorg(node, 3)
+            node.call("anvil_mine", hex(2))
+
+    last = follow(list(MAIN), blocks="0:latest", out=tmp_path, rpc=chain.http_url, chunk_size=100, poll=0.05,
+                  rounds=3, on_round=between_rounds)  # fmt: skip
+    assert heads == [240, 245, 247]
+    assert last is not None
+    assert last.reorgs
+    assert {r["fork_block"] for r in last.reorgs} == {243}
+    assert_same_as_clean(chain, tmp_path, tmp_path.parent / "ref")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sigkill_at_a_random_moment_then_the_same_command_again(
+    chain: Devnet, node: NodeRPC, tmp_path: Path, seed: int
+) -> None:
+    """Kills during a first extraction, an extension and a reorg repair; the same command then finishes the job."""
+    rng = random.Random(seed)
+    assert chain.gateway is not None
+    chain.gateway.configure(GatewaySettings(latency=0.01))
+    out = tmp_path / "out"
+    argv = [
+        sys.executable, "-m", "chainframe.cli", "extract", *MAIN, "--blocks", "0:latest", "--rpc", chain.http_url,
+        "--out", str(out), "--chunk-size", "40", "--concurrency", "2", "--no-progress",
+    ]  # fmt: skip
+    for phase in ("first run", "extension", "repair"):
+        if phase == "extension":
+            node.call("anvil_mine", hex(30))
+        elif phase == "repair":
+            reorg(node, rng.randint(1, 30))
+        with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
+            time.sleep(rng.uniform(0.2, 1.5))
+            run.send_signal(signal.SIGKILL)
+        # A glob reader never sees a row twice, whatever moment the kill came at.
+        for name in MAIN:
+            if (out / name).is_dir():
+                frame = _glob(out, name)
+                keys = ["block_number", "log_index" if name == "logs" else "transaction_index"]
+                keys = keys[:1] if name == "blocks" else keys
+                assert frame.select(keys).is_duplicated().sum() == 0, (phase, name)
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, timeout=120)
+        assert not list(out.rglob(".*.tmp-*"))
+    chain.gateway.configure(GatewaySettings())
+    assert_same_as_clean(chain, out, tmp_path, chunk_size=40)
+
+
+@pytest.mark.anyio
+async def test_a_chunk_read_across_a_reorg_is_fetched_again(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
+    """The reorg comes right after the chunk's first eth_getLogs answer (blocks 200..209), replacing blocks from 196
+    on: that piece's witness changes under it, so the chunk is fetched again and stored from one fork."""
+    fired = False
+
+    class ReorgAfterFirstLogs(AsyncClient):
+        async def request_bytes(self, method: str, params: Any = ()) -> bytes:
+            nonlocal fired
+            body = await super().request_bytes(method, params)
+            if method == "eth_getLogs" and not fired:
+                fired = True
+                await anyio.to_thread.run_sync(reorg, node, 45)
+            return body
+
+    head, chain_id = chain.truth.head, chain.truth.chain_id
+    tasks, _ = plan("logs", BlockRange(200, head), series=load_series(tmp_path / "logs"), chain_id=chain_id,
+                    chunk_size=100, filters={}, u256="decimal", head=head)  # fmt: skip
+    counters = RunCounters()
+    async with ReorgAfterFirstLogs(chain.node.url) as client:
+        await run_tasks(iter(tasks), client, chain_id=chain_id, endpoint="node", finalized=head - 64, concurrency=1,
+                        counters=counters)  # fmt: skip
+    assert fired
+    assert counters.datasets["logs"].refetched == 1
+    stored = _glob(tmp_path, "logs")
+    async with AsyncClient(chain.node.url) as client:
+        now = LOGS.transform(await LOGS.fetch(client, BlockRange(200, head)), chain_id=chain_id)
+    assert stored.height == now.num_rows
+    assert stored["block_hash"].to_list() == now["block_hash"].to_pylist()
