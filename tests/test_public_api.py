@@ -14,10 +14,12 @@ def test_top_level_all() -> None:
         "acollect",
         "aextract",
         "afollow",
+        "arepair",
         "collect",
         "extract",
         "follow",
         "open_duckdb",
+        "repair",
         "scan",
         "series_folder",
     ]

@@ -21,6 +21,7 @@ import polars as pl
 import pytest
 
 from chainframe import extract, follow, open_duckdb, scan, series_folder
+from chainframe.cli import main as cli_main
 from chainframe.datasets import LOGS, BlockRange
 from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings
 from chainframe.devnet._node_rpc import NodeRPC
@@ -147,12 +148,15 @@ def test_a_reorg_during_a_run_is_caught_around_the_commit(chain: Devnet, node: N
     assert chain.gateway is not None
     chain.gateway.configure(GatewaySettings(latency=0.03))
 
+    fired: list[int] = []
+
     def reorg_mid_run() -> None:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             calls = chain.gateway.stats()["calls"] if chain.gateway else {}
-            if calls.get("eth_getLogs", 0) >= 6:
+            if calls.get("eth_getBlockByNumber", 0) >= 60:  # of about 270 in the run
                 reorg(node, 8)
+                fired.append(calls["eth_getBlockByNumber"])
                 return
             time.sleep(0.005)
 
@@ -160,6 +164,7 @@ def test_a_reorg_during_a_run_is_caught_around_the_commit(chain: Devnet, node: N
     thread.start()
     extract(list(MAIN), blocks="200:latest", out=tmp_path, rpc=chain.http_url, chunk_size=20, concurrency=2)
     thread.join()
+    assert fired, "the reorg came after the run"
     chain.gateway.configure(GatewaySettings())
     extract(list(MAIN), blocks="0:199", out=tmp_path, rpc=chain.http_url, chunk_size=20, progress=False)
     assert_same_as_clean(chain, tmp_path, tmp_path.parent / "ref", chunk_size=20)
@@ -248,3 +253,21 @@ async def test_a_chunk_read_across_a_reorg_is_fetched_again(chain: Devnet, node:
         now = LOGS.transform(await LOGS.fetch(client, BlockRange(200, head)), chain_id=chain_id)
     assert stored.height == now.num_rows
     assert stored["block_hash"].to_list() == now["block_hash"].to_pylist()
+
+
+def test_info_check_lists_what_a_reorg_took_back_and_repair_rewrites_it(
+    chain: Devnet, node: NodeRPC, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    extract(["blocks", "logs"], blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    assert cli_main(["info", str(out), "--check", "--rpc", chain.http_url]) == 0
+    assert "every stored block is on its chain" in capsys.readouterr().out
+    reorg(node, 5)
+    assert cli_main(["info", str(out), "--check", "--rpc", chain.http_url]) == 1
+    text = capsys.readouterr().out
+    assert "blocks/blocks__31337__0000000200_to_0000000299.parquet: blocks 236..240 (forked at 236)" in text
+    assert "chainframe repair" in text
+    assert cli_main(["repair", str(out), "--rpc", chain.http_url]) == 0
+    assert "reorg repaired in logs: forked at block 236, 5 stored blocks replaced" in capsys.readouterr().out
+    assert cli_main(["info", str(out), "--check", "--rpc", chain.http_url]) == 0
+    assert_same_as_clean(chain, out, tmp_path, datasets=("blocks", "logs"))

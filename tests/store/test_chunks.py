@@ -405,7 +405,7 @@ def test_format_info_is_a_short_report(out: Path) -> None:
 
 
 def _run_info(path: Path, *, as_json: bool = False) -> int:
-    return _info.run(argparse.Namespace(dir=path, json=as_json))
+    return _info.run(argparse.Namespace(dir=path, json=as_json, check=False, rpc=None, network=None))
 
 
 def test_info_prints_the_report(out: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,8 +7,8 @@ import argparse
 from chainframe.rpc import KEY_ENV
 
 
-def add_endpoint_options(parser: argparse.ArgumentParser) -> None:
-    where = parser.add_mutually_exclusive_group(required=True)
+def add_endpoint_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    where = parser.add_mutually_exclusive_group(required=required)
     where.add_argument("--rpc", metavar="URL", help="any JSON-RPC URL, e.g. https://mainnet.infura.io/v3/KEY")
     where.add_argument(
         "--network",

@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from chainframe import engine
+from chainframe._errors import InputError
+from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.store import folder_info, format_info, series_json
 
 DESCRIPTION = """\
@@ -19,16 +22,19 @@ For each dataset it shows:
   blocks    block ranges covered, both ends included (adjacent chunks are joined)
   rows      rows, files and size on disk
   gaps      blocks missing between the covered ranges (extract them again to fill)
-  problems  overlapping chunks (reading both duplicates rows); Parquet files that
-            are not complete chainframe chunks (foreign, truncated or unfinished:
-            they count for nothing); temporary files left by a killed run
-Chunks extracted with other filters, chain ids or wei encodings are listed as
-separate series.
+  problems  Parquet files that are not chunks of the series (a glob would read
+            them), damaged chunk files, adjacent chunks whose block hashes do
+            not link, temporary files left by a killed run
+Each series (a dataset with its filters and wei encoding) has a folder of its own,
+shown with its filters in clear. With --check and an endpoint, stored chunks are
+also compared with the node's chain (one header per linked run of chunks) and
+those a reorganization took back are listed; 'chainframe repair DIR' rewrites them.
 
 examples:
   chainframe info ./data
   chainframe info ./data/logs      one dataset folder
   chainframe info ./data --json    the same facts, machine-readable
+  chainframe info ./data --check --rpc http://127.0.0.1:8545
 """
 
 
@@ -41,6 +47,8 @@ def add_parser(commands: Any) -> None:
     )
     p.add_argument("dir", metavar="DIR", type=Path, help="the output folder given to the extraction (e.g. ./data)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON instead of the report")
+    p.add_argument("--check", action="store_true", help="also compare the stored chunks with the node's chain")
+    add_endpoint_options(p, required=False)
     p.set_defaults(run=run)
 
 
@@ -60,8 +68,28 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    off: list[dict[str, Any]] = []
+    if args.check:
+        if args.rpc is None and args.network is None:
+            raise InputError("--check needs the node: add --rpc URL or --network NAME")
+        off = engine.off_chain(folder, rpc=args.rpc, network=args.network)
     if args.json:
-        print(json.dumps({name: series_json(info) for name, info in infos.items()}, indent=2))
-    else:
-        print(format_info(infos), end="")
+        report: dict[str, Any] = {name: series_json(info) for name, info in infos.items()}
+        if args.check:
+            for name, info in report.items():
+                info["off_chain"] = [o for o in off if o["series"] == name]
+        print(json.dumps(report, indent=2))
+        return 1 if off else 0
+    print(format_info(infos), end="")
+    if args.check:
+        if not off:
+            print("\nchecked against the node: every stored block is on its chain")
+            return 0
+        print("\noff the node's chain (a reorganization since they were written):")
+        for o in off:
+            print(
+                f"  {o['series']}/{o['file']}: blocks {o['blocks'][0]}..{o['blocks'][1]} (forked at {o['fork_block']})"
+            )
+        print(f"repair: chainframe repair {folder} --rpc URL (or re-run the extraction into {folder})")
+        return 1
     return 0

@@ -21,7 +21,7 @@ from anyio.from_thread import start_blocking_portal
 
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, BlockRange, register_duckdb
-from chainframe.engine._canonical import ChainUnstable, ChunkCheck, StaleChunk
+from chainframe.engine._canonical import ChainUnstable, ChunkCheck, StaleChunk, find_stale
 from chainframe.engine._engine import ATTEMPTS, DECODE_THREADS, RunCounters, chain_for, fetch_and_decode
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS, ChunkTask, check_datasets, check_filters, slots
@@ -30,7 +30,7 @@ from chainframe.engine._report import Progress, RunReport, now
 from chainframe.engine._run import Wanted, extract_round
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
-from chainframe.store import FolderLock, clean_temporaries, series_folders, series_name
+from chainframe.store import FolderLock, clean_temporaries, load_series, series_folders, series_name
 
 Output = Literal["arrow", "polars", "pandas"]
 Blocks = str | int | tuple[int, int]
@@ -170,6 +170,48 @@ async def afollow(
     return last
 
 
+async def arepair(
+    out: str | Path,
+    *,
+    rpc: str | Endpoint | None = None,
+    network: str | None = None,
+    key: str | None = None,
+    concurrency: int = 4,
+    client_options: Mapping[str, Any] | None = None,
+) -> RunReport:
+    """Check every series in ``out`` against the chain and rewrite what a reorganization took back (rows below each
+    fork block are kept); nothing else is fetched. Every ``extract`` into ``out`` does the same first."""
+    folder = Path(out)
+    if not series_folders(folder):
+        raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to repair")
+    run = _Run([], parse_range(":"), folder, concurrency)
+    endpoint = endpoint_of(rpc, network, key)
+    async with AsyncClient(endpoint, **dict(client_options or {})) as client:
+        result = await run.once(
+            client, endpoint=endpoint, overwrite=False, align=False, confirmations=DEFAULT_CONFIRMATIONS,
+            progress=False, repair_only=True,
+        )  # fmt: skip
+    result.save(result.default_path())
+    return result
+
+
+async def aoff_chain(
+    out: str | Path, *, rpc: str | Endpoint | None = None, network: str | None = None, key: str | None = None
+) -> list[dict[str, Any]]:
+    """The stored chunks under ``out`` that are no longer on the node's chain (nothing is written): series, file,
+    fork block, and the stored blocks from there on that ``repair`` would rewrite."""
+    folder = Path(out)
+    every = [load_series(p) for p in series_folders(folder)]
+    async with AsyncClient(endpoint_of(rpc, network, key)) as client:
+        head = int(await client.block_number())
+        stale = await find_stale(client, every, head)
+    return [
+        {"series": r.chunk.path.parent.name, "file": r.chunk.path.name, "fork_block": r.fork_block,
+         "blocks": [r.fork_block, r.chunk.meta.end]}
+        for r in stale
+    ]  # fmt: skip
+
+
 class _Run:
     """The checked inputs of an extraction, and one round of it over an output folder."""
 
@@ -195,12 +237,14 @@ class _Run:
 
     async def once(
         self, client: Any, *, endpoint: Endpoint, overwrite: bool, align: bool, confirmations: int,
-        progress: bool | None,
+        progress: bool | None, repair_only: bool = False,
     ) -> RunReport:  # fmt: skip
         started, clock = now(), time.monotonic()
         chain_id = await client.chain_id()
         finalized, why = await safe_end(client, confirmations)
-        resolved: BlockRange | None = await resolve(self.spec, client, confirmations=confirmations)
+        resolved: BlockRange | None = None
+        if not repair_only:
+            resolved = await resolve(self.spec, client, confirmations=confirmations)
         head = int(await client.block_number())
         if align and resolved is not None:
             resolved = _aligned(resolved, self.wanted)
@@ -219,7 +263,9 @@ class _Run:
             bar.close()
         for dataset, skipped in result.skipped.items():
             counters.dataset(dataset).skipped += skipped
-        if resolved is None:
+        if repair_only:
+            stop = f"checked against the chain at head {head}"
+        elif resolved is None:
             stop = "nothing to store: no whole chunk below the end (--align)"
         elif self.spec.end is None and self.spec.count is None:
             safe = (
@@ -330,6 +376,18 @@ def extract(datasets: str | Sequence[str], **options: Any) -> RunReport:
 def collect(dataset: str, **options: Any) -> Any:
     """Blocking :func:`acollect` (works inside Jupyter's running event loop)."""
     return _blocking(acollect, dataset, **options)
+
+
+def off_chain(out: str | Path, **options: Any) -> list[dict[str, Any]]:
+    """Blocking :func:`aoff_chain`."""
+    result: list[dict[str, Any]] = _blocking(aoff_chain, out, **options)
+    return result
+
+
+def repair(out: str | Path, **options: Any) -> RunReport:
+    """Blocking :func:`arepair`."""
+    result: RunReport = _blocking(arepair, out, **options)
+    return result
 
 
 def follow(datasets: str | Sequence[str], **options: Any) -> RunReport | None:
