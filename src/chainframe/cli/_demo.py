@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         report = extract(list(DATASETS), blocks="0:latest", out=args.out, rpc=devnet.http_url, progress=False)
     print(report.summary())
 
-    print("\nDuckDB, over the Parquet files (one view per dataset):")
+    print("\nDuckDB, over the Parquet files (one view per series folder):")
     con = open_duckdb(args.out)
     print(con.sql(QUERY))
     totals = con.execute("select count(*), count(*) filter (where status = 0), sum(log_count) from receipts").fetchone()
