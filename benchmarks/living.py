@@ -68,7 +68,9 @@ def main() -> None:
     base = rows[0][1]
     base_per_block = base["seconds"] / max(base["blocks"], 1)
     print(f"benchmark chain: head {head}, finalized {finalized}; datasets {', '.join(DATASETS)}")
-    print(f"{'run':<8} {'blocks':>7} {'seconds':>8} {'requests':>9} {'calls':>7} {'check calls':>12} {'s/block vs final':>17}")
+    columns = [("blocks", 7), ("seconds", 8), ("requests", 9), ("calls", 7), ("check calls", 12)]
+    columns.append(("s/block vs final", 17))
+    print(f"{'run':<8} " + " ".join(f"{name:>{width}}" for name, width in columns))
     for name, r in rows:
         ratio = (r["seconds"] / max(r["blocks"], 1)) / base_per_block if r["blocks"] else float("nan")
         print(
