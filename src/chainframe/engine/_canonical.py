@@ -24,6 +24,8 @@ from typing import Any
 import pyarrow as pa
 
 from chainframe._errors import ChainframeError
+from chainframe.datasets import BlockRange
+from chainframe.engine._answers import WrongAnswer, checked
 from chainframe.store import Series, StoredChunk
 
 #: Datasets whose ``block_hash`` column is the hash of the block holding the row (checked row by row near the head).
@@ -50,23 +52,31 @@ def _bytes(text: str) -> bytes:
 
 
 async def headers(client: Any, numbers: Iterable[int]) -> dict[int, Header | None]:
-    """The node's headers for ``numbers`` (one batch); None for a block the node does not have."""
+    """The node's headers for ``numbers`` (one batch); None for a block the node does not have. An answer for another
+    block, or without its hashes, is asked again and then a :class:`WrongAnswer`."""
     wanted = sorted(set(numbers))
     if not wanted:
         return {}
-    answers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in wanted])
-    out: dict[int, Header | None] = {}
-    for number, answer in zip(wanted, answers, strict=True):
-        if isinstance(answer, BaseException):
-            raise answer
-        if answer is None:
-            out[number] = None
-            continue
-        header = Header(int(answer["number"], 16), _bytes(answer["hash"]), _bytes(answer["parentHash"]))
-        if header.number != number:
-            raise StaleChunk(f"asked for block {number}, the node answered block {header.number}")
-        out[number] = header
-    return out
+
+    async def read() -> dict[int, Header | None]:
+        answers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in wanted])
+        out: dict[int, Header | None] = {}
+        for number, answer in zip(wanted, answers, strict=True):
+            if isinstance(answer, BaseException):
+                raise answer
+            if answer is None:
+                out[number] = None
+                continue
+            try:
+                header = Header(int(answer["number"], 16), _bytes(answer["hash"]), _bytes(answer["parentHash"]))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise WrongAnswer(f"block {number}'s header lacks {exc}", check="header fields present") from None
+            if header.number != number:
+                raise WrongAnswer(f"asked for block {number}, got block {header.number}", check="the block asked for")
+            out[number] = header
+        return out
+
+    return await checked(read, method="eth_getBlockByNumber", blocks=BlockRange(wanted[0], wanted[-1]), client=client)
 
 
 async def block_hash(client: Any, number: int) -> bytes | None:

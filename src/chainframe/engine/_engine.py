@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from chainframe._version import __version__
 from chainframe.datasets import DATASETS, BlockRange
+from chainframe.engine._answers import METHODS, check_bodies, check_rows, checked
 from chainframe.engine._canonical import ChainUnstable, ChunkCheck, Header, StaleChunk, block_hash, check_links, headers
 from chainframe.engine._logs import SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
@@ -98,25 +99,33 @@ async def fetch_and_decode(
 
     if task.dataset == "logs":
 
-        def decode_logs(logs: list[bytes], receipts: list[bytes]) -> pa.Table:
+        def decode_logs(part: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
+            check_bodies("logs", logs)
+            check_bodies("receipts", receipts)
             table = logs_table(logs, receipts, task.filters, chain_id=chain_id, u256=task.u256)
+            check_rows("logs", table, part, task.filters)
             return sort_table(table, dataset.sort)
 
-        async def decode_piece(logs: list[bytes], receipts: list[bytes]) -> pa.Table:
-            return await anyio.to_thread.run_sync(decode_logs, logs, receipts, limiter=decode)
+        async def decode_piece(part: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
+            return await anyio.to_thread.run_sync(decode_logs, part, logs, receipts, limiter=decode)
 
         await fetch_logs(client, blocks, task.filters, state, decode_piece, put, wrap=witnessed)
     else:
 
-        def work(bodies: list[bytes]) -> pa.Table:
-            return sort_table(dataset.transform(bodies, chain_id=chain_id, u256=task.u256), dataset.sort)
+        def work(bodies: list[bytes], part: BlockRange) -> pa.Table:
+            check_bodies(task.dataset, bodies)
+            table = dataset.transform(bodies, chain_id=chain_id, u256=task.u256)
+            check_rows(task.dataset, table, part, task.filters)
+            return sort_table(table, dataset.sort)
 
         async def piece(part: BlockRange) -> None:
-            try:
+            async def answer() -> pa.Table:
                 bodies = await dataset.fetch(client, part, **task.filters)
-                table = await anyio.to_thread.run_sync(work, bodies, limiter=decode)
-                del bodies
-                await put(part, table)
+                return await anyio.to_thread.run_sync(work, bodies, part, limiter=decode)
+
+            try:
+                method = METHODS.get(task.dataset, task.dataset)
+                await put(part, await checked(answer, method=method, blocks=part, client=client))
             finally:
                 state.in_flight.release()
 

@@ -18,6 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from chainframe.datasets import LOGS, U256, BlockRange
+from chainframe.engine._answers import checked
 from chainframe.rpc import LimitExceeded
 from chainframe.rpc import _params as params
 
@@ -75,8 +76,8 @@ def log_filter(blocks: BlockRange, filters: Mapping[str, Any]) -> dict[str, Any]
     )
 
 
-Decode = Callable[[list[bytes], list[bytes]], Awaitable[pa.Table]]
-"""Decode some eth_getLogs answers and receipts answers into a table (run in a worker thread by the caller)."""
+Decode = Callable[[BlockRange, list[bytes], list[bytes]], Awaitable[pa.Table]]
+"""Decode (and check) a piece's eth_getLogs answers and receipts answers into a table (in a worker thread)."""
 Piece = Callable[[BlockRange], Coroutine[Any, Any, None]]
 """Fetch, decode and hand on one piece of a chunk."""
 Emit = Callable[[BlockRange, pa.Table], Awaitable[None]]
@@ -106,15 +107,22 @@ async def fetch_logs(
             raise LimitExceeded(f"still over the limit after {MAX_PIECES} splits", reason="results")
         if not placed:
             await state.in_flight.acquire()
+
+        async def logs() -> pa.Table:
+            body = await client.request_bytes("eth_getLogs", [log_filter(piece, filters)])
+            state.observe(len(piece), len(body))
+            return await decode(piece, [body], [])
+
+        async def from_receipts() -> pa.Table:
+            receipts = await client.batch_bytes([("eth_getBlockReceipts", [hex(piece.start)])])
+            return await decode(piece, [], receipts)
+
         try:
             try:
-                body = await client.request_bytes("eth_getLogs", [log_filter(piece, filters)])
+                table = await checked(logs, method="eth_getLogs", blocks=piece, client=client)
             except LimitExceeded as exc:
                 cut = _cut(piece, exc.hint)
             else:
-                state.observe(len(piece), len(body))
-                table = await decode([body], [])
-                del body
                 await emit(piece, table)
                 return
         finally:
@@ -123,8 +131,8 @@ async def fetch_logs(
         if cut is None:
             state.receipt_fallbacks += 1
             async with state.in_flight:
-                receipts = await client.batch_bytes([("eth_getBlockReceipts", [hex(piece.start)])])
-                await emit(piece, await decode([], receipts))
+                table = await checked(from_receipts, method="eth_getBlockReceipts", blocks=piece, client=client)
+                await emit(piece, table)
             return
         state.refused(cut - piece.start + 1)
         async with anyio.create_task_group() as tg:
@@ -152,7 +160,7 @@ async def plan_pieces(
             start = end + 1
 
 
-def _matches(filters: Mapping[str, Any]) -> pl.Expr:
+def matches(filters: Mapping[str, Any]) -> pl.Expr:
     """The eth_getLogs filter as a Polars predicate on the logs table (for logs read from receipts)."""
     condition = pl.lit(True)
     flt = params.log_filter(address_=filters.get("address"), topics=filters.get("topics"))
@@ -179,7 +187,7 @@ def logs_table(
     if filters:
         frame = pl.from_arrow(extra)
         assert isinstance(frame, pl.DataFrame)
-        extra = frame.filter(_matches(filters)).to_arrow().cast(extra.schema)
+        extra = frame.filter(matches(filters)).to_arrow().cast(extra.schema)
     return pa.concat_tables([table, extra]) if logs else extra
 
 

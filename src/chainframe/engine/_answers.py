@@ -1,0 +1,146 @@
+"""What an answer must be before its rows are kept: an answer to what was asked, consistent in itself.
+
+The transforms read whatever a node sends (a null result is no rows, as a recorded answer says); the engine knows what
+it asked for, so it checks here, on the answer bytes and on the decoded rows (vectorized: no per-row Python):
+
+- no ``null`` result where a block, a list of logs or receipts was asked for (we only ask for blocks the node has);
+- every row's block inside the asked blocks; the key columns (block number, indexes, hashes) never null;
+- ``blocks``: exactly one row per asked block;
+- ``transactions`` and ``receipts``: per block, transaction indexes 0, 1, 2, ... with no gap or repeat; a receipt has a
+  status (or, before Byzantium, a state root);
+- ``logs``: no repeated (block, log index); without filters, log indexes 0, 1, 2, ... per block; with filters, every
+  log matches them (address and topics), as the node was asked.
+
+A failed check is :class:`WrongAnswer`: the piece is fetched again (:data:`ANSWER_ATTEMPTS` times in all); then the
+error names the method, blocks, endpoint and check. Logs flagged ``removed`` are a reorganization, handled by the
+chain checks (:mod:`chainframe.engine._canonical`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import anyio
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from chainframe.datasets import BlockRange, DecodeError, ValueOutOfRange
+from chainframe.rpc import TransientError
+
+T = TypeVar("T")
+
+ANSWER_ATTEMPTS = 3
+"""Times a piece is fetched before an answer that keeps failing its checks is an error."""
+
+_NULL_RESULT = re.compile(rb'"result"\s*:\s*null')
+METHODS = {
+    "blocks": "eth_getBlockByNumber",
+    "transactions": "eth_getBlockByNumber",
+    "receipts": "eth_getBlockReceipts",
+    "logs": "eth_getLogs",
+    "uncles": "eth_getUncleByBlockNumberAndIndex",
+}
+_KEYS: Mapping[str, tuple[str, ...]] = {
+    "blocks": ("block_number", "block_hash", "parent_hash"),
+    "transactions": ("block_number", "block_hash", "transaction_index", "transaction_hash"),
+    "receipts": ("block_number", "block_hash", "transaction_index", "transaction_hash"),
+    "logs": ("block_number", "block_hash", "log_index", "transaction_hash", "transaction_index"),
+}
+_INDEX = {"transactions": "transaction_index", "receipts": "transaction_index", "logs": "log_index"}
+
+
+class WrongAnswer(TransientError):
+    """An answer that is valid JSON-RPC but not an answer to what was asked (or not consistent in itself)."""
+
+    def __init__(self, detail: str, *, check: str) -> None:
+        super().__init__(f"{detail} (check: {check})")
+        self.check = check
+
+
+def check_bodies(dataset: str, bodies: Sequence[bytes]) -> None:
+    """No null result in answers that must hold a block, or a list of receipts or logs."""
+    if dataset not in METHODS:
+        return
+    for body in bodies:
+        if _NULL_RESULT.search(body):
+            raise WrongAnswer("the node answered null for a block it has", check="null result")
+
+
+def check_rows(dataset: str, table: pa.Table, blocks: BlockRange, filters: Mapping[str, Any]) -> None:
+    """The decoded rows of a piece answer what was asked for ``blocks`` (see the module's list)."""
+    keys = _KEYS.get(dataset)
+    if keys is None or (table.num_rows == 0 and dataset != "blocks"):
+        return
+    for column in keys:
+        if table[column].null_count:
+            raise WrongAnswer(f"{table[column].null_count} rows without {column}", check=f"{column} present")
+    frame = pl.from_arrow(table.select([c for c in ("block_number", _INDEX.get(dataset)) if c]))
+    assert isinstance(frame, pl.DataFrame)
+    number = frame["block_number"]
+    if dataset == "blocks":
+        if number.to_list() != list(range(blocks.start, blocks.end + 1)):
+            raise WrongAnswer(
+                f"asked for blocks {blocks.start}..{blocks.end}, got {frame.height} rows for blocks {_sample(number)}",
+                check="one row per asked block",
+            )
+        return
+    low, high = number.min(), number.max()
+    assert isinstance(low, int)
+    assert isinstance(high, int)
+    if low < blocks.start or high > blocks.end:
+        raise WrongAnswer(
+            f"rows for blocks {low}..{high} in an answer for blocks {blocks.start}..{blocks.end}",
+            check="rows inside the asked blocks",
+        )
+    if dataset == "receipts":
+        missing = pc.sum(pc.and_(pc.is_null(table["status"]), pc.is_null(table["root"]))).as_py()
+        if missing:
+            raise WrongAnswer(f"{missing} receipts with neither status nor root", check="receipt status present")
+    index = _INDEX[dataset]
+    repeated = frame.select(pl.struct("block_number", index).is_duplicated().sum()).item()
+    if repeated:
+        raise WrongAnswer(f"{repeated} rows share a (block, {index})", check=f"no repeated {index}")
+    if dataset != "logs" or not filters:
+        position = pl.int_range(pl.len()).over("block_number").cast(pl.UInt64)
+        off = frame.sort("block_number", index).select((pl.col(index) != position).sum()).item()
+        if off:
+            raise WrongAnswer(f"{index} is not 0, 1, 2, ... in every block ({off} rows off)", check=f"{index} in order")
+    if dataset == "logs" and filters:
+        from chainframe.engine._logs import matches
+
+        logs = pl.from_arrow(table.select(["address", "topics"]))
+        assert isinstance(logs, pl.DataFrame)
+        stray = logs.select((~matches(filters)).sum()).item()
+        if stray:
+            raise WrongAnswer(f"{stray} logs do not match the filter asked for", check="logs match the filter")
+
+
+def _sample(values: pl.Series) -> str:
+    shown = values.head(6).to_list()
+    return ", ".join(map(str, shown)) + (", ..." if len(values) > 6 else "")
+
+
+async def checked(fetch: Callable[[], Awaitable[T]], *, method: str, blocks: BlockRange, client: Any) -> T:
+    """``fetch()`` (a request, its decoding and the checks above), again while its answer fails a check or does not
+    decode; then the last failure as :class:`WrongAnswer` naming the method, blocks, endpoint and check. A value too
+    wide for its column is not retried: the answer is right, the encoding is the user's choice."""
+    failure: WrongAnswer | None = None
+    for attempt in range(ANSWER_ATTEMPTS):
+        try:
+            return await fetch()
+        except ValueOutOfRange:
+            raise
+        except WrongAnswer as exc:
+            failure = exc
+        except DecodeError as exc:
+            failure = WrongAnswer(str(exc), check="decodes")
+        if attempt + 1 < ANSWER_ATTEMPTS:
+            await anyio.sleep(0.1 * 2**attempt)
+    assert failure is not None
+    endpoint = getattr(getattr(client, "endpoint", None), "display", "")
+    failure.attach(method=method, blocks=(blocks.start, blocks.end), endpoint=endpoint)
+    failure.detail += f"; still so after {ANSWER_ATTEMPTS} attempts"
+    raise failure

@@ -1,0 +1,147 @@
+"""A hostile JSON-RPC proxy for tests: a real HTTP server in front of a node that answers wrongly but plausibly, the
+way broken providers and middleboxes do (null results, answers for other blocks, missing fields, repeated items).
+
+``Hostile(node_url, case, times=N)`` rewrites the first N answers that the case applies to, then forwards faithfully;
+``times=None`` rewrites every one. Cases are pure functions of the request and the answer (no randomness), so a run
+is reproducible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from aiohttp import web
+
+Call = dict[str, Any]
+Rewrite = Callable[[Call, Any], Any]  # (request item, its result) -> the result to send
+
+
+def _logs(rewrite: Callable[[list[Any], Call], list[Any] | None]) -> tuple[str, Rewrite]:
+    return "eth_getLogs", lambda call, result: rewrite(result, call)
+
+
+def _outside(logs: list[Any], call: Call) -> list[Any]:
+    if not logs:
+        return logs
+    stray = copy.deepcopy(logs[0])
+    stray["blockNumber"] = hex(int(call["params"][0]["toBlock"], 16) + 1)
+    return [*logs, stray]
+
+
+def _drop_key(key: str) -> Callable[[Any], Any]:
+    def rewrite(result: Any) -> Any:
+        items = result if isinstance(result, list) else [result]
+        for item in items:
+            if isinstance(item, dict):
+                item.pop(key, None)
+        return result
+
+    return rewrite
+
+
+def _next_block(call: Call, result: Any) -> Any:
+    return ("next", int(call["params"][0], 16) + 1)  # resolved by the proxy: the next block's answer
+
+
+CASES: dict[str, tuple[str, Rewrite]] = {
+    "logs null": _logs(lambda logs, call: None),
+    "logs outside the range": _logs(_outside),
+    "a log twice": _logs(lambda logs, call: [*logs, logs[-1]] if logs else logs),
+    "logs without logIndex": ("eth_getLogs", lambda call, result: _drop_key("logIndex")(result)),
+    "logs without blockNumber": ("eth_getLogs", lambda call, result: _drop_key("blockNumber")(result)),
+    "removed logs": _logs(lambda logs, call: [{**log, "removed": True} for log in logs]),
+    "block null": ("eth_getBlockByNumber", lambda call, result: None),
+    "block without hash": ("eth_getBlockByNumber", lambda call, result: _drop_key("hash")(result)),
+    "block N+1 for N": ("eth_getBlockByNumber", _next_block),
+    "receipts null": ("eth_getBlockReceipts", lambda call, result: None),
+    "receipts without status": ("eth_getBlockReceipts", lambda call, result: _drop_key("status")(result)),
+    "receipts of another block": ("eth_getBlockReceipts", _next_block),
+}
+
+
+class Hostile:
+    """Start the proxy on 127.0.0.1 (a thread of its own); ``url`` takes JSON-RPC; :meth:`stop` (or ``with``)."""
+
+    def __init__(self, node_url: str, case: str, *, times: int | None = 1) -> None:
+        self.method, self.rewrite = CASES[case]
+        self.node_url, self.left = node_url, times
+        self.rewritten = 0
+        self._lock = threading.Lock()
+        self._loop = asyncio.new_event_loop()
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+        self._started.wait(10)
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        app = web.Application()
+        app.router.add_post("/", self._handle)
+        self._runner = web.AppRunner(app)
+        self._loop.run_until_complete(self._runner.setup())
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        self._loop.run_until_complete(site.start())
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._http = httpx.AsyncClient(timeout=60)
+        self._started.set()
+        self._loop.run_forever()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def _take(self) -> bool:
+        with self._lock:
+            if self.left is not None and self.left <= 0:
+                return False
+            if self.left is not None:
+                self.left -= 1
+            self.rewritten += 1
+            return True
+
+    async def _forward(self, payload: Any) -> Any:
+        answer = await self._http.post(self.node_url, json=payload)
+        return answer.json()
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        payload = await request.json()
+        answer = await self._forward(payload)
+        calls = payload if isinstance(payload, list) else [payload]
+        answers = answer if isinstance(answer, list) else [answer]
+        by_id = {a.get("id"): a for a in answers}
+        for call in calls:
+            item = by_id.get(call.get("id"))
+            if item is None or call.get("method") != self.method or "result" not in item:
+                continue
+            if self.method != "eth_getLogs" and not str(call["params"][0]).startswith("0x"):
+                continue  # blocks asked by tag (the run's start: head, finalized) are left alone
+            if not self._take():
+                continue
+            result = self.rewrite(call, copy.deepcopy(item["result"]))
+            if isinstance(result, tuple) and result[0] == "next":
+                other = await self._forward({**call, "params": [hex(result[1]), *call["params"][1:]]})
+                result = other.get("result")
+            item["result"] = result
+        return web.Response(text=json.dumps(answer), content_type="application/json")
+
+    def stop(self) -> None:
+        async def close() -> None:
+            await self._runner.cleanup()  # handlers first: one may still be forwarding to the node
+            await self._http.aclose()
+
+        asyncio.run_coroutine_threadsafe(close(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
+
+    def __enter__(self) -> Hostile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

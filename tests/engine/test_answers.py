@@ -1,0 +1,80 @@
+"""Every answer is checked against what was asked before its rows are kept: against a proxy that answers wrongly but
+plausibly, a run ends equal to a clean run (a bad answer is fetched again) or in one typed error naming the method,
+blocks, endpoint and check, with nothing wrong written."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from chainframe import extract
+from chainframe.devnet import Devnet
+from chainframe.engine._answers import WrongAnswer
+from chainframe.engine._canonical import ChainUnstable
+from tests.engine.hostile import CASES, Hostile
+
+DATASETS = {"eth_getLogs": ("logs",), "eth_getBlockByNumber": ("blocks", "transactions"),
+            "eth_getBlockReceipts": ("receipts",)}  # fmt: skip
+BLOCKS = "0:60"
+
+
+def _rows(out: Path, name: str) -> pl.DataFrame:
+    keys = {"blocks": ["block_number"], "logs": ["block_number", "log_index"]}.get(
+        name, ["block_number", "transaction_index"]
+    )
+    return pl.read_parquet(out / name / "*.parquet").sort(keys)
+
+
+def _found(error: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The error of ``kind`` in ``error`` or its groups (task groups wrap what their tasks raise)."""
+    if isinstance(error, kind):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            if (hit := _found(inner, kind)) is not None:
+                return hit
+    return None
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_one_wrong_answer_is_fetched_again(devnet: Devnet, tmp_path: Path, case: str) -> None:
+    method = CASES[case][0]
+    datasets = DATASETS[method]
+    with Hostile(devnet.node.url, case, times=1) as proxy:
+        extract(list(datasets), blocks=BLOCKS, out=tmp_path / "got", rpc=proxy.url, chunk_size=30, progress=False)
+        assert proxy.rewritten == 1
+    extract(list(datasets), blocks=BLOCKS, out=tmp_path / "clean", rpc=devnet.node.url, chunk_size=30, progress=False)
+    for name in datasets:
+        assert _rows(tmp_path / "got", name).equals(_rows(tmp_path / "clean", name)), name
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_answer_wrong_every_time_is_one_typed_error(devnet: Devnet, tmp_path: Path, case: str) -> None:
+    method = CASES[case][0]
+    datasets = DATASETS[method]
+    started = time.monotonic()
+    got, clean = tmp_path / "got", tmp_path / "clean"
+    with (
+        Hostile(devnet.node.url, case, times=None) as proxy,
+        pytest.raises((WrongAnswer, ChainUnstable, BaseExceptionGroup)) as caught,
+    ):
+        extract(list(datasets), blocks=BLOCKS, out=got, rpc=proxy.url, chunk_size=30, progress=False)
+    assert time.monotonic() - started < 30
+    if case == "removed logs":  # a reorganization that never ends, as far as the run can tell
+        assert _found(caught.value, ChainUnstable) is not None
+    else:
+        wrong = _found(caught.value, WrongAnswer)
+        assert isinstance(wrong, WrongAnswer), caught.value
+        text = str(wrong)
+        assert wrong.method == method
+        assert wrong.blocks is not None
+        assert "127.0.0.1" in text
+        assert "check:" in text
+        assert wrong.check
+    # Nothing wrong written: any chunk finished before the error holds what the node holds.
+    extract(list(datasets), blocks=BLOCKS, out=clean, rpc=devnet.node.url, chunk_size=30, progress=False)
+    for path in got.rglob("*.parquet"):
+        assert pl.read_parquet(path).equals(pl.read_parquet(clean / path.relative_to(got))), path
