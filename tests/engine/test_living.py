@@ -271,3 +271,15 @@ def test_info_check_lists_what_a_reorg_took_back_and_repair_rewrites_it(
     assert "reorg repaired in logs: forked at block 236, 5 stored blocks replaced" in capsys.readouterr().out
     assert cli_main(["info", str(out), "--check", "--rpc", chain.http_url]) == 0
     assert_same_as_clean(chain, out, tmp_path, datasets=("blocks", "logs"))
+
+
+def test_a_corrupted_data_page_under_an_intact_footer_is_fetched_again(chain: Devnet, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    extract("logs", blocks="0:210", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    tip = out / "logs" / "logs__31337__0000000200_to_0000000299.parquet"
+    data = bytearray(tip.read_bytes())
+    data[200] ^= 0xFF  # inside the first data page; the footer stays whole, so the file still looks complete
+    tip.write_bytes(bytes(data))
+    report = extract("logs", blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    assert report.datasets["logs"]["refetched"] == 1
+    assert_same_as_clean(chain, out, tmp_path, datasets=("logs",))

@@ -161,12 +161,15 @@ def copy_kept(task: ChunkTask, writer: ChunkWriter) -> int:
     """Stream the rows of blocks ``start..keep_through`` from the slot's file into ``writer``; return how many."""
     assert task.keep_through is not None
     rows = 0
-    source = pq.ParquetFile(task.path)
-    for batch in source.iter_batches(batch_size=100_000):
-        table = pa.Table.from_batches([batch]).cast(writer.schema)
-        table = table.filter(pc.less_equal(table["block_number"], task.keep_through))
-        rows += table.num_rows
-        writer.write(table)
+    try:
+        source = pq.ParquetFile(task.path, page_checksum_verification=True)
+        for batch in source.iter_batches(batch_size=100_000):
+            table = pa.Table.from_batches([batch]).cast(writer.schema)
+            table = table.filter(pc.less_equal(table["block_number"], task.keep_through))
+            rows += table.num_rows
+            writer.write(table)
+    except (OSError, pa.ArrowException) as exc:  # a page that fails its checksum, or does not decode
+        raise StaleChunk(f"{Path(task.path).name} is damaged ({exc}): its slot is fetched again whole") from None
     return rows
 
 

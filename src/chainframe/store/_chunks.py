@@ -306,7 +306,8 @@ class ChunkWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._temporary = self.path.parent / f".{self.path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
             self._sink = open(self._temporary, "xb")  # noqa: SIM115 (closed by commit or abort)
-            self._writer = pq.ParquetWriter(self._sink, self.schema, compression="zstd")
+            # Page checksums: a data page corrupted under an intact footer is caught when the rows are read again.
+            self._writer = pq.ParquetWriter(self._sink, self.schema, compression="zstd", write_page_checksum=True)
         self._writer.write_table(table, row_group_size=self._group)
 
     def commit(self, meta: ChunkMeta) -> None:
