@@ -363,8 +363,19 @@ async def _collect_chunk(
 
 
 def _blocking(function: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run ``function`` on a portal thread's event loop and wait for it. The wait is in short steps: a Ctrl-C may be
+    delivered to another thread (Polars', DuckDB's), and Python runs its handler only when the main thread runs
+    bytecode. On Ctrl-C the run is cancelled (each chunk file is whole or absent) before the interrupt goes on."""
     with start_blocking_portal() as portal:
-        return portal.call(lambda: function(*args, **kwargs))
+        future = portal.start_task_soon(lambda: function(*args, **kwargs))
+        while True:
+            try:
+                return future.result(timeout=0.1)
+            except TimeoutError:
+                continue
+            except KeyboardInterrupt:
+                future.cancel()
+                raise
 
 
 def extract(datasets: str | Sequence[str], **options: Any) -> RunReport:
