@@ -135,7 +135,7 @@ async def extract_round(
             concurrency=concurrency, counters=counters, on_chunk=on_chunk,
         )  # fmt: skip
         every = {p.name: load_series(p) for p in series_folders(folder)}
-        head = max(head, int(await client.block_number()))
+        head = int(await client.block_number())  # a reorganization during the round may have moved it either way
         repairs = await find_stale(client, list(every.values()), head)
         if not repairs:
             return result
