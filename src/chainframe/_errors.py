@@ -12,3 +12,26 @@ class ChainframeError(Exception):
 
 class InputError(ChainframeError, ValueError):
     """An argument was wrong; nothing was sent. The message names the argument and how to fix it."""
+
+
+def first_error(error: BaseException) -> BaseException:
+    """The error a caller should see for ``error``: itself, or, for an exception group (what a task group raises
+    when its tasks fail), the first chainframe error inside it, depth first (else its first error that is not a
+    cancellation), with a note naming how many others there were."""
+    if not isinstance(error, BaseExceptionGroup):
+        return error
+    leaves = _leaves(error)
+    ours = [e for e in leaves if isinstance(e, ChainframeError)]
+    others = [e for e in leaves if type(e).__name__ != "CancelledError"]
+    chosen: BaseException = (ours or others or leaves)[0]
+    if len(leaves) > 1:
+        more = len(leaves) - 1
+        chosen.add_note(f"({more} more error{'s' if more != 1 else ''} in other tasks of the same run)")
+    return chosen
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for inner in group.exceptions:
+        out += _leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner]
+    return out

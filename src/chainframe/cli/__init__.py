@@ -34,9 +34,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ChainframeError as exc:  # from the service or the files; messages never hold the key
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the output folder or the disk: no traceback for what the user can fix
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 1
     return code
+
+
+def _one_line(error: BaseException) -> str:
+    notes = " ".join(getattr(error, "__notes__", ()))
+    return " ".join(f"{error} {notes}".split())
 
 
 if __name__ == "__main__":

@@ -8,18 +8,22 @@ folder and the endpoint. The blocking functions run the async ones on a portal t
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import inspect
+import os
+import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, ParamSpec, TypeVar
 
 import anyio
 import polars as pl
 import pyarrow as pa
 from anyio.from_thread import start_blocking_portal
 
-from chainframe._errors import InputError
+from chainframe._errors import InputError, first_error
 from chainframe.datasets import DATASETS, U256, BlockRange, register_duckdb
 from chainframe.engine._canonical import ChainUnstable, ChunkCheck, StaleChunk, find_stale
 from chainframe.engine._engine import ATTEMPTS, DECODE_THREADS, RunCounters, chain_for, fetch_and_decode
@@ -34,6 +38,42 @@ from chainframe.store import FolderLock, clean_temporaries, load_series, series_
 
 Output = Literal["arrow", "polars", "pandas"]
 Blocks = str | int | tuple[int, int]
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _typed_errors(function: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Callers get the chainframe error itself, not the exception group a task group wraps it in."""
+
+    @functools.wraps(function)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await function(*args, **kwargs)
+        except BaseExceptionGroup as group:
+            raise first_error(group) from None
+
+    return wrapper
+
+
+_CLIENT_OPTIONS = frozenset(inspect.signature(AsyncClient.__init__).parameters) - {"self", "endpoint"}
+
+
+def _client(endpoint: Endpoint, options: Mapping[str, Any] | None) -> AsyncClient:
+    unknown = sorted(set(options or {}) - _CLIENT_OPTIONS)
+    if unknown:
+        raise InputError(
+            f"client_options does not take {', '.join(unknown)}; it takes {', '.join(sorted(_CLIENT_OPTIONS))}"
+        )
+    try:
+        return AsyncClient(endpoint, **dict(options or {}))
+    except TypeError as exc:
+        raise InputError(f"client_options: {exc}") from None
+
+
+def _whole(name: str, value: Any, least: int = 1) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise InputError(f"{name} must be a whole number, at least {least}; got {value!r}")
+    return value
 
 
 def endpoint_of(rpc: str | Endpoint | None, network: str | None, key: str | None) -> Endpoint:
@@ -45,16 +85,11 @@ def endpoint_of(rpc: str | Endpoint | None, network: str | None, key: str | None
 
 
 def _chunk_size(dataset: str, chunk_size: int | None) -> int:
-    size = DEFAULT_CHUNK_SIZE[dataset] if chunk_size is None else chunk_size
-    if size < 1:
-        raise InputError(f"chunk_size must be at least 1; got {size}")
-    return size
+    return DEFAULT_CHUNK_SIZE[dataset] if chunk_size is None else _whole("chunk_size", chunk_size)
 
 
 def _check_chunk_size(chunk_size: int | None) -> int | None:
-    if chunk_size is not None and chunk_size < 1:
-        raise InputError(f"chunk_size must be at least 1; got {chunk_size}")
-    return chunk_size
+    return None if chunk_size is None else _whole("chunk_size", chunk_size)
 
 
 def _inputs(datasets: str | Sequence[str], filters: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -70,8 +105,19 @@ def _inputs(datasets: str | Sequence[str], filters: Mapping[str, Any]) -> dict[s
 
 
 def _check_out(folder: Path) -> None:
+    """The output folder is a folder we can write into (or can be made in one), checked by making and removing a
+    temporary folder there: before any request is sent, and leaving nothing behind."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"out={folder} is a file; give a folder for the datasets")
+    existing = folder
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"out={folder} cannot be made: {existing} is a file; give a folder for the datasets")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".chainframe-check-", dir=existing))
+    except OSError as exc:
+        raise InputError(f"out={folder} is not writable ({exc.strerror}: {existing}); choose another --out") from None
 
 
 def _prepare_out(folder: Path) -> None:
@@ -84,6 +130,7 @@ def _filter_names(dataset: str) -> frozenset[str]:
     return FILTERS.get(dataset, frozenset())
 
 
+@_typed_errors
 async def aextract(
     datasets: str | Sequence[str],
     *,
@@ -114,7 +161,7 @@ async def aextract(
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency)  # fmt: skip
     endpoint = endpoint_of(rpc, network, key)
-    async with AsyncClient(endpoint, **dict(client_options or {})) as client:
+    async with _client(endpoint, client_options) as client:
         result = await run.once(
             client, endpoint=endpoint, overwrite=overwrite, align=align, confirmations=confirmations,
             progress=progress,
@@ -123,6 +170,7 @@ async def aextract(
     return result
 
 
+@_typed_errors
 async def afollow(
     datasets: str | Sequence[str],
     *,
@@ -151,12 +199,14 @@ async def afollow(
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency)  # fmt: skip
-    if poll <= 0:
-        raise InputError(f"poll must be a positive number of seconds; got {poll}")
+    if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
+        raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
+    if rounds is not None:
+        _whole("rounds", rounds)
     endpoint = endpoint_of(rpc, network, key)
     last: RunReport | None = None
     done = 0
-    async with AsyncClient(endpoint, **dict(client_options or {})) as client:
+    async with _client(endpoint, client_options) as client:
         while rounds is None or done < rounds:
             if done:
                 await anyio.sleep(poll)
@@ -170,6 +220,7 @@ async def afollow(
     return last
 
 
+@_typed_errors
 async def arepair(
     out: str | Path,
     *,
@@ -186,7 +237,7 @@ async def arepair(
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to repair")
     run = _Run([], parse_range(":"), folder, concurrency)
     endpoint = endpoint_of(rpc, network, key)
-    async with AsyncClient(endpoint, **dict(client_options or {})) as client:
+    async with _client(endpoint, client_options) as client:
         result = await run.once(
             client, endpoint=endpoint, overwrite=False, align=False, confirmations=DEFAULT_CONFIRMATIONS,
             progress=False, repair_only=True,
@@ -195,6 +246,7 @@ async def arepair(
     return result
 
 
+@_typed_errors
 async def aoff_chain(
     out: str | Path, *, rpc: str | Endpoint | None = None, network: str | None = None, key: str | None = None
 ) -> list[dict[str, Any]]:
@@ -230,8 +282,7 @@ class _Run:
         _check_out(folder)
         if u256 not in ("decimal", "binary"):
             raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
-        if concurrency < 1:
-            raise InputError(f"concurrency must be at least 1; got {concurrency}")
+        _whole("concurrency", concurrency)
         wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
         return cls(wanted, spec, folder, concurrency)
 
@@ -289,6 +340,7 @@ def _aligned(blocks: BlockRange, wanted: list[Wanted]) -> BlockRange | None:
     return BlockRange(blocks.start, end) if end >= blocks.start else None
 
 
+@_typed_errors
 async def acollect(
     dataset: str,
     *,
@@ -312,7 +364,7 @@ async def acollect(
     if output == "pandas" and importlib.util.find_spec("pandas") is None:
         raise InputError("output='pandas' needs pandas, which chainframe does not install: pip install pandas")
     endpoint = endpoint_of(rpc, network, key)
-    async with AsyncClient(endpoint, **dict(client_options or {})) as client:
+    async with _client(endpoint, client_options) as client:
         chain_id = await client.chain_id()
         resolved = await resolve(spec, client, confirmations=confirmations)
         finalized, _ = await safe_end(client, confirmations)
