@@ -68,9 +68,12 @@ CASES: dict[str, tuple[str, Rewrite]] = {
 class Hostile:
     """Start the proxy on 127.0.0.1 (a thread of its own); ``url`` takes JSON-RPC; :meth:`stop` (or ``with``)."""
 
-    def __init__(self, node_url: str, case: str, *, times: int | None = 1) -> None:
-        self.method, self.rewrite = CASES[case]
-        self.node_url, self.left = node_url, times
+    def __init__(self, node_url: str, case: str | None = None, *, times: int | None = 1, status: int = 200) -> None:
+        """``case`` None forwards faithfully; ``status`` other than 200 answers every request with that status."""
+        self.method, self.rewrite = CASES[case] if case else ("", lambda call, result: result)
+        self.node_url, self.left, self.status = node_url, times, status
+        self.seen: list[str] = []
+        """What reached the proxy: each request's path and query, and its Authorization header."""
         self.rewritten = 0
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
@@ -82,8 +85,8 @@ class Hostile:
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
         app = web.Application()
-        app.router.add_post("/", self._handle)
-        self._runner = web.AppRunner(app)
+        app.router.add_post("/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)  # the server side logs nothing (it is not us)
         self._loop.run_until_complete(self._runner.setup())
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         self._loop.run_until_complete(site.start())
@@ -110,6 +113,9 @@ class Hostile:
         return answer.json()
 
     async def _handle(self, request: web.Request) -> web.Response:
+        self.seen.append(f"{request.path_qs} {request.headers.get('Authorization', '')}")
+        if self.status != 200:
+            return web.Response(status=self.status, text="upstream failed")
         payload = await request.json()
         answer = await self._forward(payload)
         calls = payload if isinstance(payload, list) else [payload]

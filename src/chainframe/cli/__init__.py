@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
 from chainframe.cli import _call, _demo, _devnet, _extract, _info, _repair
+from chainframe.cli._endpoint import resolve_endpoint_options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        resolve_endpoint_options(args)
         code: int = args.run(args)
     except KeyboardInterrupt:
         print("\ninterrupted; everything started was stopped", file=sys.stderr)

@@ -21,6 +21,7 @@ import anyio
 from tenacity import RetryCallState
 
 from chainframe._errors import InputError
+from chainframe._redact import guard_library_logs
 from chainframe.rpc._endpoint import Endpoint
 from chainframe.rpc._errors import (
     MalformedResponse,
@@ -120,6 +121,8 @@ class AsyncClient(TypedMethods):
         if transport == "ws" and self.endpoint.ws_url is None:
             raise InputError(f"{self.endpoint.display} has no WebSocket URL; use transport='http' or give ws_url")
         self._fallback_endpoints = [e if isinstance(e, Endpoint) else Endpoint.from_url(e) for e in fallbacks]
+        # httpx and websockets log request URLs: their records lose every key before any handler sees them.
+        guard_library_logs(*self.endpoint.secrets, *(k for e in self._fallback_endpoints for k in e.secrets))
         self._transport_kind = transport
         self._timeout = timeout
         self.retry = retry

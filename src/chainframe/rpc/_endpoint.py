@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from chainframe._errors import InputError
-from chainframe._redact import redact_text, redact_url
+from chainframe._redact import redact_text, redact_url, url_secrets
 
 KEY_ENV = "INFURA_API_KEY"
 
@@ -72,24 +72,28 @@ class Endpoint:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https", "ws", "wss") or not parts.netloc:
             raise InputError(f"RPC URL must look like https://host/path, got {redact_url(url)!r}")
-        key = ""
-        segments = parts.path.split("/")
-        if "v3" in segments and segments.index("v3") + 1 < len(segments):
-            key = segments[segments.index("v3") + 1]
+        found = url_secrets(url)  # a key in the path (/v3/, /v2/, a token), the query or the user info
+        key = found[0] if found else ""
         if parts.scheme in ("ws", "wss"):
             return cls(http_url=url.replace("ws", "http", 1).replace("/ws/v3/", "/v3/"), ws_url=url, key=key)
-        if ws_url is None and key and "/ws/" not in parts.path:
+        if ws_url is None and "/v3/" in parts.path and "/ws/" not in parts.path:
             ws_scheme = "wss" if parts.scheme == "https" else "ws"
             ws_url = f"{ws_scheme}://{parts.netloc}{parts.path.replace('/v3/', '/ws/v3/', 1)}"
         return cls(http_url=url, ws_url=ws_url, key=key, network=network)
 
     @property
+    def secrets(self) -> list[str]:
+        """Every secret the endpoint's URLs carry (and its key): what is redacted wherever it turns up."""
+        found = [self.key, *url_secrets(self.http_url), *(url_secrets(self.ws_url) if self.ws_url else [])]
+        return [s for s in dict.fromkeys(found) if s]
+
+    @property
     def display(self) -> str:
         """The HTTP URL with the key redacted: safe for logs, errors and file metadata."""
-        return redact_text(self.http_url, self.key)
+        return redact_text(self.http_url, *self.secrets)
 
     def redact(self, text: str) -> str:
-        return redact_text(text, self.key)
+        return redact_text(text, *self.secrets)
 
     def __str__(self) -> str:
         return self.display
