@@ -31,7 +31,7 @@ from chainframe.rpc import (
 )
 
 pytestmark = pytest.mark.anyio
-QUICK = RetryPolicy(attempts=3, initial_wait=0.05, max_wait=0.2)
+QUICK = RetryPolicy(attempts=3, initial_wait=0.05, max_wait=0.2, rate_limit_total=1.0)
 
 
 def _configure(devnet: Devnet, *rules: FaultRule, **settings: Any) -> None:
@@ -183,12 +183,15 @@ async def test_rate_limit_32005_is_retried(client: AsyncClient, devnet: Devnet) 
     assert client.stats.rate_limited == 2
 
 
-async def test_persistent_rate_limit_gives_up_with_the_backoff(client: AsyncClient, devnet: Devnet) -> None:
+async def test_persistent_rate_limit_is_waited_out_within_its_own_budget(client: AsyncClient, devnet: Devnet) -> None:
+    """Rate limits do not use up the error attempts (3 here): they are waited out for rate_limit_total (1 s)."""
     _configure(devnet, FaultRule(kind="rate_limit", backoff=0.1))
+    started = time.monotonic()
     with pytest.raises(RateLimited) as error:
         await client.chain_id()
+    assert 1.0 <= time.monotonic() - started < 3.0
     assert error.value.backoff == 0.1
-    assert _stats(devnet)["calls"]["eth_chainId"] == QUICK.attempts
+    assert _stats(devnet)["calls"]["eth_chainId"] > QUICK.attempts
 
 
 async def test_quota_is_fatal_and_not_retried(devnet: Devnet) -> None:

@@ -35,6 +35,7 @@ from chainframe.rpc._errors import (
 from chainframe.rpc._pacing import Pacer, Pacing
 from chainframe.rpc._retry import RetryPolicy
 from chainframe.rpc._transports import HTTPTransport, Timeout, Transport
+from chainframe.rpc._transports.options import MAX_ANSWER_BYTES
 from chainframe.rpc._typed import TypedMethods
 
 _log = logging.getLogger("chainframe.rpc")
@@ -112,6 +113,7 @@ class AsyncClient(TypedMethods):
         failover_methods: frozenset[str] = DEFAULT_FAILOVER_METHODS,
         failover_cooldown: float = 30.0,
         http2: bool = False,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
         if batch_size < 1:
             raise InputError(f"batch_size must be at least 1; got {batch_size}")
@@ -131,6 +133,7 @@ class AsyncClient(TypedMethods):
         self.failover_methods = failover_methods
         self._cooldown = failover_cooldown
         self._http2 = http2
+        self._max_answer_bytes = max_answer_bytes
         self._primary_down_until = 0.0
         self._next_id = 1
         self._routes: list[_Route] = []
@@ -146,8 +149,9 @@ class AsyncClient(TypedMethods):
             from chainframe.rpc._transports.ws import WebSocketTransport
 
             return WebSocketTransport(
-                endpoint.ws_url, timeout=self._timeout, task_group=task_group, host_header=endpoint.host_header
-            )
+                endpoint.ws_url, timeout=self._timeout, task_group=task_group, host_header=endpoint.host_header,
+                max_bytes=self._max_answer_bytes,
+            )  # fmt: skip
         if self._http2:
             try:
                 import h2  # noqa: F401
@@ -159,6 +163,7 @@ class AsyncClient(TypedMethods):
             max_connections=self.pacer.pacing.max_concurrency,
             http2=self._http2,
             host_header=endpoint.host_header,
+            max_bytes=self._max_answer_bytes,
         )
 
     async def __aenter__(self) -> AsyncClient:

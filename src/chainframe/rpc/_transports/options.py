@@ -15,3 +15,11 @@ class Timeout:
     """For the answer to one request (a large eth_getLogs can take a while)."""
     pool: float = 60.0
     """For a free pooled connection when all are busy."""
+    total: float = 120.0
+    """For a whole answer, from sending the request to its last byte: a server that trickles bytes is cut off here,
+    however short each pause between them."""
+
+
+MAX_ANSWER_BYTES = 256 * 2**20
+"""The largest answer read, before and after gzip is undone (a real eth_getLogs of 10,000 logs is about 10 MB): an
+endless body or a gzip bomb stops here, with memory bounded by it."""

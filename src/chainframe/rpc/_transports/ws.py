@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from chainframe.rpc._errors import KeyRefused, RPCError, TransportError
 from chainframe.rpc._transports.base import Reply, Transport
-from chainframe.rpc._transports.options import Timeout
+from chainframe.rpc._transports.options import MAX_ANSWER_BYTES, Timeout
 
 # Answers put the id first in practice; look there before parsing a large answer.
 _ID_NEAR_START = re.compile(rb'"id"\s*:\s*(\d+)')
@@ -32,7 +32,11 @@ class _Waiter:
 
 
 class WebSocketTransport(Transport):
-    def __init__(self, url: str, *, timeout: Timeout, task_group: TaskGroup, host_header: str | None = None) -> None:
+    def __init__(
+        self, url: str, *, timeout: Timeout, task_group: TaskGroup, host_header: str | None = None,
+        max_bytes: int = MAX_ANSWER_BYTES,
+    ) -> None:  # fmt: skip
+        self._max_bytes = max_bytes
         self._url = url
         self._timeout = timeout
         self._task_group = task_group
@@ -47,7 +51,7 @@ class WebSocketTransport(Transport):
                 try:
                     with anyio.fail_after(self._timeout.connect):
                         conn = await connect(
-                            self._url, max_size=None, additional_headers=self._headers, open_timeout=None
+                            self._url, max_size=self._max_bytes, additional_headers=self._headers, open_timeout=None
                         )
                 except InvalidStatus as exc:
                     status = exc.response.status_code
