@@ -220,7 +220,8 @@ async def run_chunk(
 async def _attempt(
     task: ChunkTask, client: Any, *, chain_id: int, endpoint: str, finalized: int, state: SplitState, decode: Any
 ) -> int:
-    kept = await anyio.to_thread.run_sync(kept_meta, task)
+    # No thread hop when nothing is kept: chunks then take the planning lock in the order they were handed out.
+    kept = await anyio.to_thread.run_sync(kept_meta, task) if task.keep_through is not None else None
     if task.keep_through is not None and kept is None:
         task = ChunkTask(**{**task.to_json(), "keep_through": None})
     with ChunkWriter(Path(task.path), DATASETS[task.dataset].schema_for(task.u256)) as writer:
