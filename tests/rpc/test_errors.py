@@ -119,8 +119,10 @@ def test_infura_credit_era_and_http_statuses() -> None:
     future = "block range extends beyond current head block"  # geth: invalid input, not a size limit
     assert isinstance(classify(code=-32602, message=future), InvalidParams)
     assert isinstance(classify(code=3, message="execution reverted"), ServerError)
-    # -32005 with a text we do not know: pace (retry with backoff) rather than fail a whole run
-    assert isinstance(classify(code=-32005, message="something new"), RateLimited)
+    # -32005 with a text we do not know: retried a few times as an error, never waited out as a rate limit
+    unknown = classify(code=-32005, message="something new")
+    assert isinstance(unknown, TransientError)
+    assert not isinstance(unknown, RateLimited)
 
 
 def test_error_text_names_method_and_blocks_never_the_key() -> None:
@@ -130,3 +132,70 @@ def test_error_text_names_method_and_blocks_never_the_key() -> None:
         str(error)
         == "eth_getLogs for blocks 10..20 via https://x.example/v3/<redacted>: query timeout exceeded [-32005]"
     )
+
+
+# Every provider's eth_getLogs limit text (as the providers word them; docs/research/providers.md and the texts
+# Ponder's getLogsRetryHelper matches), with the reason and the widest range the text allows, if it says one.
+PROVIDER_TEXTS: list[tuple[str, int | None, str, str, int | None]] = [
+    ("Infura", -32005, "query returned more than 10000 results. Try with this block range [0x1, 0x2].", "results",
+     None),
+    ("zkSync", -32602, "Query returned more than 10000 results. Try with this block range [0x1, 0x2].", "results",
+     None),
+    ("reth", -32602, "query exceeds max results 20000, retry with the range 100-200", "results", None),
+    ("LlamaRPC", -32602, "query exceeds max results 20000", "results", None),
+    ("erigon", -32602, "query returns too many logs, narrow your filter: 20000", "results", None),
+    ("Alchemy paid", -32602, "Log response size exceeded. You can make eth_getLogs requests with up to a 2K block "
+     "range and no limit on the response size", "results", None),
+    ("1RPC", -32000, "response size should not greater than 10000000 bytes", "results", None),
+    ("Optimism", -32000, "backend response too large", "results", None),
+    ("Arbitrum", -32000, "logs matched by query exceeds limit of 10000", "results", None),
+    ("Infura timeout", -32005, "query timeout exceeded", "timeout", None),
+    ("Avalanche", -32000, "requested too many blocks from 0 to 5000, maximum is set to 2048", "range", 2048),
+    ("Cloudflare", -32000, "Max range: 800", "range", 800),
+    ("thirdweb", -32000, "Maximum allowed number of requested blocks is 1000", "range", 1000),
+    ("QuickNode", -32614, "eth_getLogs is limited to a 10,000 range", "range", 10_000),
+    ("BlockPI", -32000, "eth_getLogs is limited to 1024 block range", "range", 1024),
+    ("Blast paid", -32000, "block range 20000 exceeds the range allowed for your plan (20000 > 5000)", "range", 5000),
+    ("Coinbase", -32000, "please limit the query to at most 1000 blocks", "range", 1000),
+    ("PublicNode", -32000, "exceed maximum block range: 50000", "range", 50_000),
+    ("Hyperliquid", -32602, "query exceeds max block range 1000", "range", 1000),
+    ("Swell", -32000, "block range greater than 10000 max", "range", 10_000),
+    ("Merkle", -32000, "eth_getLogs range is too large, max is 10k blocks", "range", 10_000),
+    ("Harmony", -32000, "query must be smaller than size 1024", "range", 1024),
+    ("Moonriver", -32000, "block range is too wide (maximum 1024)", "range", 1024),
+    ("Alchemy free", -32600, "You can make eth_getLogs requests with up to a 500 block range. Based on your "
+     "parameters, this block range should work: [0x1a30dfd, 0x1a30ff0]", "range", 500),
+    ("Aurora", -32000, "up to a 2,000 block range", "range", 2000),
+    ("Ankr TAC", -32000, "maximum [from, to] blocks distance: 5000", "range", 5000),
+    ("Infura 2026", -32602, "range 1000000 exceeds limit of 10000", "range", 10_000),
+    ("Somnia", -32000, "block range exceeds 1000", "range", 1000),
+    ("erigon range", -32602, "query block range exceeds server limit, narrow your filter: 1000", "range", 1000),
+    ("dRPC free", 35, "ranges over 10000 blocks are not supported on freetier", "range", 10_000),
+    ("Ankr", -32600, "block range is too wide", "range", None),
+    ("Optimism range", -32000, "Block range is too large", "range", None),
+    ("Base", -32000, "block range too large", "range", None),
+    ("Chainstack", -32602, "Block range limit exceeded.", "range", None),
+    ("Besu", -32005, "Requested range exceeds maximum RPC range limit", "range", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("provider", "code", "text", "reason", "width"), PROVIDER_TEXTS, ids=[t[0] for t in
+                         PROVIDER_TEXTS])  # fmt: skip
+def test_every_provider_limit_text_is_a_limit(
+    provider: str, code: int, text: str, reason: str, width: int | None
+) -> None:
+    error = classify(code=code, message=text)
+    assert isinstance(error, LimitExceeded), provider
+    assert error.reason == reason
+    assert error.max_blocks == width
+
+
+def test_the_splitter_cuts_at_the_widest_range_a_text_allows() -> None:
+    from chainframe.datasets import BlockRange
+    from chainframe.engine._logs import _cut
+
+    piece = BlockRange(1000, 9999)
+    assert _cut(piece, None, 800) == 1799  # Cloudflare's "Max range: 800"
+    assert _cut(piece, (1000, 1500), 800) == 1500  # a from-to hint wins
+    assert _cut(piece, None, 20_000) == 5499  # wider than the piece: halve
+    assert _cut(BlockRange(5, 5), None, 1) is None

@@ -60,13 +60,16 @@ class SplitState:
         self.span = max(1, min(self.span, fitting_blocks))
 
 
-def _cut(piece: BlockRange, hint: tuple[int, int] | None) -> int | None:
-    """Where to split a refused piece: the provider's hinted end when usable, else the middle; None for one block."""
+def _cut(piece: BlockRange, hint: tuple[int, int] | None, max_blocks: int | None = None) -> int | None:
+    """Where to split a refused piece: the provider's hinted end when usable, else the widest range its text allows,
+    else the middle; None for one block."""
     if piece.start == piece.end:
         return None
     # A hint is used when it starts where we did and ends strictly inside (reth can hint the range it refused).
     if hint is not None and hint[0] == piece.start and piece.start <= hint[1] < piece.end:
         return hint[1]
+    if max_blocks is not None and 1 <= max_blocks < len(piece):
+        return piece.start + max_blocks - 1
     return (piece.start + piece.end) // 2
 
 
@@ -121,7 +124,7 @@ async def fetch_logs(
             try:
                 table = await checked(logs, method="eth_getLogs", blocks=piece, client=client)
             except LimitExceeded as exc:
-                cut = _cut(piece, exc.hint)
+                cut = _cut(piece, exc.hint, exc.max_blocks)
             else:
                 await emit(piece, table)
                 return

@@ -103,10 +103,15 @@ class QuotaExhausted(TerminalError):
 class LimitExceeded(TerminalError):
     """The query is too big for the service: narrow it. ``hint`` is a range the service suggested, if any."""
 
-    def __init__(self, detail: str, *, reason: LimitReason, hint: tuple[int, int] | None = None, **kw: Any) -> None:
+    def __init__(
+        self, detail: str, *, reason: LimitReason, hint: tuple[int, int] | None = None, max_blocks: int | None = None,
+        **kw: Any,
+    ) -> None:  # fmt: skip
         super().__init__(detail, **kw)
         self.reason: LimitReason = reason
         self.hint = hint
+        self.max_blocks = max_blocks
+        """The widest range (in blocks) the provider's text says it allows, when it says one."""
 
 
 class InvalidParams(TerminalError):
@@ -123,28 +128,55 @@ class ServerError(TerminalError):
 
 _QUOTA = re.compile(r"daily|payment required|credit limit|quota", re.IGNORECASE)
 _RATE = re.compile(r"rate exceeded|rate.?limit|too many requests|request rate", re.IGNORECASE)
-_LIMITS: tuple[tuple[LimitReason, re.Pattern[str]], ...] = (
-    (
-        "results",
-        re.compile(
-            r"more than \d+ results|too many (logs|results)|exceeds max results|max results|"
-            r"response size exceeded|returned more than",
-            re.IGNORECASE,
-        ),
-    ),
-    ("timeout", re.compile(r"query timeout|timeout exceeded", re.IGNORECASE)),
-    (
-        "range",
-        re.compile(
-            # Ankr, Chainstack, QuickNode, Alchemy (free), Infura (2026), Besu, reth, erigon, dRPC, Cloudflare, Blast.
-            r"block range (is )?too|range (is )?too (wide|large)|block range limit|range limit exceeded|"
-            r"limited to a [\d,]+ range|up to a [\d,]+ block range|max range|ranges over \d+ blocks|"
-            r"exceeds the range allowed|range \d+ exceeds limit|range exceeds max|exceeds max block range|"
-            r"block range exceeds|retry with the range",
-            re.IGNORECASE,
-        ),
-    ),
+_N = r"([\d][\d,._]*k?)"  # a block count as providers write it: 10000, 10,000, 10.000, 10k
+# Every provider's eth_getLogs limit text we know of (docs/research/providers.md, and the texts Ponder's
+# getLogsRetryHelper matches), matched case-insensitively. The first group, where there is one, is the widest
+# range the provider allows; ranges hinted as [from, to] are read by parse_hint.
+_LIMIT_TEXTS: tuple[tuple[LimitReason, str], ...] = (
+    # too many results or too large an answer
+    ("results", r"more than \d+ results"),  # Infura, zkSync, zkEVM, geth-likes
+    ("results", r"too many (logs|results)"),  # erigon
+    ("results", r"exceeds max results"),  # reth, LlamaRPC, Ankr
+    ("results", r"response size exceeded"),  # Alchemy (paid)
+    ("results", r"response size should not greater than"),  # 1RPC
+    ("results", r"backend response too large"),  # Optimism
+    ("results", r"logs matched by query exceeds limit"),  # Arbitrum
+    ("results", r"returned more than"),  # generic
+    ("timeout", r"query timeout|timeout exceeded"),  # Infura
+    # block range too wide: the count, when given, is the widest range allowed
+    ("range", rf"requested too many blocks from \d+ to \d+, maximum is set to {_N}"),  # Avalanche
+    ("range", rf"max range: {_N}"),  # Cloudflare
+    ("range", rf"maximum allowed number of requested blocks is {_N}"),  # thirdweb
+    ("range", rf"limited to a {_N}"),  # QuickNode, 1RPC, Blast
+    ("range", rf"limited to {_N} block"),  # BlockPI
+    ("range", rf"exceeds the range allowed for your plan \(\d+ > {_N}\)"),  # Blast (paid)
+    ("range", rf"please limit the query to at most {_N} blocks"),  # Coinbase
+    ("range", rf"maximum block range: {_N}"),  # PublicNode
+    ("range", rf"query exceeds max block range {_N}"),  # reth, Hyperliquid
+    ("range", rf"block range greater than {_N} max"),  # Swell
+    ("range", rf"range is too large, max is {_N} blocks"),  # Merkle
+    ("range", rf"query must be smaller than size {_N}"),  # Harmony
+    ("range", rf"block range is too wide \(maximum {_N}\)"),  # Moonriver
+    ("range", rf"up to a {_N} block range"),  # Alchemy (free), Aurora
+    ("range", rf"maximum \[from, to\] blocks distance: {_N}"),  # Ankr (TAC)
+    ("range", rf"range \d+ exceeds limit of {_N}"),  # Infura (2026, -32602)
+    ("range", rf"block range exceeds (?:server limit, narrow your filter: )?{_N}"),  # Somnia, erigon
+    ("range", rf"ranges over {_N} blocks"),  # dRPC (free)
+    ("range", r"block range (is )?too (wide|large)"),  # Ankr, Optimism, Base
+    ("range", r"block range limit exceeded"),  # Chainstack
+    ("range", r"range limit exceeded|exceeds maximum rpc range|range exceeds max|max range"),  # Besu, generic
+    ("range", r"retry with the range"),  # reth, with a from-to hint
 )
+_LIMITS = tuple((reason, re.compile(text, re.IGNORECASE)) for reason, text in _LIMIT_TEXTS)
+
+
+def _count(text: str) -> int | None:
+    digits = text.lower().replace(",", "").replace("_", "").replace(".", "")
+    if digits.endswith("k"):
+        return int(digits[:-1]) * 1000 if digits[:-1].isdigit() else None
+    return int(digits) if digits.isdigit() else None
+
+
 _HINT_BRACKETS = re.compile(r"\[\s*(0x[0-9a-f]+)\s*,\s*(0x[0-9a-f]+)\s*\]", re.IGNORECASE)
 _HINT_RETH = re.compile(r"retry with the range (\d+)\s*-\s*(\d+)", re.IGNORECASE)
 
@@ -207,16 +239,17 @@ def classify(
     if http_status == 429 or _RATE.search(text):
         return RateLimited(text, backoff=parse_backoff(headers, data), **kw)
     for reason, pattern in _LIMITS:
-        if pattern.search(text):
-            return LimitExceeded(text, reason=reason, hint=parse_hint(text, data), **kw)
+        if match := pattern.search(text):
+            width = _count(match.group(1)) if match.groups() and match.group(1) else None
+            return LimitExceeded(text, reason=reason, hint=parse_hint(text, data), max_blocks=width, **kw)
     if code == -32602:
         return InvalidParams(text, **kw)
     if code == -32601:
         return MethodNotFound(text, **kw)
     if http_status >= 500:
         return ServiceUnavailable(text, **kw)
-    if code == -32005:  # Infura's ambiguous code with no recognisable text: treat as pacing, which retries
-        return RateLimited(text, backoff=parse_backoff(headers, data), **kw)
+    if code == -32005:  # Infura's ambiguous code with a text we do not know: retried a few times, not waited out
+        return TransientError(f"{text} (an unrecognised -32005)", **kw)
     if http_status != 200:
         return ServerError(f"unexpected HTTP {http_status}: {text.strip()[:200]}", **kw)
     return ServerError(text, **kw)
