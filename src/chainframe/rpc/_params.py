@@ -48,6 +48,8 @@ def block(value: Any, name: str = "block") -> str:
     if isinstance(value, str):
         if value in BLOCK_TAGS:
             return value
+        if len(value) == 66 and value[:2].lower() == "0x":
+            raise InputError(f"{name} {value[:10]}... is a block hash, not a number: use the method that takes a hash")
         if _QUANTITY.match(value):
             return value.lower()
     elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
@@ -134,9 +136,13 @@ def call_request(
     gas_price: int | None = None,
     max_fee_per_gas: int | None = None,
     max_priority_fee_per_gas: int | None = None,
-) -> dict[str, str]:
+    nonce: int | None = None,
+    type_: int | None = None,
+    chain_id: int | None = None,
+    access_list: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The transaction object of debug_traceCall (spec 4.3): ``to`` required, the rest optional."""
-    obj = {"to": address(to, "to")}
+    obj: dict[str, Any] = {"to": address(to, "to")}
     if from_ is not None:
         obj["from"] = address(from_, "from_")
     if data_ is not None:
@@ -147,9 +153,25 @@ def call_request(
         ("gasPrice", gas_price, "gas_price"),
         ("maxFeePerGas", max_fee_per_gas, "max_fee_per_gas"),
         ("maxPriorityFeePerGas", max_priority_fee_per_gas, "max_priority_fee_per_gas"),
+        ("nonce", nonce, "nonce"),
+        ("type", type_, "type"),
+        ("chainId", chain_id, "chain_id"),
     ):
         if value_ is not None:
             obj[key] = quantity(value_, name)
+    if access_list is not None:
+        shape = "a list of {'address': .., 'storageKeys': [..]}"
+        if isinstance(access_list, str | bytes | Mapping) or not isinstance(access_list, Sequence):
+            raise InputError(f"access_list must be {shape}; got {access_list!r}")
+        if not all(isinstance(entry, Mapping) for entry in access_list):
+            raise InputError(f"access_list must be {shape}; got {access_list!r}")
+        obj["accessList"] = [
+            {
+                "address": address(entry.get("address"), f"access_list[{i}].address"),
+                "storageKeys": storage_keys(entry.get("storageKeys", ()), f"access_list[{i}].storageKeys"),
+            }
+            for i, entry in enumerate(access_list)
+        ]
     return obj
 
 
@@ -170,6 +192,13 @@ def call_list(calls: Any, name: str = "calls") -> list[dict[str, str]]:
                 data_=call.get("data", call.get("input")),
                 value=call.get("value"),
                 gas=call.get("gas"),
+                gas_price=call.get("gasPrice"),
+                max_fee_per_gas=call.get("maxFeePerGas"),
+                max_priority_fee_per_gas=call.get("maxPriorityFeePerGas"),
+                nonce=call.get("nonce"),
+                type_=call.get("type"),
+                chain_id=call.get("chainId"),
+                access_list=call.get("accessList"),
             )
         )
     return out

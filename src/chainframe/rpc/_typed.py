@@ -7,16 +7,37 @@ these same coroutines.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from chainframe.rpc import _params as p
+from chainframe.rpc._errors import MalformedResponse
 from chainframe.rpc._types import AccountProof, Block, CallFrame, Log, Prestate, PrestateDiff, Receipt, Transaction
+
+T = TypeVar("T")
+
+
+def _each(build: Callable[[Any], T]) -> Callable[[Any], tuple[T, ...]]:
+    return lambda raw: tuple(build(item) for item in raw)
 
 
 class TypedMethods:
     async def request(self, method: str, params: Sequence[Any] = ()) -> Any:
         raise NotImplementedError
+
+    def _attached(self, error: MalformedResponse, method: str) -> MalformedResponse:
+        endpoint = getattr(self, "endpoint", None)
+        if endpoint is not None:
+            error.attach(method=method, blocks=None, endpoint=endpoint.display, secret=endpoint.key)
+        return error
+
+    def _typed(self, method: str, build: Callable[[Any], T], raw: Any) -> T:
+        """``build(raw)``; an answer that is not the object the spec describes is a typed error, not a bare one."""
+        try:
+            return build(raw)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            error = MalformedResponse(f"the answer is not what the spec describes ({exc})")
+            raise self._attached(error, method) from None
 
     async def block_number(self) -> int:
         """eth_blockNumber: the head block's number."""
@@ -28,8 +49,11 @@ class TypedMethods:
 
     async def get_block(self, block: p.BlockParam, *, full_transactions: bool = False) -> Block | None:
         """eth_getBlockByNumber: the block (transactions as hashes, or full objects), or None if there is none."""
+        if isinstance(block, bytes) or (isinstance(block, str) and len(block) == 66):  # a block hash, not a number
+            raw = await self.request("eth_getBlockByHash", [p.hash32(block, "block"), bool(full_transactions)])
+            return None if raw is None else self._typed("eth_getBlockByHash", Block.from_json, raw)
         raw = await self.request("eth_getBlockByNumber", [p.block(block), bool(full_transactions)])
-        return None if raw is None else Block.from_json(raw)
+        return None if raw is None else self._typed("eth_getBlockByNumber", Block.from_json, raw)
 
     async def get_block_receipts(self, block: p.BlockParam | bytes) -> tuple[Receipt, ...] | None:
         """eth_getBlockReceipts: every receipt of a block (by number, tag or hash), in order; None if no block."""
@@ -39,34 +63,36 @@ class TypedMethods:
             else p.block(block)
         )
         raw = await self.request("eth_getBlockReceipts", [ref])
-        return None if raw is None else tuple(Receipt.from_json(r) for r in raw)
+        return None if raw is None else self._typed("eth_getBlockReceipts", _each(Receipt.from_json), raw)
 
     async def get_transaction_receipt(self, transaction_hash: bytes | str) -> Receipt | None:
         """eth_getTransactionReceipt: the receipt, or None (unknown or pending transaction)."""
         raw = await self.request("eth_getTransactionReceipt", [p.hash32(transaction_hash, "transaction_hash")])
-        return None if raw is None else Receipt.from_json(raw)
+        return None if raw is None else self._typed("eth_getTransactionReceipt", Receipt.from_json, raw)
 
     async def get_transaction_by_block_number_and_index(self, block: p.BlockParam, index: int) -> Transaction | None:
         """eth_getTransactionByBlockNumberAndIndex."""
         raw = await self.request("eth_getTransactionByBlockNumberAndIndex", [p.block(block), p.index(index)])
-        return None if raw is None else Transaction.from_json(raw)
+        return (
+            None if raw is None else self._typed("eth_getTransactionByBlockNumberAndIndex", Transaction.from_json, raw)
+        )
 
     async def get_transaction_by_block_hash_and_index(self, block_hash: bytes | str, index: int) -> Transaction | None:
         """eth_getTransactionByBlockHashAndIndex."""
         params = [p.hash32(block_hash, "block_hash"), p.index(index)]
         raw = await self.request("eth_getTransactionByBlockHashAndIndex", params)
-        return None if raw is None else Transaction.from_json(raw)
+        return None if raw is None else self._typed("eth_getTransactionByBlockHashAndIndex", Transaction.from_json, raw)
 
     async def get_uncle_by_block_number_and_index(self, block: p.BlockParam, index: int) -> Block | None:
         """eth_getUncleByBlockNumberAndIndex (use ``finalized`` rather than ``safe``, as the spec advises)."""
         raw = await self.request("eth_getUncleByBlockNumberAndIndex", [p.block(block), p.index(index)])
-        return None if raw is None else Block.from_json(raw)
+        return None if raw is None else self._typed("eth_getUncleByBlockNumberAndIndex", Block.from_json, raw)
 
     async def get_uncle_by_block_hash_and_index(self, block_hash: bytes | str, index: int) -> Block | None:
         """eth_getUncleByBlockHashAndIndex."""
         params = [p.hash32(block_hash, "block_hash"), p.index(index)]
         raw = await self.request("eth_getUncleByBlockHashAndIndex", params)
-        return None if raw is None else Block.from_json(raw)
+        return None if raw is None else self._typed("eth_getUncleByBlockHashAndIndex", Block.from_json, raw)
 
     async def get_logs(
         self,
@@ -81,14 +107,18 @@ class TypedMethods:
         flt = p.log_filter(
             from_block=from_block, to_block=to_block, block_hash=block_hash, address_=address, topics=topics
         )
-        return tuple(Log.from_json(log) for log in await self.request("eth_getLogs", [flt]))
+        raw = await self.request("eth_getLogs", [flt])
+        if raw is None:  # eth_getLogs answers a list, empty when nothing matches: null is a broken answer
+            raise self._attached(MalformedResponse("the node answered null where eth_getLogs answers a list"),
+                                 "eth_getLogs")  # fmt: skip
+        return self._typed("eth_getLogs", _each(Log.from_json), raw)
 
     async def get_proof(
         self, address: bytes | str, storage_keys: Sequence[bytes | str] = (), block: p.BlockParam = "latest"
     ) -> AccountProof:
         """eth_getProof: the account and one storage proof per key, in the order asked."""
         params = [p.address(address), p.storage_keys(storage_keys), p.block(block)]
-        return AccountProof.from_json(await self.request("eth_getProof", params))
+        return self._typed("eth_getProof", AccountProof.from_json, await self.request("eth_getProof", params))
 
     async def trace_call(
         self,
@@ -108,7 +138,7 @@ class TypedMethods:
         raw = await self.request(
             "debug_traceCall", [call, p.block(block), {"tracer": "callTracer", "tracerConfig": config}]
         )
-        return CallFrame.from_json(raw)
+        return self._typed("debug_traceCall", CallFrame.from_json, raw)
 
     async def trace_prestate(
         self,
@@ -125,4 +155,6 @@ class TypedMethods:
         call = p.call_request(to=to, from_=from_, data_=data, value=value, gas=gas)
         options = {"tracer": "prestateTracer", "tracerConfig": {"diffMode": diff_mode}}
         raw = await self.request("debug_traceCall", [call, p.block(block), options])
-        return PrestateDiff.from_json(raw) if diff_mode else Prestate.from_json(raw)
+        if diff_mode:
+            return self._typed("debug_traceCall", PrestateDiff.from_json, raw)
+        return self._typed("debug_traceCall", Prestate.from_json, raw)
