@@ -4,8 +4,10 @@ refused before any request with a message that says what to fix; the CLI prints 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from chainframe import InputError, collect, extract
 from chainframe._errors import first_error
 from chainframe.devnet import Devnet, FaultRule, GatewaySettings
 from chainframe.rpc import KeyRefused, RetryPolicy, ServiceUnavailable
+from chainframe.store import read_meta
 
 NOWHERE = "http://127.0.0.1:1"  # nothing listens there: a request would fail with a connection error instead
 
@@ -99,3 +102,53 @@ def test_the_cli_refuses_an_unwritable_folder_before_any_request(tmp_path: Path)
     run = _cli("extract", "blocks", "--blocks", "0:10", "--rpc", NOWHERE, "--out", "/proc/chainframe-out")
     assert run.returncode == 2
     assert run.stderr.startswith("error: out=/proc/chainframe-out is not writable")
+
+
+def _slow_extraction(devnet: Devnet, out: Path) -> subprocess.Popen[str]:
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(latency=0.05))
+    argv = [
+        sys.executable,
+        "-m",
+        "chainframe.cli",
+        "extract",
+        "receipts",
+        "logs",
+        "--blocks",
+        "0:latest",
+        "--rpc",
+        devnet.http_url,
+        "--out",
+        str(out),
+        "--chunk-size",
+        "20",
+        "--concurrency",
+        "1",
+        "--no-progress",
+    ]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_stops_an_extraction_within_a_second(devnet: Devnet, tmp_path: Path, presses: int) -> None:
+    with _slow_extraction(devnet, tmp_path) as run:
+        deadline = time.monotonic() + 30
+        while not list(tmp_path.rglob("*.parquet")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for _ in range(presses):
+            run.send_signal(signal.SIGINT)
+            time.sleep(0.02)
+        pressed = time.monotonic()
+        _, err = run.communicate(timeout=30)
+    assert time.monotonic() - pressed < 1.5
+    assert "Traceback" not in err
+    if presses == 1:
+        assert run.returncode == 130
+        assert "interrupted; everything started was stopped" in err
+    else:  # stopped at once by our handler, or the first press had already stopped it and Python was exiting
+        assert run.returncode in (130, -signal.SIGINT)
+    files = list(tmp_path.rglob("*.parquet"))
+    assert files
+    assert all(read_meta(path) is not None for path in files)  # whatever a glob reads is a whole chunk
+    if presses == 1:
+        assert not list(tmp_path.rglob(".*.tmp-*"))  # the run cleaned up; after a second press the next run does

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from chainframe._errors import ChainframeError, InputError
@@ -24,8 +27,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _ctrl_c_twice_stops_at_once() -> None:
+    """The first Ctrl-C cancels the run (every chunk file whole or absent); a second one exits at once."""
+    presses = 0
+
+    def handler(signum: int, frame: object) -> None:
+        nonlocal presses
+        presses += 1
+        if presses > 1:
+            os.write(2, b"\ninterrupted again: stopped at once (the next run cleans up)\n")
+            os._exit(130)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = signal.getsignal(signal.SIGINT)
+    # Only where Ctrl-C is Python's own (not ignored by a parent, not someone else's handler), and put back after.
+    ours = threading.current_thread() is threading.main_thread() and previous is signal.default_int_handler
+    if ours:
+        _ctrl_c_twice_stops_at_once()
+    try:
+        return _run(args)
+    finally:
+        if ours and argv is not None:  # called in-process (not as the command): leave Ctrl-C as it was
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         resolve_endpoint_options(args)
         code: int = args.run(args)
