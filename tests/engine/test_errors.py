@@ -152,3 +152,19 @@ def test_ctrl_c_stops_an_extraction_within_a_second(devnet: Devnet, tmp_path: Pa
     assert all(read_meta(path) is not None for path in files)  # whatever a glob reads is a whole chunk
     if presses == 1:
         assert not list(tmp_path.rglob(".*.tmp-*"))  # the run cleaned up; after a second press the next run does
+
+
+def test_four_processes_sharing_one_key_under_a_credit_limit_all_finish(devnet: Devnet, tmp_path: Path) -> None:
+    """Rate limits are waited out within their own time budget, not the error attempts, so none gives up."""
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(credits_per_second=6000.0))
+
+    def argv(out: Path) -> list[str]:
+        return [sys.executable, "-m", "chainframe.cli", "extract", "blocks", "logs", "--blocks", "0:89", "--rpc",
+                devnet.http_url, "--out", str(out), "--chunk-size", "30", "--no-progress"]  # fmt: skip
+
+    runs = [subprocess.Popen(argv(tmp_path / str(i)), stderr=subprocess.PIPE, text=True) for i in range(4)]
+    errors = [run.communicate(timeout=240)[1] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0, 0, 0], errors
+    assert devnet.gateway.stats()["rate_limited"] > 0  # the key really was over its limit
+    assert {len(list((tmp_path / str(i) / "logs").glob("*.parquet"))) for i in range(4)} == {3}
