@@ -70,6 +70,8 @@ def test_devnet_command_serves_until_ctrl_c(tmp_path: Path) -> None:
             if line.startswith("Ctrl-C"):
                 break
         assert lines["API key"] == "k" * 32
+        assert lines["Node"].startswith("http://127.0.0.1:")  # anvil itself
+        assert lines["Contract"].split()[0] == "Token"  # the last of the sorted contract lines
         assert lines["WebSocket"].endswith("/ws/v3/" + "k" * 32)
         answer = httpx.post(lines["HTTP"], json=call("eth_chainId")).json()
         assert answer["result"] == "0x7a69"

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
-from chainframe.cli import _call, _demo, _devnet, _extract, _info, _repair
+from chainframe.cli import _call, _demo, _devnet, _extract, _info, _repair, _schema
 from chainframe.cli._endpoint import resolve_endpoint_options
 
 
@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"chainframe {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (_extract, _call, _info, _repair, _devnet, _demo):
+    for module in (_extract, _call, _info, _repair, _schema, _devnet, _demo):
         module.add_parser(commands)
     return parser
 
@@ -42,8 +42,19 @@ def _ctrl_c_twice_stops_at_once() -> None:
     signal.signal(signal.SIGINT, handler)
 
 
+def _attached_values(argv: Sequence[str]) -> list[str]:
+    """``--blocks -1000:`` as printed: argparse would read a value starting with '-' as an option."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] == "--blocks" and arg.startswith("-"):
+            out[-1] = f"--blocks={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_attached_values(sys.argv[1:] if argv is None else argv))
     previous = signal.getsignal(signal.SIGINT)
     # Only where Ctrl-C is Python's own (not ignored by a parent, not someone else's handler), and put back after.
     ours = threading.current_thread() is threading.main_thread() and previous is signal.default_int_handler

@@ -40,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"HTTP:      {devnet.http_url}")
         print(f"WebSocket: {devnet.ws_url}")
         print(f"API key:   {devnet.key}")
+        print(f"Node:      {devnet.node.url}  (anvil itself, no gateway: no key, no limits)")
+        for name, address in sorted(truth.contracts.items()):
+            print(f"Contract:  {name:<8} {address}")
         print(
             f"chain id {truth.chain_id}, blocks 0..{truth.head}, {truth.tx_count} transactions, "
             f"{truth.log_count} logs; eth_getLogs limit {args.max_logs} results"

@@ -10,6 +10,7 @@ from chainframe._errors import InputError
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.datasets import DATASETS
 from chainframe.engine import extract, follow
+from chainframe.rpc import Pacing
 
 EXAMPLES = """\
 examples:
@@ -60,6 +61,11 @@ def add_parser(commands: Any) -> None:
         "--report", metavar="FILE", help="where to write the JSON run report (default: OUT/.chainframe/runs/)"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    pace = p.add_argument_group("pacing (free provider tiers need it: Infura free is 500 credits/s)")
+    pace.add_argument("--requests-per-second", type=float, metavar="N", help="at most N JSON-RPC calls per second")
+    pace.add_argument("--credits-per-second", type=float, metavar="N", help="at most N provider credits per second")
+    pace.add_argument("--max-in-flight", type=int, metavar="N", help="requests in flight at once (default: 16)")
+    pace.add_argument("--transport", choices=("http", "ws"), help="http (default) or ws; a ws:// URL means ws")
     logs = p.add_argument_group("logs filters")
     logs.add_argument("--address", nargs="+", metavar="ADDR", help="only logs from these contracts")
     for i in range(4):
@@ -72,6 +78,20 @@ def add_parser(commands: Any) -> None:
     state.add_argument("--only-top-call", action="store_true", help="call_traces: trace only the top call")
     state.add_argument("--diff-mode", action="store_true", help="prestate_*: pre and post state")
     p.set_defaults(run=run)
+
+
+def client_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The client options the pacing and transport flags ask for."""
+    options: dict[str, Any] = {}
+    if args.requests_per_second or args.credits_per_second or args.max_in_flight:
+        options["pacing"] = Pacing(
+            requests_per_second=args.requests_per_second,
+            credits_per_second=args.credits_per_second,
+            **({"max_concurrency": args.max_in_flight} if args.max_in_flight else {}),
+        )
+    if args.transport:
+        options["transport"] = args.transport
+    return options
 
 
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
@@ -112,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         confirmations=args.confirmations,
         progress=False if args.no_progress else None,
         report=args.report,
+        client_options=client_options(args),
         **_filters(args),
     )
     print(report.summary())
@@ -140,7 +161,8 @@ def _follow(args: argparse.Namespace) -> int:
         follow(
             args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
             chunk_size=args.chunk_size, concurrency=args.concurrency, u256=args.u256,
-            confirmations=args.confirmations, poll=args.poll, on_round=on_round, **_filters(args),
+            confirmations=args.confirmations, poll=args.poll, on_round=on_round, client_options=client_options(args),
+            **_filters(args),
         )  # fmt: skip
     except KeyboardInterrupt:
         print("stopped; every stored chunk is whole (re-run to continue)", file=sys.stderr)

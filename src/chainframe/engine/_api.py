@@ -58,7 +58,11 @@ def _typed_errors(function: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[
 _CLIENT_OPTIONS = frozenset(inspect.signature(AsyncClient.__init__).parameters) - {"self", "endpoint"}
 
 
-def _client(endpoint: Endpoint, options: Mapping[str, Any] | None) -> AsyncClient:
+def _client(endpoint: Endpoint, options: Mapping[str, Any] | None, rpc: Any = None) -> AsyncClient:
+    """The client for a run: ``client_options`` checked; a ``ws://`` or ``wss://`` URL is used over WebSocket."""
+    options = dict(options or {})
+    if isinstance(rpc, str) and rpc.startswith(("ws://", "wss://")):
+        options.setdefault("transport", "ws")
     unknown = sorted(set(options or {}) - _CLIENT_OPTIONS)
     if unknown:
         raise InputError(
@@ -161,7 +165,7 @@ async def aextract(
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency)  # fmt: skip
     endpoint = endpoint_of(rpc, network, key)
-    async with _client(endpoint, client_options) as client:
+    async with _client(endpoint, client_options, rpc) as client:
         result = await run.once(
             client, endpoint=endpoint, overwrite=overwrite, align=align, confirmations=confirmations,
             progress=progress,
@@ -206,7 +210,7 @@ async def afollow(
     endpoint = endpoint_of(rpc, network, key)
     last: RunReport | None = None
     done = 0
-    async with _client(endpoint, client_options) as client:
+    async with _client(endpoint, client_options, rpc) as client:
         while rounds is None or done < rounds:
             if done:
                 await anyio.sleep(poll)
@@ -237,7 +241,7 @@ async def arepair(
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to repair")
     run = _Run([], parse_range(":"), folder, concurrency)
     endpoint = endpoint_of(rpc, network, key)
-    async with _client(endpoint, client_options) as client:
+    async with _client(endpoint, client_options, rpc) as client:
         result = await run.once(
             client, endpoint=endpoint, overwrite=False, align=False, confirmations=DEFAULT_CONFIRMATIONS,
             progress=False, repair_only=True,
@@ -364,7 +368,7 @@ async def acollect(
     if output == "pandas" and importlib.util.find_spec("pandas") is None:
         raise InputError("output='pandas' needs pandas, which chainframe does not install: pip install pandas")
     endpoint = endpoint_of(rpc, network, key)
-    async with _client(endpoint, client_options) as client:
+    async with _client(endpoint, client_options, rpc) as client:
         chain_id = await client.chain_id()
         resolved = await resolve(spec, client, confirmations=confirmations)
         finalized, _ = await safe_end(client, confirmations)

@@ -1,0 +1,117 @@
+"""``chainframe datasets`` and ``chainframe schema DATASET``: every dataset's columns, types and descriptions, how it
+is fetched, its sort key, filters and default chunk size, from the one column table. ``--markdown`` prints the
+reference kept in ``docs/datasets.md`` (a test fails when that file and the table drift apart)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from chainframe._errors import InputError
+from chainframe.datasets import COLUMNS, DATASETS
+from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS
+
+FETCHED_WITH = {
+    "blocks": "eth_getBlockByNumber (transaction hashes), batched",
+    "transactions": "eth_getBlockByNumber (full transaction objects), batched",
+    "receipts": "eth_getBlockReceipts, batched; eth_getTransactionReceipt per transaction where a node lacks it",
+    "logs": "eth_getLogs (split on limit errors); eth_getBlockReceipts for a block over a provider's limit",
+    "uncles": "eth_getUncleByBlockNumberAndIndex for each uncle index",
+    "account_proofs": "eth_getProof, per block and address",
+    "storage_proofs": "eth_getProof, per block, address and storage key",
+    "call_traces": "debug_traceCall with callTracer, per block and call",
+    "prestate_accounts": "debug_traceCall with prestateTracer, per block and call",
+    "prestate_storage": "debug_traceCall with prestateTracer, per block and call",
+}
+FLAGS = {
+    "address": "--address", "topics": "--topic0 .. --topic3", "addresses": "--addresses",
+    "storage_keys": "--storage-key", "calls": "--call", "only_top_call": "--only-top-call", "diff_mode": "--diff-mode",
+}  # fmt: skip
+
+
+def _type(name: str, u256: str = "decimal") -> str:
+    return str(COLUMNS[name].arrow_type_for(u256))  # type: ignore[arg-type]
+
+
+def overview() -> str:
+    width = max(map(len, DATASETS))
+    lines = [f"{name:<{width}}  {dataset.doc}" for name, dataset in DATASETS.items()]
+    return "\n".join(lines) + "\n\nchainframe schema DATASET shows its columns, types and how it is fetched.\n"
+
+
+def describe(name: str) -> str:
+    dataset = DATASETS[name]
+    filters = ", ".join(f"{f} ({FLAGS[f]})" for f in sorted(FILTERS.get(name, ()))) or "none"
+    width = max(len(c) for c in dataset.columns)
+    kinds = max(len(_type(c)) for c in dataset.columns)
+    lines = [
+        f"{name}: {dataset.doc}",
+        f"  fetched with  {FETCHED_WITH[name]}",
+        f"  sorted by     {', '.join(dataset.sort)}",
+        f"  filters       {filters}",
+        f"  chunk size    {DEFAULT_CHUNK_SIZE[name]:,} blocks by default",
+        "",
+        "  columns (with --u256 binary, decimal128(38, 0) columns are fixed_size_binary[32]):",
+    ]
+    lines += [f"  {c:<{width}}  {_type(c):<{kinds}}  {COLUMNS[c].doc}" for c in dataset.columns]
+    return "\n".join(lines) + "\n"
+
+
+def markdown() -> str:
+    """The column reference as Markdown: what ``docs/datasets.md`` holds."""
+    out = [
+        "# Datasets and columns",
+        "",
+        "Generated from the one column table (`src/chainframe/datasets/_columns.py`) by",
+        "`chainframe schema --markdown > docs/datasets.md`; a test fails when the two drift apart. The same facts are",
+        "at hand with `chainframe datasets` and `chainframe schema DATASET`. With `--u256 binary`, every",
+        "`decimal128(38, 0)` column is `fixed_size_binary[32]` (big-endian words) instead.",
+        "",
+    ]
+    for name, dataset in DATASETS.items():
+        filters = ", ".join(f"`{f}` (`{FLAGS[f]}`)" for f in sorted(FILTERS.get(name, ()))) or "none"
+        out += [
+            f"## {name}",
+            "",
+            dataset.doc,
+            "",
+            f"Fetched with {FETCHED_WITH[name]}. Sorted by {', '.join(f'`{s}`' for s in dataset.sort)}. Filters: "
+            f"{filters}. Chunks of {DEFAULT_CHUNK_SIZE[name]:,} blocks by default.",
+            "",
+            "| column | type | description |",
+            "|---|---|---|",
+        ]
+        out += [f"| `{c}` | `{_type(c)}` | {COLUMNS[c].doc} |" for c in dataset.columns]
+        out.append("")
+    return "\n".join(out)
+
+
+def add_parser(commands: Any) -> None:
+    listing: argparse.ArgumentParser = commands.add_parser("datasets", help="list the datasets, one line each")
+    listing.set_defaults(run=lambda args: _print(overview()))
+    p: argparse.ArgumentParser = commands.add_parser(
+        "schema",
+        help="show a dataset's columns, types and descriptions, and how it is fetched",
+        description="A dataset's columns, types and descriptions, how it is fetched, its sort key and filters.",
+        epilog="examples:\n  chainframe schema logs\n  chainframe schema --markdown > docs/datasets.md",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("datasets", nargs="*", metavar="DATASET", help=f"one or more of: {', '.join(DATASETS)}")
+    p.add_argument("--markdown", action="store_true", help="every dataset, as the Markdown of docs/datasets.md")
+    p.set_defaults(run=run)
+
+
+def _print(text: str) -> int:
+    print(text, end="")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.markdown:
+        return _print(markdown())
+    names: Sequence[str] = args.datasets or list(DATASETS)
+    unknown = [n for n in names if n not in DATASETS]
+    if unknown:
+        raise InputError(f"unknown dataset {unknown[0]!r}; the datasets are: {', '.join(DATASETS)}")
+    return _print("\n".join(describe(n) for n in names))

@@ -1,0 +1,36 @@
+"""The extract command's transport and pacing flags reach the client: a ws:// URL is used over WebSocket, and a
+credit budget keeps a run under the provider's limit (no 429s), as free tiers need."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chainframe.cli import main
+from chainframe.devnet import Devnet, GatewaySettings
+
+
+def test_a_websocket_url_is_used_over_websocket(devnet: Devnet, tmp_path: Path) -> None:
+    assert devnet.gateway is not None
+    argv = ["extract", "blocks", "--blocks", "0:50", "--rpc", devnet.ws_url, "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    stats = devnet.gateway.stats()
+    assert stats["ws_messages"] > 0
+    assert stats["http_requests"] == 0
+
+
+def test_a_credit_budget_keeps_the_run_under_the_limit(devnet: Devnet, tmp_path: Path) -> None:
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(credits_per_second=8000.0))
+    argv = ["extract", "blocks", "logs", "--blocks", "0:120", "--rpc", devnet.http_url, "--out", str(tmp_path),
+            "--no-progress", "--credits-per-second", "6000"]  # fmt: skip
+    assert main(argv) == 0
+    assert devnet.gateway.stats()["rate_limited"] == 0
+
+
+@pytest.mark.parametrize("flag", ["--requests-per-second", "--credits-per-second", "--max-in-flight"])
+def test_pacing_flags_are_in_the_help(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["extract", "--help"])
+    assert flag in capsys.readouterr().out
