@@ -16,6 +16,7 @@ def test_top_level_all() -> None:
         "afollow",
         "arepair",
         "collect",
+        "decode_events",
         "extract",
         "follow",
         "open_duckdb",

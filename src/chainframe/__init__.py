@@ -21,6 +21,7 @@ from chainframe.engine import (
     scan,
     series_folder,
 )
+from chainframe.events import decode_events
 
 __all__ = [
     "ChainframeError",
@@ -32,6 +33,7 @@ __all__ = [
     "afollow",
     "arepair",
     "collect",
+    "decode_events",
     "extract",
     "follow",
     "open_duckdb",

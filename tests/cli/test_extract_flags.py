@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
+from chainframe import series_folder
 from chainframe.cli import main
 from chainframe.devnet import Devnet, GatewaySettings
 
@@ -34,3 +36,14 @@ def test_pacing_flags_are_in_the_help(flag: str, capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         main(["extract", "--help"])
     assert flag in capsys.readouterr().out
+
+
+def test_topic0_takes_an_event_signature(devnet: Devnet, tmp_path: Path) -> None:
+    transfer = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+    argv = ["extract", "logs", "--blocks", "0:60", "--rpc", devnet.node.url, "--out", str(tmp_path), "--no-progress",
+            "--topic0", "Transfer(address,address,uint256)"]  # fmt: skip
+    assert main(argv) == 0
+    folder = series_folder(tmp_path, "logs", topics=[transfer])
+    topics = pl.read_parquet(folder / "*.parquet")["topics"]
+    assert topics.len() > 0
+    assert topics.list.get(0).to_list() == [bytes.fromhex(transfer[2:])] * topics.len()

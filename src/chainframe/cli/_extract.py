@@ -69,7 +69,10 @@ def add_parser(commands: Any) -> None:
     logs = p.add_argument_group("logs filters")
     logs.add_argument("--address", nargs="+", metavar="ADDR", help="only logs from these contracts")
     for i in range(4):
-        logs.add_argument(f"--topic{i}", metavar="T[,T...]", help=f"topic {i}: one value or a comma-separated OR-list")
+        logs.add_argument(
+            f"--topic{i}", metavar="T[,T...]",
+            help=f"topic {i}: one value, a comma-separated OR-list" + (", or an event signature" if i == 0 else ""),
+        )  # fmt: skip
     state = p.add_argument_group("proofs and traces inputs")
     state.add_argument("--addresses", nargs="+", metavar="ADDR", help="accounts for account_proofs/storage_proofs")
     state.add_argument("--storage-key", dest="storage_keys", nargs="+", metavar="KEY", help="storage slots to prove")
@@ -94,13 +97,24 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def _topic(text: str | None) -> Any:
+    """One topic position: a value, a comma-separated OR-list, or an event signature (hashed to its topic0)."""
+    if text is None:
+        return None
+    if "(" in text:  # Transfer(address,address,uint256): its commas are the signature's, not an OR-list
+        from chainframe.events import topic0
+
+        return topic0(text)
+    return text.split(",") if "," in text else text
+
+
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
     topics: list[Any] = [getattr(args, f"topic{i}") for i in range(4)]
     while topics and topics[-1] is None:
         topics.pop()
     filters: dict[str, Any] = {
         "address": args.address,
-        "topics": [t.split(",") if t and "," in t else t for t in topics] or None,
+        "topics": [_topic(t) for t in topics] or None,
         "addresses": args.addresses,
         "storage_keys": args.storage_keys,
         "calls": None,
