@@ -65,12 +65,37 @@ CASES: dict[str, tuple[str, Rewrite]] = {
 }
 
 
+LAG = 10
+"""Blocks the lagging node is behind the head it reports."""
+
+
+class Lagging:
+    """A node behind a load balancer that reports the head but lacks the last LAG blocks: their logs come back as
+    nothing, their headers and receipts as null. Rewrites every answer, not just the first."""
+
+    def __init__(self, head: int) -> None:
+        self.missing_from = head - LAG + 1
+
+    def __call__(self, call: Call, result: Any) -> Any:
+        method, params = call.get("method"), call.get("params") or []
+        if method == "eth_getLogs":
+            return [log for log in result or [] if int(log["blockNumber"], 16) < self.missing_from]
+        if method in ("eth_getBlockByNumber", "eth_getBlockReceipts") and str(params[0]).startswith("0x"):
+            return None if int(params[0], 16) >= self.missing_from else result
+        return result
+
+
 class Hostile:
     """Start the proxy on 127.0.0.1 (a thread of its own); ``url`` takes JSON-RPC; :meth:`stop` (or ``with``)."""
 
-    def __init__(self, node_url: str, case: str | None = None, *, times: int | None = 1, status: int = 200) -> None:
-        """``case`` None forwards faithfully; ``status`` other than 200 answers every request with that status."""
+    def __init__(
+        self, node_url: str, case: str | None = None, *, times: int | None = 1, status: int = 200,
+        lagging: Lagging | None = None,
+    ) -> None:  # fmt: skip
+        """``case`` None forwards faithfully; ``status`` other than 200 answers every request with that status;
+        ``lagging`` rewrites every answer as a node that lacks the newest blocks would."""
         self.method, self.rewrite = CASES[case] if case else ("", lambda call, result: result)
+        self.lagging = lagging
         self.node_url, self.left, self.status = node_url, times, status
         self.seen: list[str] = []
         """What reached the proxy: each request's path and query, and its Authorization header."""
@@ -123,6 +148,9 @@ class Hostile:
         by_id = {a.get("id"): a for a in answers}
         for call in calls:
             item = by_id.get(call.get("id"))
+            if self.lagging is not None and item is not None and "result" in item:
+                item["result"] = self.lagging(call, item["result"])
+                continue
             if item is None or call.get("method") != self.method or "result" not in item:
                 continue
             if self.method != "eth_getLogs" and not str(call["params"][0]).startswith("0x"):

@@ -14,7 +14,7 @@ from chainframe import extract
 from chainframe.devnet import Devnet
 from chainframe.engine._answers import WrongAnswer
 from chainframe.engine._canonical import ChainUnstable
-from tests.engine.hostile import CASES, Hostile
+from tests.engine.hostile import CASES, LAG, Hostile, Lagging
 
 DATASETS = {"eth_getLogs": ("logs",), "eth_getBlockByNumber": ("blocks", "transactions"),
             "eth_getBlockReceipts": ("receipts",)}  # fmt: skip
@@ -78,3 +78,18 @@ def test_an_answer_wrong_every_time_is_one_typed_error(devnet: Devnet, tmp_path:
     extract(list(datasets), blocks=BLOCKS, out=clean, rpc=devnet.node.url, chunk_size=30, progress=False)
     for path in got.rglob("*.parquet"):
         assert pl.read_parquet(path).equals(pl.read_parquet(clean / path.relative_to(got))), path
+
+
+def test_a_node_lagging_behind_the_head_it_reports_is_an_error_not_empty_rows(devnet: Devnet, tmp_path: Path) -> None:
+    """Near the head every piece is checked against headers; a node without the last blocks answers them null, so
+    the run ends in a typed error instead of storing the blocks it lacks as blocks without logs."""
+    head = devnet.truth.head
+    with (
+        Hostile(devnet.node.url, lagging=Lagging(head)) as proxy,
+        pytest.raises((ChainUnstable, WrongAnswer, BaseExceptionGroup)) as caught,
+    ):
+        extract("logs", blocks=f"{head - 40}:latest", out=tmp_path, rpc=proxy.url, chunk_size=20, progress=False)
+    assert (_found(caught.value, ChainUnstable) or _found(caught.value, WrongAnswer)) is not None
+    stored = pl.read_parquet(tmp_path / "logs" / "*.parquet") if list(tmp_path.rglob("*.parquet")) else None
+    if stored is not None:  # only chunks wholly below the missing blocks were finished
+        assert stored["block_number"].max() < head - LAG + 1
