@@ -296,11 +296,11 @@ class _Run:
     ) -> RunReport:  # fmt: skip
         started, clock = now(), time.monotonic()
         chain_id = await client.chain_id()
+        head = int(await client.block_number())
         finalized, why = await safe_end(client, confirmations)
         resolved: BlockRange | None = None
         if not repair_only:
-            resolved = await resolve(self.spec, client, confirmations=confirmations)
-        head = int(await client.block_number())
+            resolved = await resolve(self.spec, client, confirmations=confirmations, head=head, safe=finalized)
         if align and resolved is not None:
             resolved = _aligned(resolved, self.wanted)
         counters = RunCounters()

@@ -144,8 +144,16 @@ async def safe_end(client: Any, confirmations: int = DEFAULT_CONFIRMATIONS) -> t
     return max(0, latest - confirmations), f"latest - {confirmations} confirmations"
 
 
-async def resolve(spec: RangeSpec, client: Any, *, confirmations: int = DEFAULT_CONFIRMATIONS) -> BlockRange:
-    """Numbers for a parsed range, asking the node for the head and tags it needs."""
+async def resolve(
+    spec: RangeSpec,
+    client: Any,
+    *,
+    confirmations: int = DEFAULT_CONFIRMATIONS,
+    head: int | None = None,
+    safe: int | None = None,
+) -> BlockRange:
+    """Numbers for a parsed range, asking the node for the head and tags it needs (``head`` and the ``safe`` end,
+    when the caller already has them, are not asked again)."""
 
     async def number(bound: Bound) -> int | None:
         if bound is None or isinstance(bound, int):
@@ -160,13 +168,13 @@ async def resolve(spec: RangeSpec, client: Any, *, confirmations: int = DEFAULT_
         assert start is not None
         end = start + spec.count - 1
     if end is None:
-        end, _ = await safe_end(client, confirmations)
+        end = safe if safe is not None else (await safe_end(client, confirmations))[0]
     if spec.last is not None:
         start = max(0, end - spec.last + 1)
     start = 0 if start is None else start
     if start > end:
         raise InputError(f"block range {spec.text!r} resolves to {start}..{end}, which is empty")
-    head = int(await client.block_number())
+    head = int(await client.block_number()) if head is None else head
     if end > head:
         raise InputError(f"block range {spec.text!r} ends at {end}, beyond the node's head {head}")
     return BlockRange(start, end)

@@ -65,7 +65,6 @@ class RoundResult:
     finalized: int
     blocks: BlockRange | None
     reorgs: list[Reorg] = field(default_factory=list)
-    deleted: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
 
 
@@ -182,9 +181,8 @@ def _plan_round(
             dataset, blocks if want is not None else None, series=series, chain_id=chain_id, chunk_size=size,
             filters=filters, u256=u256, overwrite=overwrite, repairs=by_series.get(name), head=head,
         )  # fmt: skip
-        for path in deletions:
+        for path in deletions:  # slots wholly above a head that moved back: their blocks are gone
             Path(path).unlink(missing_ok=True)
-        result.deleted += len(deletions)
         if want is not None and blocks is not None:
             untouched = set(range(blocks.start // size, blocks.end // size + 1)) - {t.start // size for t in planned}
             result.skipped[dataset] = result.skipped.get(dataset, 0) + len(untouched)
