@@ -168,3 +168,10 @@ def test_four_processes_sharing_one_key_under_a_credit_limit_all_finish(devnet: 
     assert [run.returncode for run in runs] == [0, 0, 0, 0], errors
     assert devnet.gateway.stats()["rate_limited"] > 0  # the key really was over its limit
     assert {len(list((tmp_path / str(i) / "logs").glob("*.parquet"))) for i in range(4)} == {3}
+
+
+def test_a_misspelled_keyword_is_named_as_such(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="unknown keyword argument 'progres'"):
+        extract("blocks", blocks="0:10", out=tmp_path, rpc=NOWHERE, progres=False)
+    with pytest.raises(InputError, match="dataset 'blocks' takes no filters; got address"):
+        extract("blocks", blocks="0:10", out=tmp_path, rpc=NOWHERE, address="0x" + "11" * 20)

@@ -98,6 +98,13 @@ def _check_chunk_size(chunk_size: int | None) -> int | None:
 
 def _inputs(datasets: str | Sequence[str], filters: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     names = check_datasets([datasets] if isinstance(datasets, str) else datasets)
+    every_filter = {k for allowed in FILTERS.values() for k in allowed}
+    unknown = sorted(set(filters) - every_filter)
+    if unknown:  # a misspelled option, not a filter some dataset lacks
+        raise InputError(
+            f"unknown keyword argument {unknown[0]!r}; filters are {', '.join(sorted(every_filter))}, and the options "
+            "are in help(chainframe.extract)"
+        )
     per_dataset: dict[str, dict[str, Any]] = {}
     for name in names:
         relevant = {k: v for k, v in filters.items() if k in _filter_names(name) or len(names) == 1}

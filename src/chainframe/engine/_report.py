@@ -113,6 +113,15 @@ class RunReport:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        """In Jupyter: the summary, not a 600-character line of fields (``to_json()`` has them all)."""
+        import html
+
+        return f"<pre>{html.escape(self.summary())}</pre>"
+
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp")
