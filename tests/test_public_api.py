@@ -35,7 +35,7 @@ def test_datasets_and_extract_all() -> None:
         assert all(hasattr(module, name) for name in module.__all__)
     assert set(chainframe.datasets.DATASETS) == {
         "blocks", "transactions", "receipts", "logs", "uncles", "account_proofs", "storage_proofs", "call_traces",
-        "prestate_accounts", "prestate_storage",
+        "prestate_accounts", "prestate_storage", "erc20_transfers", "erc721_transfers",
     }  # fmt: skip
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet
 import pytest
 
 from chainframe import InputError, collect, extract
@@ -83,7 +84,7 @@ def test_shapes_that_do_not_match_are_left_out_never_misread() -> None:
     assert erc20["block_number"].to_list() == [0]
     assert erc20["value"].to_list()[0] == 7
     assert erc721["block_number"].to_list() == [1]
-    assert erc721["token_id"].to_list()[0] == 9
+    assert erc721["token_id"].to_list()[0] == _word(9)  # ids are often hashes: kept as their 32-byte word
 
 
 def test_every_static_type_follows_the_column_rules() -> None:
@@ -144,3 +145,21 @@ def test_a_folder_is_decoded_like_the_rows_read_in_memory(devnet: Devnet, tmp_pa
     assert from_folder.sort_by([("block_number", "ascending"), ("log_index", "ascending")]).equals(
         in_memory.sort_by([("block_number", "ascending"), ("log_index", "ascending")])
     )
+
+
+def test_transfer_datasets_extract_into_series_folders_like_any_other(devnet: Devnet, tmp_path: Path) -> None:
+    token = devnet.truth.contracts["Token"]
+    report = extract(["erc20_transfers", "erc721_transfers"], blocks="0:latest", out=tmp_path, rpc=devnet.http_url,
+                     chunk_size=50, progress=False)  # fmt: skip
+    stored = pa.concat_tables(
+        [pa.parquet.read_table(p) for p in sorted((tmp_path / "erc20_transfers").glob("*.parquet"))]
+    )
+    reference = erc20_transfers(collect("logs", blocks="0:latest", rpc=devnet.node.url))
+    assert report.datasets["erc20_transfers"]["rows"] == reference.num_rows > 100
+    assert stored.select(["block_number", "log_index", "token", "value"]).equals(
+        reference.select(["block_number", "log_index", "token", "value"])
+    )
+    assert report.datasets["erc721_transfers"]["rows"] == 0
+    one = extract("erc20_transfers", blocks="0:latest", out=tmp_path / "one", rpc=devnet.http_url, address=token,
+                  progress=False)  # fmt: skip
+    assert 0 < one.datasets["erc20_transfers"]["rows"] <= reference.num_rows

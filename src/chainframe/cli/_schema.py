@@ -23,6 +23,8 @@ FETCHED_WITH = {
     "call_traces": "debug_traceCall with callTracer, per block and call",
     "prestate_accounts": "debug_traceCall with prestateTracer, per block and call",
     "prestate_storage": "debug_traceCall with prestateTracer, per block and call",
+    "erc20_transfers": "eth_getLogs filtered by the Transfer topic0 (three topics), decoded",
+    "erc721_transfers": "eth_getLogs filtered by the Transfer topic0 (four topics), decoded",
 }
 FLAGS = {
     "address": "--address", "topics": "--topic0 .. --topic3", "addresses": "--addresses",

@@ -10,6 +10,7 @@ from chainframe.datasets._logs import LOGS
 from chainframe.datasets._proofs import ACCOUNT_PROOFS, STORAGE_PROOFS
 from chainframe.datasets._receipts import RECEIPTS
 from chainframe.datasets._traces import CALL_TRACES, PRESTATE_ACCOUNTS, PRESTATE_STORAGE
+from chainframe.datasets._transfers import ERC20_TRANSFERS, ERC721_TRANSFERS, TokenTransfers
 from chainframe.datasets._uncles import UNCLES
 
 DATASETS: dict[str, Dataset] = {
@@ -25,6 +26,8 @@ DATASETS: dict[str, Dataset] = {
         CALL_TRACES,
         PRESTATE_ACCOUNTS,
         PRESTATE_STORAGE,
+        ERC20_TRANSFERS,
+        ERC721_TRANSFERS,
     )
 }
 """Every dataset by name: the one place they are registered."""
@@ -39,12 +42,15 @@ __all__ = [
     "DATASETS",
     "Dataset",
     "DecodeError",
+    "ERC20_TRANSFERS",
+    "ERC721_TRANSFERS",
     "LOGS",
     "PRESTATE_ACCOUNTS",
     "PRESTATE_STORAGE",
     "RECEIPTS",
     "STORAGE_PROOFS",
     "TRANSACTIONS",
+    "TokenTransfers",
     "U256",
     "UNCLES",
     "ValueOutOfRange",

@@ -138,7 +138,9 @@ COLUMNS: dict[str, Column] = _table(
     # transactions
     ("from_address", "address", "sender"),
     ("to_address", "address", "recipient; null for a contract creation"),
-    ("value", "wei", "wei transferred"),
+    ("value", "wei", "amount transferred: wei for a transaction, token units for a token transfer"),
+    ("token", "address", "the token contract: the address that emitted the transfer log"),
+    ("token_id", "word", "ERC-721 token id, as its 32-byte word (ids are often hashes, wider than any integer type)"),
     ("gas", "u64", "gas provided by the sender"),
     ("gas_price", "wei", "gas price (for EIP-1559 transactions the effective price the node reports)"),
     ("max_fee_per_gas", "wei", "EIP-1559 fee cap"),

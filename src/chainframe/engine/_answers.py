@@ -42,6 +42,8 @@ METHODS = {
     "receipts": "eth_getBlockReceipts",
     "logs": "eth_getLogs",
     "uncles": "eth_getUncleByBlockNumberAndIndex",
+    "erc20_transfers": "eth_getLogs",
+    "erc721_transfers": "eth_getLogs",
 }
 _KEYS: Mapping[str, tuple[str, ...]] = {
     "blocks": ("block_number", "block_hash", "parent_hash"),

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from chainframe._version import __version__
-from chainframe.datasets import DATASETS, BlockRange
+from chainframe.datasets import DATASETS, BlockRange, TokenTransfers
 from chainframe.engine._answers import METHODS, check_bodies, check_rows, checked
 from chainframe.engine._canonical import ChainUnstable, ChunkCheck, Header, StaleChunk, block_hash, check_links, headers
 from chainframe.engine._logs import SplitState, fetch_logs, logs_table, plan_pieces, sort_table
@@ -97,19 +97,25 @@ async def fetch_and_decode(
 
         return piece
 
-    if task.dataset == "logs":
+    if task.dataset == "logs" or isinstance(dataset, TokenTransfers):
+        # Token transfers are logs of one event: fetched (and split, and checked) as logs, then decoded.
+        log_filters = {**task.filters, **({"topics": dataset.topics} if isinstance(dataset, TokenTransfers) else {})}
 
         def decode_logs(part: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
             check_bodies("logs", logs)
             check_bodies("receipts", receipts)
-            table = logs_table(logs, receipts, task.filters, chain_id=chain_id, u256=task.u256)
-            check_rows("logs", table, part, task.filters)
+            table = logs_table(logs, receipts, log_filters, chain_id=chain_id, u256=task.u256)
+            check_rows("logs", table, part, log_filters)
+            if table.num_rows and pc.any(table["removed"]).as_py():
+                raise StaleChunk(f"{task.dataset} {part.start}..{part.end}: the node flagged logs as removed (a reorg)")
+            if isinstance(dataset, TokenTransfers):
+                table = dataset.from_logs(table, u256=task.u256)
             return sort_table(table, dataset.sort)
 
         async def decode_piece(part: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
             return await anyio.to_thread.run_sync(decode_logs, part, logs, receipts, limiter=decode)
 
-        await fetch_logs(client, blocks, task.filters, state, decode_piece, put, wrap=witnessed)
+        await fetch_logs(client, blocks, log_filters, state, decode_piece, put, wrap=witnessed)
     else:
 
         def work(bodies: list[bytes], part: BlockRange) -> pa.Table:

@@ -33,6 +33,8 @@ DEFAULT_CHUNK_SIZE: Mapping[str, int] = {
     "call_traces": 100,
     "prestate_accounts": 100,
     "prestate_storage": 100,
+    "erc20_transfers": 1000,
+    "erc721_transfers": 1000,
 }
 # Which filters each dataset takes; anything else is refused before any request.
 FILTERS: Mapping[str, frozenset[str]] = {
@@ -42,6 +44,8 @@ FILTERS: Mapping[str, frozenset[str]] = {
     "call_traces": frozenset({"calls", "only_top_call"}),
     "prestate_accounts": frozenset({"calls", "diff_mode"}),
     "prestate_storage": frozenset({"calls", "diff_mode"}),
+    "erc20_transfers": frozenset({"address"}),
+    "erc721_transfers": frozenset({"address"}),
 }
 _NEEDED: Mapping[str, str] = {
     "account_proofs": "addresses",
@@ -75,7 +79,7 @@ def check_filters(dataset: str, filters: Mapping[str, Any]) -> dict[str, Any]:
     if needed and needed not in given:
         raise InputError(f"dataset {dataset!r} needs {needed}=[...]")
     out: dict[str, Any] = {}
-    if dataset == "logs":
+    if dataset in ("logs", "erc20_transfers", "erc721_transfers"):
         flt = params.log_filter(address_=given.get("address"), topics=given.get("topics"))
         out = {k: v for k, v in (("address", flt.get("address")), ("topics", flt.get("topics"))) if v is not None}
     elif needed == "addresses":

@@ -52,7 +52,7 @@ def decode_events(
     if u256 not in ("decimal", "binary"):
         raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
     as_arrow = not isinstance(logs, pl.DataFrame | pl.LazyFrame)
-    frame = _frame(logs, wanted)
+    frame = logs_frame(logs, wanted)
     names = [e.name for e in wanted]
     out = {}
     for event in wanted:
@@ -62,7 +62,8 @@ def decode_events(
     return out[next(iter(out))] if len(wanted) == 1 else out
 
 
-def _frame(logs: Any, events: list[Event]) -> pl.DataFrame:
+def logs_frame(logs: Any, events: list[Event]) -> pl.DataFrame:
+    """The logs as a Polars frame: from Arrow, Polars (lazy) or an output folder (only the events' topic0s read)."""
     if isinstance(logs, str | Path):
         from chainframe.engine import scan
 
