@@ -14,6 +14,10 @@ def test_top_level_all() -> None:
         "acollect",
         "aextract",
         "collect",
+        "decode_event",
+        "decode_events",
+        "erc20_transfers",
+        "erc721_transfers",
         "extract",
         "open_duckdb",
         "scan",
@@ -22,9 +26,10 @@ def test_top_level_all() -> None:
 
 def test_datasets_and_extract_all() -> None:
     import chainframe.datasets
+    import chainframe.decode
     import chainframe.engine
 
-    for module in (chainframe.datasets, chainframe.engine):
+    for module in (chainframe.datasets, chainframe.decode, chainframe.engine):
         assert module.__all__ == sorted(module.__all__)
         assert all(hasattr(module, name) for name in module.__all__)
     assert set(chainframe.datasets.DATASETS) == {

@@ -1,12 +1,13 @@
 """chainframe: typed, query-ready Parquet datasets from an EVM chain's JSON-RPC service.
 
-The public surface is what ``__all__`` lists (pinned by ``tests/test_public_api.py``): the extraction API here;
-the client in :mod:`chainframe.rpc`, datasets in :mod:`chainframe.datasets`, the local devnet in
-:mod:`chainframe.devnet`.
+The public surface is what ``__all__`` lists (pinned by ``tests/test_public_api.py``): the extraction API and the
+event decoders here (more in :mod:`chainframe.decode`); the client in :mod:`chainframe.rpc`, datasets in
+:mod:`chainframe.datasets`, the local devnet in :mod:`chainframe.devnet`.
 """
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
+from chainframe.decode import decode_event, decode_events, erc20_transfers, erc721_transfers
 from chainframe.engine import RunReport, acollect, aextract, collect, extract, open_duckdb, scan
 
 __all__ = [
@@ -17,6 +18,10 @@ __all__ = [
     "acollect",
     "aextract",
     "collect",
+    "decode_event",
+    "decode_events",
+    "erc20_transfers",
+    "erc721_transfers",
     "extract",
     "open_duckdb",
     "scan",

@@ -53,7 +53,12 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     logs = p.add_argument_group("logs filters")
     logs.add_argument("--address", nargs="+", metavar="ADDR", help="only logs from these contracts")
-    for i in range(4):
+    logs.add_argument(
+        "--topic0", metavar="T[,T...]",
+        help="topic 0: a hash or an event signature such as 'Transfer(address,address,uint256)'; "
+        "one value or a comma-separated OR-list",
+    )  # fmt: skip
+    for i in range(1, 4):
         logs.add_argument(f"--topic{i}", metavar="T[,T...]", help=f"topic {i}: one value or a comma-separated OR-list")
     state = p.add_argument_group("proofs and traces inputs")
     state.add_argument("--addresses", nargs="+", metavar="ADDR", help="accounts for account_proofs/storage_proofs")
@@ -65,13 +70,35 @@ def add_parser(commands: Any) -> None:
     p.set_defaults(run=run)
 
 
+def _topic(text: str | None, *, signatures: bool) -> str | list[str] | None:
+    """One topic filter: a value or an OR-list; for topic0 an event signature stands for its hash.
+
+    Commas inside a signature's parentheses separate its parameters, not OR-alternatives, so the list is split only
+    at commas outside parentheses.
+    """
+    if text is None:
+        return None
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    if signatures:
+        from chainframe.decode import parse_event
+
+        items = ["0x" + parse_event(t).topic0.hex() if "(" in t else t for t in items]
+    return items if len(items) > 1 else items[0]
+
+
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
     topics: list[Any] = [getattr(args, f"topic{i}") for i in range(4)]
     while topics and topics[-1] is None:
         topics.pop()
     filters: dict[str, Any] = {
         "address": args.address,
-        "topics": [t.split(",") if t and "," in t else t for t in topics] or None,
+        "topics": [_topic(t, signatures=i == 0) for i, t in enumerate(topics)] or None,
         "addresses": args.addresses,
         "storage_keys": args.storage_keys,
         "calls": None,
