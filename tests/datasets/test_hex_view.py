@@ -6,6 +6,7 @@ import json
 
 import duckdb
 import polars as pl
+import pytest
 
 from chainframe.datasets import LOGS, hex_view, register_duckdb
 
@@ -45,3 +46,16 @@ def test_duckdb_macros() -> None:
     # Amounts sum as numbers; fixed-size binaries compare against hex literals via unhex.
     count = con.execute("select count(*) from logs where address = unhex(?)", [LOG["address"][2:]]).fetchone()
     assert count == (1,)
+
+
+def test_duckdb_unhex0x_compares_text_with_binary_columns() -> None:
+    con = duckdb.connect()
+    register_duckdb(con)
+    con.register("logs", LOGS.from_objects(json.dumps([LOG]).encode(), chain_id=1))
+    checksummed = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+    text = "SELECT count(*) FROM logs WHERE address = ?"
+    assert con.execute(text, [checksummed]).fetchone() == (0,)  # the trap: text never equals a blob
+    found = con.execute("SELECT log_index FROM logs WHERE address = unhex0x(?)", [checksummed]).fetchall()
+    assert found == [(3,)]
+    with pytest.raises(duckdb.Error):
+        con.execute("SELECT unhex0x('0xzz')").fetchall()

@@ -31,10 +31,12 @@ def hex_view(frame: Frame) -> Frame:
 DUCKDB_MACROS = (
     "CREATE OR REPLACE MACRO hex0x(b) AS '0x' || lower(hex(b))",
     "CREATE OR REPLACE MACRO hex0x_list(l) AS list_transform(l, lambda x: '0x' || lower(hex(x)))",
+    # The opposite, for filters: comparing a binary column with '0x...' text matches nothing, silently.
+    "CREATE OR REPLACE MACRO unhex0x(t) AS unhex(regexp_replace(t, '^0[xX]', ''))",
 )
 
 
 def register_duckdb(connection: Any) -> None:
-    """Define ``hex0x(blob)`` and ``hex0x_list(list)`` in a DuckDB connection."""
+    """Define ``hex0x(blob)``, ``hex0x_list(list)`` and ``unhex0x(text)`` (text to blob) in a DuckDB connection."""
     for statement in DUCKDB_MACROS:
         connection.execute(statement)
