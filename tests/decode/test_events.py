@@ -234,3 +234,15 @@ def test_binary_literal_for_comparisons() -> None:
         binary("0xa0b8", size=20)
     with pytest.raises(ValueError, match="not 0x-prefixed hex"):
         binary("0xzz")
+
+
+def test_a_string_that_is_not_utf8_or_a_wide_value_in_an_array_names_the_log() -> None:
+    text = parse_event("Note(string text)")
+    with pytest.raises(DecodeError, match=r"text: the string at block_number 10 .* is not UTF-8"):
+        decode_event(logs([([text.topic0], abi_encode(["bytes"], [b"\xff\xfe"]))]), text)
+    amounts = parse_event("Amounts(uint256[] xs)")
+    rows = [([amounts.topic0], abi_encode(["uint256[]"], [[1, 10**38]]))]
+    with pytest.raises(ValueOutOfRange, match=r"xs: cannot decode the uint256\[\] at block_number 10"):
+        decode_event(logs(rows), amounts)
+    words = decode_event(logs(rows), amounts, u256="binary")["xs"].to_list()
+    assert words == [[word(1), word(10**38)]]

@@ -15,7 +15,7 @@ from typing import Any
 from chainframe._errors import InputError
 from chainframe.decode._keccak import keccak256
 
-_ELEMENTARY = re.compile(r"^(address|bool|string|bytes|function|u?int(\d*)|bytes(\d+))$")
+_ELEMENTARY = re.compile(r"^(address|bool|string|bytes|u?int(\d*)|bytes(\d+))$")
 _ARRAY = re.compile(r"^(.+)\[(\d*)\]$")
 
 
@@ -57,7 +57,7 @@ class AbiType:
 
 
 def parse_type(text: str) -> AbiType:
-    """``uint256[]``, ``bytes32[3]``, ``address``... (tuples are not supported yet)."""
+    """``uint256[]``, ``bytes32[3]``, ``address``... (tuples, ``function`` and fixed-point are not supported yet)."""
     text = text.strip()
     array = _ARRAY.match(text)
     if array:
@@ -65,8 +65,11 @@ def parse_type(text: str) -> AbiType:
         return AbiType("array", parse_type(item), int(length) if length else None)
     match = _ELEMENTARY.match(text)
     if not match:
-        raise InputError(f"event type {text!r} is not an ABI type this decoder knows (tuples are not supported yet)")
-    base = {"uint": "uint256", "int": "int256", "function": "bytes24"}.get(text, text)
+        raise InputError(
+            f"event type {text!r} is not an ABI type this decoder knows (tuples, function and fixed-point types are "
+            "not supported yet)"
+        )
+    base = {"uint": "uint256", "int": "int256"}.get(text, text)
     if base.startswith(("uint", "int")):
         bits = int(base.removeprefix("u").removeprefix("int"))
         if not (8 <= bits <= 256 and bits % 8 == 0):

@@ -100,10 +100,10 @@ def _per_row(data: pa.Array, t: Any, pos: int, *, name: str, u256: U256, locate:
     for row, raw in enumerate(data.to_pylist()):
         try:
             values.append(decode_value(t, raw, pos, u256=u256))
-        except (DecodeError, UnicodeDecodeError) as error:
-            raise type(error if isinstance(error, DecodeError) else DecodeError(""))(
-                f"{name}: cannot decode the {t.canonical} at {locate(row)}: {error}"
-            ) from error
+        except DecodeError as error:  # ValueOutOfRange stays itself, now naming the column and the log
+            raise type(error)(f"{name}: cannot decode the {t.canonical} at {locate(row)}: {error}") from error
+        except UnicodeDecodeError as error:
+            raise DecodeError(f"{name}: the string at {locate(row)} is not UTF-8: {error}") from error
     return pa.array(values, arrow_type(t, u256))
 
 
