@@ -16,6 +16,7 @@ def test_top_level_all() -> None:
         "collect",
         "decode_event",
         "decode_events",
+        "erc1155_transfers",
         "erc20_transfers",
         "erc721_transfers",
         "extract",

@@ -7,7 +7,7 @@ event decoders here (more in :mod:`chainframe.decode`); the client in :mod:`chai
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
-from chainframe.decode import decode_event, decode_events, erc20_transfers, erc721_transfers
+from chainframe.decode import decode_event, decode_events, erc20_transfers, erc721_transfers, erc1155_transfers
 from chainframe.engine import RunReport, acollect, aextract, collect, extract, open_duckdb, scan
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "collect",
     "decode_event",
     "decode_events",
+    "erc1155_transfers",
     "erc20_transfers",
     "erc721_transfers",
     "extract",

@@ -15,7 +15,7 @@ from eth_abi import encode as abi_encode
 
 from chainframe import decode_event, decode_events, erc20_transfers, erc721_transfers
 from chainframe.datasets import DecodeError, ValueOutOfRange
-from chainframe.decode import binary, keccak256, parse_event
+from chainframe.decode import ERC1155_BATCH, ERC1155_SINGLE, binary, erc1155_transfers, keccak256, parse_event
 
 TRANSFER = parse_event("Transfer(address indexed from, address indexed to, uint256 value)")
 TOKEN = bytes.fromhex("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48")
@@ -246,3 +246,27 @@ def test_a_string_that_is_not_utf8_or_a_wide_value_in_an_array_names_the_log() -
         decode_event(logs(rows), amounts)
     words = decode_event(logs(rows), amounts, u256="binary")["xs"].to_list()
     assert words == [[word(1), word(10**38)]]
+
+
+def test_erc1155_single_and_batch_one_row_per_id() -> None:
+    single = parse_event(ERC1155_SINGLE)
+    batch = parse_event(ERC1155_BATCH)
+    operator, alice, bob = (padded(bytes([i]) * 20) for i in (1, 2, 3))
+    rows = [
+        ([batch.topic0, operator, alice, bob], abi_encode(["uint256[]", "uint256[]"], [[7, 8, 9], [70, 80, 90]])),
+        ([single.topic0, operator, bob, alice], abi_encode(["uint256", "uint256"], [5, 50])),
+        ([TRANSFER.topic0, alice, bob], word(1)),
+    ]
+    frame = erc1155_transfers(logs(rows))
+    assert frame.select("log_index", "batch_index", "from_address", "token_id", "value").rows() == [
+        (0, 0, alice[12:], Decimal(7), Decimal(70)),
+        (0, 1, alice[12:], Decimal(8), Decimal(80)),
+        (0, 2, alice[12:], Decimal(9), Decimal(90)),
+        (1, 0, bob[12:], Decimal(5), Decimal(50)),
+    ]
+    table = erc1155_transfers(logs(rows).to_arrow(), u256="binary")
+    assert isinstance(table, pa.Table)
+    assert table.schema.field("token_id").type == pa.binary(32)
+    uneven = [([batch.topic0, operator, alice, bob], abi_encode(["uint256[]", "uint256[]"], [[1, 2], [3]]))]
+    with pytest.raises(DecodeError, match="block_number 10, log_index 0: ids and values differ"):
+        erc1155_transfers(logs(uneven))
