@@ -113,7 +113,11 @@ def _decode(logs: Logs, event: Event, u256: U256) -> pa.Table:
 
 
 def _out(table: pa.Table, logs: Logs) -> Any:
-    return table if isinstance(logs, pa.Table) else pl.from_arrow(table)
+    if not isinstance(logs, pa.Table):
+        return pl.from_arrow(table)
+    # The identity columns went through Polars (no fixed-size binary): give an Arrow caller its own types back.
+    types = {f.name: f.type for f in logs.schema}
+    return table.cast(pa.schema([pa.field(f.name, types.get(f.name, f.type)) for f in table.schema]))
 
 
 def decode_event(logs: Logs, event: str | Event, *, u256: U256 = "decimal") -> Any:
