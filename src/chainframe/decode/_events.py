@@ -13,10 +13,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, TypeAlias
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from chainframe._errors import InputError
 from chainframe.datasets import U256, DecodeError
@@ -63,9 +61,24 @@ def column_names(event: Event, taken: Sequence[str]) -> list[str]:
     return [f"arg_{p.name}" if p.name in taken else p.name for p in event.params]
 
 
-def _decode_table(table: pa.Table, event: Event, *, u256: U256) -> pa.Table:
-    kept = [c for c in IDENTITY if c in table.column_names]
+def _decode_frame(frame: pl.DataFrame, event: Event, *, u256: U256) -> pa.Table:
+    kept = [c for c in IDENTITY if c in frame.columns]
     names = column_names(event, kept)
+    # The 32-byte words are cut out in Polars, so only narrow binary columns cross to Arrow (converting the whole
+    # topics list costs several times more than the decoding).
+    words: list[pl.Expr] = []
+    topic, slot, per_row = 1, 0, False
+    for i, param in enumerate(event.params):
+        if param.indexed:
+            words.append(pl.col("topics").list.get(topic).alias(f"__word{i}"))
+            topic += 1
+            continue
+        if param.type.item is None and not param.type.is_dynamic:
+            words.append(pl.col("data").bin.slice(32 * slot, 32).alias(f"__word{i}"))
+        else:
+            per_row = True
+        slot += param.type.head_words
+    table = frame.select(*kept, *words, *(["data"] if per_row else [])).to_arrow(compat_level=pl.CompatLevel.oldest())
 
     def locate(row: int) -> str:
         where = [f"{c} {table[c][row].as_py()}" for c in ("block_number", "log_index") if c in table.column_names]
@@ -73,25 +86,20 @@ def _decode_table(table: pa.Table, event: Event, *, u256: U256) -> pa.Table:
             where.append(f"transaction 0x{table['transaction_hash'][row].as_py().hex()}")
         return " ".join(where) or f"row {row}"
 
-    topics = table["topics"].combine_chunks() if len(table) else pa.array([], pa.list_(pa.binary()))
-    data = table["data"].combine_chunks() if len(table) else pa.array([], pa.binary())
     columns: list[pa.Array] = []
-    topic, slot = 1, 0
-    for param, name in zip(event.params, names, strict=True):
-        if param.indexed:
-            word = words_of(pc.list_element(topics, topic)) if len(table) else np.zeros((0, 32), np.uint8)
-            topic += 1
-            if param.type.is_dynamic or param.type.item is not None:
-                columns.append(pa.Array.from_buffers(pa.binary(32), len(word), [None, pa.py_buffer(word.tobytes())]))
-            else:
-                columns.append(decode_words(word, param.type, column=name, u256=u256, locate=locate))
-            continue
-        if param.type.item is None and not param.type.is_dynamic:
-            word = words_of(pc.binary_slice(data, 32 * slot, 32 * slot + 32)) if len(table) else np.zeros((0, 32))
-            columns.append(decode_words(word.astype(np.uint8), param.type, column=name, u256=u256, locate=locate))
+    slot = 0
+    for i, (param, name) in enumerate(zip(event.params, names, strict=True)):
+        if param.indexed and (param.type.is_dynamic or param.type.item is not None):
+            word = words_of(table[f"__word{i}"].combine_chunks())
+            columns.append(pa.Array.from_buffers(pa.binary(32), len(word), [None, pa.py_buffer(word.tobytes())]))
+        elif param.indexed or (param.type.item is None and not param.type.is_dynamic):
+            word = words_of(table[f"__word{i}"].combine_chunks())
+            columns.append(decode_words(word, param.type, column=name, u256=u256, locate=locate))
         else:
+            data = table["data"].combine_chunks()
             columns.append(_per_row(data, param.type, 32 * slot, name=name, u256=u256, locate=locate))
-        slot += param.type.head_words
+        if not param.indexed:
+            slot += param.type.head_words
     return pa.table([table[c] for c in kept] + columns, names=[*kept, *names])
 
 
@@ -108,8 +116,7 @@ def _per_row(data: pa.Array, t: Any, pos: int, *, name: str, u256: U256, locate:
 
 
 def _decode(logs: Logs, event: Event, u256: U256) -> pa.Table:
-    frame = matching(_lazy(logs), event).collect()
-    return _decode_table(frame.to_arrow(compat_level=pl.CompatLevel.oldest()), event, u256=u256)
+    return _decode_frame(matching(_lazy(logs), event).collect(), event, u256=u256)
 
 
 def _out(table: pa.Table, logs: Logs) -> Any:
@@ -147,8 +154,4 @@ def decode_events(logs: Logs, events: Events, *, u256: U256 = "decimal") -> dict
     if not isinstance(logs, pl.LazyFrame | pl.DataFrame | pa.Table):
         # A folder: read the logs of all listed events once, not once per event.
         lazy = lazy.filter(pl.col("topics").list.first().is_in([e.topic0 for e in found])).collect().lazy()
-    return {e.signature: _out(_decode_table(_collect(lazy, e), e, u256=u256), logs) for e in found}
-
-
-def _collect(lazy: pl.LazyFrame, event: Event) -> pa.Table:
-    return matching(lazy, event).collect().to_arrow(compat_level=pl.CompatLevel.oldest())
+    return {e.signature: _out(_decode_frame(matching(lazy, e).collect(), e, u256=u256), logs) for e in found}

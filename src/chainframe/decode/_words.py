@@ -25,11 +25,15 @@ def words_of(array: pa.Array) -> np.ndarray:
     """An (n, 32) uint8 matrix of a binary array whose every value is 32 bytes long (no nulls)."""
     array = array.cast(pa.large_binary()) if not pa.types.is_large_binary(array.type) else array
     n = len(array)
+    if n == 0:
+        return np.zeros((0, 32), np.uint8)
+    if array.null_count:
+        raise DecodeError("expected 32-byte words, found a missing one")
     offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + n + 1]
-    if n and not np.array_equal(np.diff(offsets), np.full(n, 32)):
+    if not np.array_equal(np.diff(offsets), np.full(n, 32)):
         raise DecodeError("expected 32-byte words")
-    values = np.frombuffer(array.buffers()[2], dtype=np.uint8) if n else np.zeros(0, np.uint8)
-    return values[offsets[0] : offsets[0] + 32 * n].reshape(n, 32) if n else np.zeros((0, 32), np.uint8)
+    values = np.frombuffer(array.buffers()[2], dtype=np.uint8)
+    return values[offsets[0] : offsets[0] + 32 * n].reshape(n, 32)
 
 
 def arrow_type(t: AbiType, u256: U256) -> pa.DataType:
