@@ -16,7 +16,11 @@ def test_top_level_all() -> None:
         "afollow",
         "arepair",
         "collect",
+        "decode_event",
         "decode_events",
+        "erc1155_transfers",
+        "erc20_transfers",
+        "erc721_transfers",
         "extract",
         "follow",
         "open_duckdb",
@@ -28,9 +32,10 @@ def test_top_level_all() -> None:
 
 def test_datasets_and_extract_all() -> None:
     import chainframe.datasets
+    import chainframe.decode
     import chainframe.engine
 
-    for module in (chainframe.datasets, chainframe.engine):
+    for module in (chainframe.datasets, chainframe.decode, chainframe.engine):
         assert module.__all__ == sorted(module.__all__)
         assert all(hasattr(module, name) for name in module.__all__)
     assert set(chainframe.datasets.DATASETS) == {

@@ -1,12 +1,13 @@
 """chainframe: typed, query-ready Parquet datasets from an EVM chain's JSON-RPC service.
 
-The public surface is what ``__all__`` lists (pinned by ``tests/test_public_api.py``): the extraction API here;
-the client in :mod:`chainframe.rpc`, datasets in :mod:`chainframe.datasets`, the local devnet in
-:mod:`chainframe.devnet`.
+The public surface is what ``__all__`` lists (pinned by ``tests/test_public_api.py``): the extraction API and the
+event decoders here (more in :mod:`chainframe.decode`); the client in :mod:`chainframe.rpc`, datasets in
+:mod:`chainframe.datasets`, the local devnet in :mod:`chainframe.devnet`.
 """
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
+from chainframe.decode import decode_event, decode_events, erc20_transfers, erc721_transfers, erc1155_transfers
 from chainframe.engine import (
     RunReport,
     acollect,
@@ -21,7 +22,6 @@ from chainframe.engine import (
     scan,
     series_folder,
 )
-from chainframe.events import decode_events
 
 __all__ = [
     "ChainframeError",
@@ -33,7 +33,11 @@ __all__ = [
     "afollow",
     "arepair",
     "collect",
+    "decode_event",
     "decode_events",
+    "erc1155_transfers",
+    "erc20_transfers",
+    "erc721_transfers",
     "extract",
     "follow",
     "open_duckdb",

@@ -48,37 +48,22 @@ def test_duckdb_macros() -> None:
     assert count == (1,)
 
 
-def test_hex_text_becomes_the_binary_a_filter_compares_with() -> None:
-    import duckdb
-
-    from chainframe import InputError
-    from chainframe.datasets import hex_bytes, register_duckdb
-
-    frame = pl.DataFrame({"address": [bytes.fromhex("5fbdb2315678afecb367f032d93f642f64180aa3"), b"\x00" * 20]})
-    checksummed = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
-    assert frame.filter(pl.col("address") == hex_bytes(checksummed)).height == 1
-    with pytest.raises(InputError, match="not 0x-prefixed hex"):
-        hex_bytes("5fbd")
+def test_duckdb_unhex0x_compares_text_with_binary_columns() -> None:
     con = duckdb.connect()
     register_duckdb(con)
-    con.register("t", frame.to_arrow())
-    assert con.execute("SELECT count(*) FROM t WHERE address = unhex0x(?)", [checksummed]).fetchall() == [(1,)]
+    con.register("logs", LOGS.from_objects(json.dumps([LOG]).encode(), chain_id=1))
+    checksummed = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+    text = "SELECT count(*) FROM logs WHERE address = ?"
+    assert con.execute(text, [checksummed]).fetchone() == (0,)  # the trap: text never equals a blob
+    found = con.execute("SELECT log_index FROM logs WHERE address = unhex0x(?)", [checksummed]).fetchall()
+    assert found == [(3,)]
+    with pytest.raises(duckdb.Error):
+        con.execute("SELECT unhex0x('0xzz')").fetchall()
 
 
-def test_wei_become_exact_ether_or_floats_on_request() -> None:
+def test_duckdb_ether_is_exact() -> None:
     import decimal
 
-    import duckdb
-    import pyarrow as pa
-
-    from chainframe.datasets import register_duckdb, wei_to_ether
-
-    wei = pa.array([decimal.Decimal(7_910_000_000_000_000_000), decimal.Decimal(123456789012345678901234567)],
-                   pa.decimal128(38, 0))  # fmt: skip
-    exact = wei_to_ether(wei)
-    assert exact.type == pa.decimal128(38, 18)
-    assert exact.to_pylist() == [decimal.Decimal("7.91"), decimal.Decimal("123456789.012345678901234567")]
-    assert wei_to_ether(pl.Series("v", wei), exact=False).to_list()[0] == pytest.approx(7.91)
     con = duckdb.connect()
     register_duckdb(con)
     got = con.execute("SELECT ether(7910000000000000000::DECIMAL(38, 0)), ether(-5::DECIMAL(38, 0))").fetchall()

@@ -68,11 +68,13 @@ def add_parser(commands: Any) -> None:
     pace.add_argument("--transport", choices=("http", "ws"), help="http (default) or ws; a ws:// URL means ws")
     logs = p.add_argument_group("logs filters")
     logs.add_argument("--address", nargs="+", metavar="ADDR", help="only logs from these contracts")
-    for i in range(4):
-        logs.add_argument(
-            f"--topic{i}", metavar="T[,T...]",
-            help=f"topic {i}: one value, a comma-separated OR-list" + (", or an event signature" if i == 0 else ""),
-        )  # fmt: skip
+    logs.add_argument(
+        "--topic0", metavar="T[,T...]",
+        help="topic 0: a hash or an event signature such as 'Transfer(address,address,uint256)'; "
+        "one value or a comma-separated OR-list",
+    )  # fmt: skip
+    for i in range(1, 4):
+        logs.add_argument(f"--topic{i}", metavar="T[,T...]", help=f"topic {i}: one value or a comma-separated OR-list")
     state = p.add_argument_group("proofs and traces inputs")
     state.add_argument("--addresses", nargs="+", metavar="ADDR", help="accounts for account_proofs/storage_proofs")
     state.add_argument("--storage-key", dest="storage_keys", nargs="+", metavar="KEY", help="storage slots to prove")
@@ -97,15 +99,26 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _topic(text: str | None) -> Any:
-    """One topic position: a value, a comma-separated OR-list, or an event signature (hashed to its topic0)."""
+def _topic(text: str | None, *, signatures: bool) -> str | list[str] | None:
+    """One topic filter: a value or an OR-list; for topic0 an event signature stands for its hash.
+
+    Commas inside a signature's parentheses separate its parameters, not OR-alternatives, so the list is split only
+    at commas outside parentheses.
+    """
     if text is None:
         return None
-    if "(" in text:  # Transfer(address,address,uint256): its commas are the signature's, not an OR-list
-        from chainframe.events import topic0
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    if signatures:
+        from chainframe.decode import parse_event
 
-        return topic0(text)
-    return text.split(",") if "," in text else text
+        items = ["0x" + parse_event(t).topic0.hex() if "(" in t else t for t in items]
+    return items if len(items) > 1 else items[0]
 
 
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
@@ -114,7 +127,7 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
         topics.pop()
     filters: dict[str, Any] = {
         "address": args.address,
-        "topics": [_topic(t) for t in topics] or None,
+        "topics": [_topic(t, signatures=i == 0) for i, t in enumerate(topics)] or None,
         "addresses": args.addresses,
         "storage_keys": args.storage_keys,
         "calls": None,

@@ -5,7 +5,8 @@ from chainframe.datasets._blocks import BLOCKS, TRANSACTIONS
 from chainframe.datasets._columns import COLUMNS, U256, Column
 from chainframe.datasets._convert import DecodeError, ValueOutOfRange
 from chainframe.datasets._dataset import BlockRange, Dataset
-from chainframe.datasets._hex_view import hex_bytes, hex_view, register_duckdb, wei_to_ether
+from chainframe.datasets._ether import wei_to_ether
+from chainframe.datasets._hex_view import hex_view, register_duckdb
 from chainframe.datasets._logs import LOGS
 from chainframe.datasets._proofs import ACCOUNT_PROOFS, STORAGE_PROOFS
 from chainframe.datasets._receipts import RECEIPTS
@@ -54,7 +55,6 @@ __all__ = [
     "U256",
     "UNCLES",
     "ValueOutOfRange",
-    "hex_bytes",
     "hex_view",
     "register_duckdb",
     "wei_to_ether",

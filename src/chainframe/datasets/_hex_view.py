@@ -1,20 +1,16 @@
-"""Binary columns as 0x hex and back, and wei as ether: Polars/Arrow helpers and DuckDB macros.
+"""Binary columns as 0x hex and back: a Polars helper and DuckDB macros (with ``ether`` for wei in DuckDB).
 
 Columns stay binary on disk (half the size of hex text, and exact); these show them the way nodes and explorers do,
-and turn ``'0x…'`` text into the binary value a filter must compare with: comparing a binary column with text finds
-nothing, without an error, in DuckDB and in Polars. Wei become ether exactly (``decimal128(38, 18)``: the same integer
-with 18 decimals, no division), or as Float64 where that is asked for.
+and ``unhex0x`` turns ``'0x…'`` text into the binary value a filter must compare with: comparing a binary column with
+text finds nothing, without an error. In Python: :func:`chainframe.decode.binary` and
+:func:`chainframe.datasets.wei_to_ether`.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, TypeVar
 
 import polars as pl
-import pyarrow as pa
-
-from chainframe._errors import InputError
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
@@ -33,33 +29,6 @@ def hex_view(frame: Frame) -> Frame:
         elif isinstance(dtype, pl.List) and dtype.inner == pl.Binary:
             changes.append(pl.col(name).list.eval(_hex(pl.element())).alias(name))
     return frame.with_columns(changes) if changes else frame
-
-
-_HEX_TEXT = re.compile(r"^0[xX]([0-9a-fA-F]{2})*$")
-
-
-def hex_bytes(text: str) -> bytes:
-    """``'0x…'`` text (checksummed or not) as the bytes a binary column holds: ``pl.col("address") ==
-    hex_bytes("0x5FbD…")``. Refuses what is not even-length 0x hex, instead of matching nothing."""
-    if not isinstance(text, str) or not _HEX_TEXT.match(text):
-        raise InputError(f"{text!r} is not 0x-prefixed hex with an even number of digits")
-    return bytes.fromhex(text[2:])
-
-
-def wei_to_ether(values: Any, *, exact: bool = True) -> Any:
-    """Wei (``decimal128(38, 0)``, as the datasets store them) as ether: exact ``decimal128(38, 18)`` (the same integer
-    read with 18 decimals), or Float64 with ``exact=False``. Takes and gives an Arrow array or a Polars Series.
-    (In Polars, ``decimal / 10**18`` rounds to whole ether: 8 for 7.91.)"""
-    series = isinstance(values, pl.Series)
-    array = values.to_arrow() if series else values
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    if not pa.types.is_decimal128(array.type) or array.type.scale != 0:
-        raise InputError(f"wei_to_ether takes decimal128(38, 0) wei; got {array.type}")
-    ether = array.cast(pa.decimal128(38, 0)).view(pa.decimal128(38, 18))
-    if not exact:
-        ether = ether.cast(pa.float64())
-    return pl.Series(values.name, ether) if series else ether
 
 
 DUCKDB_MACROS = (

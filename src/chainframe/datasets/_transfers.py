@@ -1,6 +1,7 @@
 """erc20_transfers and erc721_transfers: token transfers, fetched with eth_getLogs filtered by the ``Transfer`` topic0
-(and the ``address`` filter, if any), decoded from the logs (see :mod:`chainframe.events`). ERC-721 transfers index
-the token id, so their logs have four topics and are never read as ERC-20 ones (three), and the reverse."""
+(and the ``address`` filter, if any), decoded from the logs by :mod:`chainframe.decode`, so a folder holds the same
+table ``chainframe.erc20_transfers(logs)`` gives in memory. ERC-721 transfers index the token id, so their logs have
+four topics and are never read as ERC-20 ones (three), and the reverse."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, Dataset
 from chainframe.datasets._logs import LOGS
 
+# The decoder's event signatures, written here too: the datasets package must not import the decoder at import time.
+ERC20_TRANSFER = "Transfer(address indexed from_address, address indexed to_address, uint256 value)"
+ERC721_TRANSFER = "Transfer(address indexed from_address, address indexed to_address, uint256 indexed token_id)"
 TRANSFER_TOPIC0 = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 """keccak256("Transfer(address,address,uint256)"), the same for ERC-20 and ERC-721 (a test checks it)."""
 
@@ -22,8 +26,6 @@ class TokenTransfers(Dataset):
 
     event: str
     topics: list[Any] = [TRANSFER_TOPIC0]
-    words_only = False
-    """Decode every wide integer as its 32-byte word, whatever ``u256`` (ERC-721 ids are often hashes)."""
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await LOGS.fetch(client, blocks, address=filters.get("address"), topics=self.topics)
@@ -33,10 +35,9 @@ class TokenTransfers(Dataset):
 
     def from_logs(self, logs: pa.Table, *, u256: U256 = "decimal") -> pa.Table:
         """The transfers among decoded logs, as this dataset's table."""
-        from chainframe.events import decode_events
+        from chainframe.decode import decode_event
 
-        table = decode_events(logs, self.event, u256="binary" if self.words_only else u256)
-        table = table.rename_columns(["token" if c == "address" else c for c in table.column_names])
+        table = decode_event(logs, self.event, u256=u256)
         schema = self.schema_for(u256)
         # Logs given by hand may lack some of the log's own columns: those are null, typed.
         arrays = [table[c] if c in table.column_names else pa.nulls(table.num_rows, schema.field(c).type)
@@ -47,19 +48,18 @@ class TokenTransfers(Dataset):
 class ERC20Transfers(TokenTransfers):
     name = "erc20_transfers"
     doc = "ERC-20 Transfer events, one row per transfer (mints from, burns to the zero address)."
-    event = "Transfer(address indexed from_address, address indexed to_address, uint256 value)"
+    event = ERC20_TRANSFER
     columns = ("chain_id", "block_number", "block_hash", "block_time", "transaction_hash", "transaction_index",
-               "log_index", "token", "from_address", "to_address", "value")  # fmt: skip
+               "log_index", "address", "from_address", "to_address", "value")  # fmt: skip
     sort = ("block_number", "log_index")
 
 
 class ERC721Transfers(TokenTransfers):
     name = "erc721_transfers"
     doc = "ERC-721 Transfer events, one row per token moved (mints from, burns to the zero address)."
-    event = "Transfer(address indexed from_address, address indexed to_address, uint256 indexed token_id)"
-    words_only = True
+    event = ERC721_TRANSFER
     columns = ("chain_id", "block_number", "block_hash", "block_time", "transaction_hash", "transaction_index",
-               "log_index", "token", "from_address", "to_address", "token_id")  # fmt: skip
+               "log_index", "address", "from_address", "to_address", "token_id")  # fmt: skip
     sort = ("block_number", "log_index")
 
 

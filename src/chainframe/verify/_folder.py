@@ -21,7 +21,7 @@ from typing import Any
 
 import polars as pl
 
-from chainframe.events import keccak
+from chainframe.decode import keccak256 as keccak
 from chainframe.verify._header import header_hash
 
 MAX_SHOWN = 20

@@ -11,7 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from chainframe.events import keccak
+from chainframe.decode import keccak256 as keccak
 from chainframe.verify._rlp import encode, uint
 
 BASE = ("parent_hash", "sha3_uncles", "miner", "state_root", "transactions_root", "receipts_root", "logs_bloom",

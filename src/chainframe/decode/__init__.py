@@ -1,0 +1,34 @@
+"""Decoding event logs into typed columns: signatures and ABIs, keccak, and the token-transfer frames."""
+
+from chainframe.decode._abi import AbiType, Event, Param, events_from_abi, parse_event
+from chainframe.decode._binary import binary
+from chainframe.decode._events import decode_event, decode_events
+from chainframe.decode._keccak import keccak256
+from chainframe.decode._transfers import (
+    ERC20_TRANSFER,
+    ERC721_TRANSFER,
+    ERC1155_BATCH,
+    ERC1155_SINGLE,
+    erc20_transfers,
+    erc721_transfers,
+    erc1155_transfers,
+)
+
+__all__ = [
+    "AbiType",
+    "ERC1155_BATCH",
+    "ERC1155_SINGLE",
+    "ERC20_TRANSFER",
+    "ERC721_TRANSFER",
+    "Event",
+    "Param",
+    "binary",
+    "decode_event",
+    "decode_events",
+    "erc1155_transfers",
+    "erc20_transfers",
+    "erc721_transfers",
+    "events_from_abi",
+    "keccak256",
+    "parse_event",
+]

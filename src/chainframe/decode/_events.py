@@ -1,0 +1,160 @@
+"""Logs to typed event columns: one column per parameter, plus the log's identity (block, transaction, log index).
+
+A log is decoded as an event only when its topic0 is the event's hash, it has exactly one topic per indexed
+parameter, and its data is at least as long as the event's head; every other log is left out, never misread (an
+ERC-721 ``Transfer`` has the ERC-20 topic0 but a fourth topic). Static parameters are numpy slices of ``topics`` and
+``data`` (no Python per row); dynamic ones (``string``, ``bytes``, arrays) are decoded per row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from os import PathLike
+from pathlib import Path
+from typing import Any, TypeAlias
+
+import polars as pl
+import pyarrow as pa
+
+from chainframe._errors import InputError
+from chainframe.datasets import U256, DecodeError
+from chainframe.decode._abi import Event, as_events
+from chainframe.decode._dynamic import decode_value
+from chainframe.decode._words import arrow_type, decode_words, words_of
+
+IDENTITY = (
+    "chain_id", "block_number", "block_hash", "block_time", "transaction_index", "transaction_hash", "log_index",
+    "address",
+)  # fmt: skip
+"""The log columns kept beside the decoded parameters, where the input has them."""
+
+Logs: TypeAlias = pl.DataFrame | pl.LazyFrame | pa.Table | str | PathLike[str]
+"""A logs frame (Polars, lazy or not, or Arrow), or a dataset folder."""
+Events: TypeAlias = str | Event | Sequence[str | Event] | Sequence[dict[str, Any]]
+
+
+def _lazy(logs: Logs) -> pl.LazyFrame:
+    if isinstance(logs, pl.LazyFrame):
+        return logs
+    if isinstance(logs, pl.DataFrame):
+        return logs.lazy()
+    if isinstance(logs, pa.Table):
+        return pl.DataFrame(pl.from_arrow(logs)).lazy()
+    from chainframe.engine import scan
+
+    return scan(Path(logs), "logs")
+
+
+def matching(logs: pl.LazyFrame, event: Event) -> pl.LazyFrame:
+    """The logs that are this event: its topic0, one topic per indexed parameter, data no shorter than its head."""
+    topics = pl.col("topics")
+    head = 32 * sum(p.type.head_words for p in event.data_params)
+    return logs.filter(
+        (topics.list.len() == 1 + len(event.indexed))
+        & (topics.list.first() == pl.lit(event.topic0, pl.Binary))
+        & (pl.col("data").bin.size() >= head)
+    )
+
+
+def column_names(event: Event, taken: Sequence[str]) -> list[str]:
+    """Parameter names as columns; one that clashes with a log column (``address``, ``data``...) gets ``arg_``."""
+    return [f"arg_{p.name}" if p.name in taken else p.name for p in event.params]
+
+
+def _decode_frame(frame: pl.DataFrame, event: Event, *, u256: U256) -> pa.Table:
+    kept = [c for c in IDENTITY if c in frame.columns]
+    names = column_names(event, kept)
+    # The 32-byte words are cut out in Polars, so only narrow binary columns cross to Arrow (converting the whole
+    # topics list costs several times more than the decoding).
+    words: list[pl.Expr] = []
+    topic, slot, per_row = 1, 0, False
+    for i, param in enumerate(event.params):
+        if param.indexed:
+            words.append(pl.col("topics").list.get(topic).alias(f"__word{i}"))
+            topic += 1
+            continue
+        if param.type.item is None and not param.type.is_dynamic:
+            words.append(pl.col("data").bin.slice(32 * slot, 32).alias(f"__word{i}"))
+        else:
+            per_row = True
+        slot += param.type.head_words
+    # One chunk per column: frames from collect or a folder come in thousands of small chunks, and crossing to Arrow
+    # chunk by chunk cost five times the decoding.
+    narrow = frame.select(*kept, *words, *(["data"] if per_row else [])).rechunk()
+    table = narrow.to_arrow(compat_level=pl.CompatLevel.oldest())
+
+    def locate(row: int) -> str:
+        where = [f"{c} {table[c][row].as_py()}" for c in ("block_number", "log_index") if c in table.column_names]
+        if "transaction_hash" in table.column_names:
+            where.append(f"transaction 0x{table['transaction_hash'][row].as_py().hex()}")
+        return " ".join(where) or f"row {row}"
+
+    columns: list[pa.Array] = []
+    slot = 0
+    for i, (param, name) in enumerate(zip(event.params, names, strict=True)):
+        if param.indexed and (param.type.is_dynamic or param.type.item is not None):
+            word = words_of(table[f"__word{i}"].combine_chunks())
+            columns.append(pa.Array.from_buffers(pa.binary(32), len(word), [None, pa.py_buffer(word.tobytes())]))
+        elif param.indexed or (param.type.item is None and not param.type.is_dynamic):
+            word = words_of(table[f"__word{i}"].combine_chunks())
+            columns.append(decode_words(word, param.type, column=name, u256=u256, locate=locate))
+        else:
+            data = table["data"].combine_chunks()
+            columns.append(_per_row(data, param.type, 32 * slot, name=name, u256=u256, locate=locate))
+        if not param.indexed:
+            slot += param.type.head_words
+    return pa.table([table[c] for c in kept] + columns, names=[*kept, *names])
+
+
+def _per_row(data: pa.Array, t: Any, pos: int, *, name: str, u256: U256, locate: Any) -> pa.Array:
+    values = []
+    for row, raw in enumerate(data.to_pylist()):
+        try:
+            values.append(decode_value(t, raw, pos, u256=u256))
+        except DecodeError as error:  # ValueOutOfRange stays itself, now naming the column and the log
+            raise type(error)(f"{name}: cannot decode the {t.canonical} at {locate(row)}: {error}") from error
+        except UnicodeDecodeError as error:
+            raise DecodeError(f"{name}: the string at {locate(row)} is not UTF-8: {error}") from error
+    return pa.array(values, arrow_type(t, u256))
+
+
+def _decode(logs: Logs, event: Event, u256: U256) -> pa.Table:
+    return _decode_frame(matching(_lazy(logs), event).collect(), event, u256=u256)
+
+
+def _out(table: pa.Table, logs: Logs) -> Any:
+    if not isinstance(logs, pa.Table):
+        return pl.from_arrow(table)
+    # The identity columns went through Polars (no fixed-size binary): give an Arrow caller its own types back.
+    types = {f.name: f.type for f in logs.schema}
+    return table.cast(pa.schema([pa.field(f.name, types.get(f.name, f.type)) for f in table.schema]))
+
+
+def decode_event(logs: Logs, event: str | Event, *, u256: U256 = "decimal") -> Any:
+    """The logs that are ``event``, one typed column per parameter after the log's identity columns.
+
+    ``logs`` is a logs frame (Polars, lazy or not, or Arrow: the result is of the same family) or a dataset folder
+    (read with :func:`chainframe.scan`). ``event`` is a signature, ``"Transfer(address indexed from, address indexed
+    to, uint256 value)"``. Integers wider than 64 bits are ``decimal128(38, 0)`` (a value that does not fit raises
+    ``ValueOutOfRange`` naming the column and the log), or 32-byte big-endian words with ``u256="binary"``.
+    """
+    events = as_events(event)
+    if len(events) != 1:
+        raise InputError(f"decode_event takes one event; got {len(events)} (use decode_events for several)")
+    return _out(_decode(logs, events[0], u256), logs)
+
+
+def decode_events(logs: Logs, events: Events, *, u256: U256 = "decimal") -> dict[str, Any]:
+    """Each event's decoded logs (as :func:`decode_event`), keyed by its canonical signature.
+
+    ``events``: a signature, a list of signatures, or an ABI (JSON text or the list of its entries). Logs of events
+    not listed are left out.
+    """
+    found = as_events(events)  # type: ignore[arg-type]
+    if not found:
+        raise InputError("no events to decode (an ABI without event entries?)")
+    lazy = _lazy(logs)
+    if not isinstance(logs, pl.LazyFrame | pl.DataFrame | pa.Table):
+        # A folder: read the logs of all listed events once, not once per event.
+        lazy = lazy.filter(pl.col("topics").list.first().is_in([e.topic0 for e in found])).collect().lazy()
+    return {e.signature: _out(_decode_frame(matching(lazy, e).collect(), e, u256=u256), logs) for e in found}

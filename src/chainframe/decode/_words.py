@@ -1,0 +1,111 @@
+"""Static ABI values from 32-byte words, vectorized: a column of words is an (n, 32) byte matrix sliced with numpy.
+
+Integers of up to 64 bits become Arrow integers; wider ones follow the u256 rule (``decimal128(38, 0)``, or the
+lossless 32-byte word with ``u256="binary"``). Padding that a correct encoder leaves zero (or sign-extended) is
+checked, so a log encoded some other way fails loudly instead of being misread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from chainframe.datasets import U256, DecodeError, ValueOutOfRange
+from chainframe.decode._abi import AbiType
+
+# Where a failing row came from, for the message: given a row number, "block 12 log 3 (transaction 0x...)".
+Locate = Callable[[int], str]
+_DECIMAL_MAX = 10**38 - 1
+
+
+def words_of(array: pa.Array) -> np.ndarray:
+    """An (n, 32) uint8 matrix of a binary array whose every value is 32 bytes long (no nulls)."""
+    array = array.cast(pa.large_binary()) if not pa.types.is_large_binary(array.type) else array
+    n = len(array)
+    if n == 0:
+        return np.zeros((0, 32), np.uint8)
+    if array.null_count:
+        raise DecodeError("expected 32-byte words, found a missing one")
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + n + 1]
+    if not np.array_equal(np.diff(offsets), np.full(n, 32)):
+        raise DecodeError("expected 32-byte words")
+    values = np.frombuffer(array.buffers()[2], dtype=np.uint8)
+    return values[offsets[0] : offsets[0] + 32 * n].reshape(n, 32)
+
+
+def arrow_type(t: AbiType, u256: U256) -> pa.DataType:
+    """The column type of an ABI type (indexed dynamic types are hashes: the caller asks for ``bytes32``)."""
+    if t.item is not None:
+        return pa.list_(arrow_type(t.item, u256))
+    if t.base == "address":
+        return pa.binary(20)
+    if t.base == "bool":
+        return pa.bool_()
+    if t.base == "string":
+        return pa.string()
+    if t.base == "bytes":
+        return pa.binary()
+    if t.base.startswith("bytes"):
+        return pa.binary(int(t.base[5:]))
+    if t.bits > 64:
+        return pa.decimal128(38, 0) if u256 == "decimal" else pa.binary(32)
+    bits = 8 if t.bits <= 8 else 16 if t.bits <= 16 else 32 if t.bits <= 32 else 64
+    return pa.from_numpy_dtype(np.dtype(f"{'u' if t.base.startswith('u') else ''}int{bits}"))
+
+
+def _fixed(matrix: np.ndarray, width: int) -> pa.Array:
+    data = np.ascontiguousarray(matrix)
+    return pa.Array.from_buffers(pa.binary(width), len(data), [None, pa.py_buffer(data.tobytes())])
+
+
+def _bad(rows: Any, column: str, t: AbiType, locate: Locate) -> None:
+    if rows.any():
+        row = int(np.flatnonzero(rows)[0])
+        raise DecodeError(f"{column}: the {t.canonical} word at {locate(row)} is not a valid encoding (bad padding)")
+
+
+def decode_words(words: np.ndarray, t: AbiType, *, column: str, u256: U256, locate: Locate) -> pa.Array:
+    """One column from an (n, 32) matrix of words holding static elementary values of type ``t``."""
+    if t.base == "address":
+        _bad(words[:, :12].any(axis=1), column, t, locate)
+        return _fixed(words[:, 12:], 20)
+    if t.base == "bool":
+        _bad(words[:, :31].any(axis=1) | (words[:, 31] > 1), column, t, locate)
+        return pa.array(words[:, 31] == 1, pa.bool_())
+    if t.base.startswith("bytes"):
+        width = int(t.base[5:])
+        _bad(words[:, width:].any(axis=1), column, t, locate)
+        return _fixed(words[:, :width], width)
+    signed = t.base.startswith("int")
+    pad = 32 - t.bits // 8
+    if signed:
+        sign = np.where(words[:, pad] >= 0x80, 0xFF, 0).astype(np.uint8)
+        _bad((words[:, :pad] != sign[:, None]).any(axis=1), column, t, locate)
+    else:
+        _bad(words[:, :pad].any(axis=1), column, t, locate)
+    if t.bits <= 64:
+        low = np.ascontiguousarray(words[:, 24:]).view(">i8" if signed else ">u8").ravel()
+        return pa.array(low.astype(arrow_type(t, u256).to_pandas_dtype()))
+    if u256 == "binary":
+        return _fixed(words, 32)
+    return _decimal(words, signed, column=column, locate=locate)
+
+
+def _decimal(words: np.ndarray, signed: bool, *, column: str, locate: Locate) -> pa.Array:
+    # A value surely fits when its top 130 bits are all copies of the sign (|v| < 2**126 < 1e38); the few rows that
+    # do not are checked exactly in Python, so the common case stays vectorized.
+    sign = np.where(words[:, 0] >= 0x80, 0xFF, 0).astype(np.uint8) if signed else np.zeros(len(words), np.uint8)
+    top_ok = (words[:, :16] == sign[:, None]).all(axis=1) & ((words[:, 16] & 0xC0) == (sign & 0xC0))
+    for row in np.flatnonzero(~top_ok):
+        value = int.from_bytes(words[row].tobytes(), "big", signed=signed)
+        if abs(value) > _DECIMAL_MAX:
+            raise ValueOutOfRange(
+                f"{column}: {value} at {locate(int(row))} does not fit decimal128(38, 0); decode with "
+                "u256='binary' for lossless 32-byte words"
+            )
+    # decimal128 is a 16-byte little-endian two's complement integer: the word's low half, bytes reversed.
+    little = np.ascontiguousarray(words[:, 16:][:, ::-1])
+    return pa.Array.from_buffers(pa.decimal128(38, 0), len(words), [None, pa.py_buffer(little.tobytes())])
