@@ -35,3 +35,33 @@ def test_transfer_datasets_extract_into_series_folders_like_any_other(devnet: De
     one = extract("erc20_transfers", blocks="0:latest", out=tmp_path / "one", rpc=devnet.http_url, address=token,
                   progress=False)  # fmt: skip
     assert 0 < one.datasets["erc20_transfers"]["rows"] <= reference.num_rows
+
+
+def test_erc1155_transfers_take_single_and_batch_logs_one_row_per_id() -> None:
+    from chainframe.datasets import ERC1155_TRANSFERS
+    from chainframe.datasets._transfers import ERC1155_BATCH_TOPIC0, ERC1155_SINGLE_TOPIC0
+    from chainframe.decode import ERC1155_BATCH, ERC1155_SINGLE
+
+    assert "0x" + parse_event(ERC1155_SINGLE).topic0.hex() == ERC1155_SINGLE_TOPIC0
+    assert "0x" + parse_event(ERC1155_BATCH).topic0.hex() == ERC1155_BATCH_TOPIC0
+
+    def word(value: int) -> bytes:
+        return value.to_bytes(32, "big")
+
+    operator, holder, to = (bytes(12) + bytes([n]) * 20 for n in (1, 2, 3))
+    single = {"topics": [bytes.fromhex(ERC1155_SINGLE_TOPIC0[2:]), operator, holder, to], "data": word(7) + word(5)}
+    batch_data = (
+        word(64) + word(160) + word(2) + word(8) + word(9) + word(2) + word(1) + word(4)
+    )  # ids [8, 9], values [1, 4]
+    batch = {"topics": [bytes.fromhex(ERC1155_BATCH_TOPIC0[2:]), operator, holder, to], "data": batch_data}
+    logs = pa.table({
+        "block_number": pa.array([1, 2], pa.uint64()), "log_index": pa.array([0, 0], pa.uint64()),
+        "address": pa.array([b"\x11" * 20] * 2, pa.binary(20)),
+        "topics": pa.array([single["topics"], batch["topics"]], pa.list_(pa.binary(32))),
+        "data": pa.array([single["data"], batch["data"]], pa.binary()),
+    })  # fmt: skip
+    table = ERC1155_TRANSFERS.from_logs(logs)
+    assert table.column_names == list(ERC1155_TRANSFERS.columns)
+    assert [(r["block_number"], int(r["token_id"]), int(r["value"]), r["batch_index"]) for r in table.to_pylist()] == [
+        (1, 7, 5, 0), (2, 8, 1, 0), (2, 9, 4, 1),
+    ]  # fmt: skip

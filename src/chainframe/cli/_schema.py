@@ -25,6 +25,7 @@ FETCHED_WITH = {
     "prestate_storage": "debug_traceCall with prestateTracer, per block and call",
     "erc20_transfers": "eth_getLogs filtered by the Transfer topic0 (three topics), decoded",
     "erc721_transfers": "eth_getLogs filtered by the Transfer topic0 (four topics), decoded",
+    "erc1155_transfers": "eth_getLogs filtered by the TransferSingle and TransferBatch topic0s, decoded (a row per id)",
 }
 FLAGS = {
     "address": "--address", "topics": "--topic0 .. --topic3", "addresses": "--addresses",

@@ -11,7 +11,7 @@ from chainframe.datasets._logs import LOGS
 from chainframe.datasets._proofs import ACCOUNT_PROOFS, STORAGE_PROOFS
 from chainframe.datasets._receipts import RECEIPTS
 from chainframe.datasets._traces import CALL_TRACES, PRESTATE_ACCOUNTS, PRESTATE_STORAGE
-from chainframe.datasets._transfers import ERC20_TRANSFERS, ERC721_TRANSFERS, TokenTransfers
+from chainframe.datasets._transfers import ERC20_TRANSFERS, ERC721_TRANSFERS, ERC1155_TRANSFERS, TokenTransfers
 from chainframe.datasets._uncles import UNCLES
 
 DATASETS: dict[str, Dataset] = {
@@ -29,6 +29,7 @@ DATASETS: dict[str, Dataset] = {
         PRESTATE_STORAGE,
         ERC20_TRANSFERS,
         ERC721_TRANSFERS,
+        ERC1155_TRANSFERS,
     )
 }
 """Every dataset by name: the one place they are registered."""
@@ -43,6 +44,7 @@ __all__ = [
     "DATASETS",
     "Dataset",
     "DecodeError",
+    "ERC1155_TRANSFERS",
     "ERC20_TRANSFERS",
     "ERC721_TRANSFERS",
     "LOGS",

@@ -140,6 +140,8 @@ COLUMNS: dict[str, Column] = _table(
     ("to_address", "address", "recipient; null for a contract creation"),
     ("value", "wei", "amount transferred: wei for a transaction, token units for a token transfer"),
     ("token_id", "wei", "token id; by the u256 rule (ids are often hashes above 1e38: --u256 binary keeps them whole)"),
+    ("operator", "address", "the account that moved ERC-1155 tokens (the holder or an approved operator)"),
+    ("batch_index", "u64", "the token id's place in an ERC-1155 TransferBatch (0 for a TransferSingle)"),
     ("gas", "u64", "gas provided by the sender"),
     ("gas_price", "wei", "gas price (for EIP-1559 transactions the effective price the node reports)"),
     ("max_fee_per_gas", "wei", "EIP-1559 fee cap"),

@@ -1,7 +1,7 @@
-"""erc20_transfers and erc721_transfers: token transfers, fetched with eth_getLogs filtered by the ``Transfer`` topic0
-(and the ``address`` filter, if any), decoded from the logs by :mod:`chainframe.decode`, so a folder holds the same
-table ``chainframe.erc20_transfers(logs)`` gives in memory. ERC-721 transfers index the token id, so their logs have
-four topics and are never read as ERC-20 ones (three), and the reverse."""
+"""erc20_transfers, erc721_transfers and erc1155_transfers: token transfers, fetched with eth_getLogs filtered by
+their events' topic0 (and the ``address`` filter, if any), decoded from the logs by :mod:`chainframe.decode`, so a
+folder holds the same table ``chainframe.erc20_transfers(logs)`` gives in memory. ERC-721 transfers index the token
+id, so their logs have four topics and are never read as ERC-20 ones (three), and the reverse."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from chainframe.datasets._logs import LOGS
 # The decoder's event signatures, written here too: the datasets package must not import the decoder at import time.
 ERC20_TRANSFER = "Transfer(address indexed from_address, address indexed to_address, uint256 value)"
 ERC721_TRANSFER = "Transfer(address indexed from_address, address indexed to_address, uint256 indexed token_id)"
+ERC1155_SINGLE_TOPIC0 = "0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62"
+ERC1155_BATCH_TOPIC0 = "0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb"
 TRANSFER_TOPIC0 = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 """keccak256("Transfer(address,address,uint256)"), the same for ERC-20 and ERC-721 (a test checks it)."""
 
@@ -33,11 +35,15 @@ class TokenTransfers(Dataset):
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         return self.from_logs(LOGS.transform(bodies, chain_id=chain_id, u256=u256), u256=u256)
 
-    def from_logs(self, logs: pa.Table, *, u256: U256 = "decimal") -> pa.Table:
-        """The transfers among decoded logs, as this dataset's table."""
+    def decoded(self, logs: pa.Table, u256: U256) -> pa.Table:
         from chainframe.decode import decode_event
 
-        table = decode_event(logs, self.event, u256=u256)
+        result: pa.Table = decode_event(logs, self.event, u256=u256)
+        return result
+
+    def from_logs(self, logs: pa.Table, *, u256: U256 = "decimal") -> pa.Table:
+        """The transfers among decoded logs, as this dataset's table."""
+        table = self.decoded(logs, u256)
         schema = self.schema_for(u256)
         # Logs given by hand may lack some of the log's own columns: those are null, typed.
         arrays = [table[c] if c in table.column_names else pa.nulls(table.num_rows, schema.field(c).type)
@@ -63,5 +69,21 @@ class ERC721Transfers(TokenTransfers):
     sort = ("block_number", "log_index")
 
 
+class ERC1155Transfers(TokenTransfers):
+    name = "erc1155_transfers"
+    doc = "ERC-1155 TransferSingle and TransferBatch events, one row per token id moved (batch_index: its place)."
+    topics = [[ERC1155_SINGLE_TOPIC0, ERC1155_BATCH_TOPIC0]]
+    columns = ("chain_id", "block_number", "block_hash", "block_time", "transaction_hash", "transaction_index",
+               "log_index", "address", "operator", "from_address", "to_address", "token_id", "value",
+               "batch_index")  # fmt: skip
+    sort = ("block_number", "log_index", "batch_index")
+
+    def decoded(self, logs: pa.Table, u256: U256) -> pa.Table:
+        from chainframe.decode import erc1155_transfers
+
+        return erc1155_transfers(logs, u256=u256)
+
+
 ERC20_TRANSFERS = ERC20Transfers()
 ERC721_TRANSFERS = ERC721Transfers()
+ERC1155_TRANSFERS = ERC1155Transfers()

@@ -44,6 +44,7 @@ METHODS = {
     "uncles": "eth_getUncleByBlockNumberAndIndex",
     "erc20_transfers": "eth_getLogs",
     "erc721_transfers": "eth_getLogs",
+    "erc1155_transfers": "eth_getLogs",
 }
 _KEYS: Mapping[str, tuple[str, ...]] = {
     "blocks": ("block_number", "block_hash", "parent_hash"),

@@ -29,7 +29,9 @@ from chainframe.engine._answers import WrongAnswer, checked
 from chainframe.store import Series, StoredChunk
 
 #: Datasets whose ``block_hash`` column is the hash of the block holding the row (checked row by row near the head).
-ROW_HASHED = frozenset({"blocks", "transactions", "receipts", "logs", "erc20_transfers", "erc721_transfers"})
+ROW_HASHED = frozenset(
+    {"blocks", "transactions", "receipts", "logs", "erc20_transfers", "erc721_transfers", "erc1155_transfers"}
+)
 
 
 class StaleChunk(ChainframeError):

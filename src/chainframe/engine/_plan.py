@@ -35,6 +35,7 @@ DEFAULT_CHUNK_SIZE: Mapping[str, int] = {
     "prestate_storage": 100,
     "erc20_transfers": 1000,
     "erc721_transfers": 1000,
+    "erc1155_transfers": 1000,
 }
 # Which filters each dataset takes; anything else is refused before any request.
 FILTERS: Mapping[str, frozenset[str]] = {
@@ -46,6 +47,7 @@ FILTERS: Mapping[str, frozenset[str]] = {
     "prestate_storage": frozenset({"calls", "diff_mode"}),
     "erc20_transfers": frozenset({"address"}),
     "erc721_transfers": frozenset({"address"}),
+    "erc1155_transfers": frozenset({"address"}),
 }
 _NEEDED: Mapping[str, str] = {
     "account_proofs": "addresses",
@@ -79,7 +81,7 @@ def check_filters(dataset: str, filters: Mapping[str, Any]) -> dict[str, Any]:
     if needed and needed not in given:
         raise InputError(f"dataset {dataset!r} needs {needed}=[...]")
     out: dict[str, Any] = {}
-    if dataset in ("logs", "erc20_transfers", "erc721_transfers"):
+    if dataset == "logs" or dataset.endswith("_transfers"):
         flt = params.log_filter(address_=given.get("address"), topics=given.get("topics"))
         out = {k: v for k, v in (("address", flt.get("address")), ("topics", flt.get("topics"))) if v is not None}
     elif needed == "addresses":
