@@ -7,7 +7,6 @@ event decoders here (more in :mod:`chainframe.decode`); the client in :mod:`chai
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
-from chainframe.decode import decode_event, decode_events, erc20_transfers, erc721_transfers, erc1155_transfers
 from chainframe.engine import (
     RunReport,
     acollect,
@@ -45,3 +44,15 @@ __all__ = [
     "scan",
     "series_folder",
 ]
+
+
+_DECODE = frozenset({"decode_event", "decode_events", "erc20_transfers", "erc721_transfers", "erc1155_transfers"})
+
+
+def __getattr__(name: str) -> object:
+    # The event decoder (numpy, pycryptodome) loads on first use: a CLI run that extracts blocks does not pay for it.
+    if name in _DECODE or name == "decode":
+        from chainframe import decode
+
+        return decode if name == "decode" else getattr(decode, name)
+    raise AttributeError(f"module 'chainframe' has no attribute {name!r}")
