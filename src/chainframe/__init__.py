@@ -5,6 +5,8 @@ event decoders here (more in :mod:`chainframe.decode`); the client in :mod:`chai
 :mod:`chainframe.datasets`, the local devnet in :mod:`chainframe.devnet`.
 """
 
+import importlib
+
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
 from chainframe.engine import (
@@ -52,7 +54,6 @@ _DECODE = frozenset({"decode_event", "decode_events", "erc20_transfers", "erc721
 def __getattr__(name: str) -> object:
     # The event decoder (numpy, pycryptodome) loads on first use: a CLI run that extracts blocks does not pay for it.
     if name in _DECODE or name == "decode":
-        from chainframe import decode
-
+        decode = importlib.import_module("chainframe.decode")  # sets chainframe.decode: no second call for it
         return decode if name == "decode" else getattr(decode, name)
     raise AttributeError(f"module 'chainframe' has no attribute {name!r}")
