@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
-from chainframe.cli import _call, _demo, _devnet, _extract, _info
+from chainframe.cli import _call, _demo, _devnet, _extract, _info, _verify
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,7 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"chainframe {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (_extract, _call, _info, _devnet, _demo):
+    for module in (_extract, _call, _info, _verify, _devnet, _demo):
         module.add_parser(commands)
     return parser
 

@@ -1,0 +1,36 @@
+"""keccak-256 and the RLP encoding of the values a header or bloom needs.
+
+keccak comes from pycryptodome (C implementation, wheels everywhere, no other dependency). RLP *encoding* of byte
+strings and lists is the ten lines below: the ``rlp`` package would bring eth-utils and its tree for nothing more.
+"""
+
+from __future__ import annotations
+
+from Crypto.Hash import keccak as _keccak
+
+RlpItem = bytes | list["RlpItem"]
+
+
+def keccak(data: bytes) -> bytes:
+    return _keccak.new(data=data, digest_bits=256).digest()
+
+
+def uint(value: int) -> bytes:
+    """The minimal big-endian bytes of a non-negative integer, as RLP wants integers (zero is empty)."""
+    return value.to_bytes((value.bit_length() + 7) // 8, "big") if value else b""
+
+
+def _length(size: int, offset: int) -> bytes:
+    if size < 56:
+        return bytes([offset + size])
+    raw = uint(size)
+    return bytes([offset + 55 + len(raw)]) + raw
+
+
+def rlp(item: RlpItem) -> bytes:
+    if isinstance(item, bytes):
+        if len(item) == 1 and item[0] < 0x80:
+            return item
+        return _length(len(item), 0x80) + item
+    body = b"".join(rlp(x) for x in item)
+    return _length(len(body), 0xC0) + body
