@@ -121,3 +121,20 @@ def test_cli(chain: Path, copy: Path) -> None:
     bad = cli("verify", str(copy), "--json")
     assert bad.returncode == 1
     assert '"check": "log_count"' in bad.stdout
+
+
+def test_a_changed_receipt_status_fails_the_receipts_root(copy: Path) -> None:
+    def fail(table: pa.Table) -> pa.Table:
+        index = table["status"].to_pylist().index(1)
+        return _with(table, "status", index, 0)
+
+    _rewrite(copy, "receipts", fail)
+    failed = _failed(verify_folder(copy), "receipts_root")
+    assert len(failed) == 1
+    assert failed[0][0] == "receipts"
+    assert failed[0][2] != failed[0][3]
+
+
+def test_changed_log_data_fails_the_receipts_root(copy: Path) -> None:
+    _rewrite(copy, "logs", lambda t: _with(t, "data", 0, b"\x01" + (t["data"][0].as_py() or b"")))
+    assert len(_failed(verify_folder(copy), "receipts_root")) == 1

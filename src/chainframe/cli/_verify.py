@@ -20,6 +20,7 @@ DIR/logs) against the block headers stored in DIR/blocks, without the network:
   logs_bloom   the bloom of each block's logs equals the header's logsBloom
   log_count    every log of every receipt is stored once (receipts' log_count)
   log_unique   no (block, log_index) is stored twice
+  receipts_root  the receipts and their logs rebuild the header's receiptsRoot
 
 Checks that cannot run (a dataset missing, a header field not stored) are listed
 as skipped, never as passed. Exits 1 when any check fails.

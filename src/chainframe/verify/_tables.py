@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from chainframe.verify._headers import check_block_hashes
 from chainframe.verify._logs import check_log_counts, check_logs_bloom
+from chainframe.verify._receipts import check_receipts_roots
 from chainframe.verify._report import Failure, Report
 
 
@@ -67,7 +68,10 @@ def verify_tables(
         check_logs_bloom(in_range, blocks, report)
         if receipts is not None:
             check_log_counts(in_range, _restrict(receipts, numbers), report)
+            check_receipts_roots(_restrict(receipts, numbers), in_range, blocks, report)
         else:
             report.count("logs", blocks=blocks.num_rows, rows=in_range.num_rows)
             report.skip("logs", "log_count", "no receipts dataset to count logs against", blocks=blocks.num_rows)
+    elif receipts is not None:
+        report.skip("receipts", "receipts_root", "no logs dataset to rebuild the receipts from", blocks=blocks.num_rows)
     return report
