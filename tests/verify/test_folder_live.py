@@ -138,3 +138,15 @@ def test_a_changed_receipt_status_fails_the_receipts_root(copy: Path) -> None:
 def test_changed_log_data_fails_the_receipts_root(copy: Path) -> None:
     _rewrite(copy, "logs", lambda t: _with(t, "data", 0, b"\x01" + (t["data"][0].as_py() or b"")))
     assert len(_failed(verify_folder(copy), "receipts_root")) == 1
+
+
+def test_a_changed_transaction_value_fails_hash_and_root(copy: Path) -> None:
+    def richer(table: pa.Table) -> pa.Table:
+        value = table["value"][0].as_py()
+        bumped = (int.from_bytes(value, "big") + 1).to_bytes(32, "big") if isinstance(value, bytes) else value + 1
+        return _with(table, "value", 0, bumped)
+
+    _rewrite(copy, "transactions", richer)
+    report = verify_folder(copy)
+    assert len(_failed(report, "transaction_hash")) == 1
+    assert len(_failed(report, "transactions_root")) == 1

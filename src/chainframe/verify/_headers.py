@@ -31,7 +31,7 @@ def _field(value: Any) -> bytes:
     raise TypeError(f"cannot encode {type(value).__name__} in a header")
 
 
-def _number(value: Any) -> bytes:
+def integer(value: Any) -> bytes:
     # Wei columns are decimal128 by default, or 32-byte words with u256="binary": both mean an integer here.
     return uint(int.from_bytes(value, "big")) if isinstance(value, bytes) else _field(value)
 
@@ -42,11 +42,11 @@ def header_rlp(row: dict[str, Any]) -> bytes | None:
         return None
     items: list[RlpItem] = []
     for name in FIXED:
-        items.append(_number(row[name]) if name == "difficulty" else _field(row[name]))
+        items.append(integer(row[name]) if name == "difficulty" else _field(row[name]))
     for name in LATER:
         if row.get(name) is None:
             break
-        items.append(_number(row[name]) if name == "base_fee_per_gas" else _field(row[name]))
+        items.append(integer(row[name]) if name == "base_fee_per_gas" else _field(row[name]))
     return rlp(items)
 
 

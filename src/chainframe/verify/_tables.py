@@ -13,6 +13,8 @@ from chainframe.verify._headers import check_block_hashes
 from chainframe.verify._logs import check_log_counts, check_logs_bloom
 from chainframe.verify._receipts import check_receipts_roots
 from chainframe.verify._report import Failure, Report
+from chainframe.verify._transactions import check_transactions_roots
+from chainframe.verify._withdrawals import check_withdrawals_roots
 
 
 def _restrict(table: pa.Table, numbers: pa.Array) -> pa.Table:
@@ -59,10 +61,13 @@ def verify_tables(
             check_log_counts(logs, receipts, report)
         return report
     check_block_hashes(blocks, report)
+    check_withdrawals_roots(blocks, report)
     numbers = blocks["block_number"]
     for name, table in (("transactions", transactions), ("receipts", receipts)):
         if table is not None:
             _check_counts(name, _restrict(table, numbers), blocks, report)
+    if transactions is not None:
+        check_transactions_roots(_restrict(transactions, numbers), blocks, report)
     if logs is not None:
         in_range = _restrict(logs, numbers)
         check_logs_bloom(in_range, blocks, report)
