@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from chainframe.datasets import BLOCKS, TRANSACTIONS
@@ -56,3 +57,26 @@ def test_recorded_block_verifies(record: Any) -> None:
         return
     assert report.failures == []
     assert report.skipped == [] or report.blocks_verified == {}
+
+
+def test_recorded_uncle_proves_its_nephews_sha3_uncles() -> None:
+    from chainframe.datasets import UNCLES
+    from chainframe.verify._uncles import check_uncles
+    from tests.fixtures import fixtures_root
+
+    folder = fixtures_root() / "other/ethereumjs/packages/block/test/testdata"
+    nephew = json.loads((folder / "testdata-from-rpc-with-uncles.json").read_text())
+    uncle = json.loads((folder / "testdata-from-rpc-with-uncles_uncle-block-data.json").read_text())
+    blocks = _table(BLOCKS, [nephew])
+    row = {k: v for k, v in uncle.items() if k not in ("transactions", "uncles")}
+    uncles = _table(UNCLES, [row])
+    uncles = uncles.set_column(uncles.column_names.index("nephew_number"), "nephew_number",
+                               pa.array([int(nephew["number"], 16)], pa.uint64()))  # fmt: skip
+    report = Report()
+    check_uncles(uncles, blocks, report)
+    assert report.failures == []
+    assert report.blocks_verified == {"uncles": 1}
+    tampered = uncles.set_column(uncles.column_names.index("gas_used"), "gas_used", pa.array([1], pa.uint64()))
+    report = Report()
+    check_uncles(tampered, blocks, report)
+    assert {f.check for f in report.failures} == {"uncle_hash", "sha3_uncles"}

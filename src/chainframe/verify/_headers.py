@@ -38,6 +38,12 @@ def integer(value: Any) -> bytes:
 
 def header_rlp(row: dict[str, Any]) -> bytes | None:
     """The RLP of the header a ``blocks`` row stores, or None when a field every header has is missing."""
+    items = header_items(row)
+    return None if items is None else rlp(items)
+
+
+def header_items(row: dict[str, Any]) -> list[RlpItem] | None:
+    """The header a ``blocks`` (or ``uncles``) row stores as an RLP list, or None when a field is missing."""
     if any(row.get(name) is None for name in FIXED):
         return None
     items: list[RlpItem] = []
@@ -47,7 +53,7 @@ def header_rlp(row: dict[str, Any]) -> bytes | None:
         if row.get(name) is None:
             break
         items.append(integer(row[name]) if name == "base_fee_per_gas" else _field(row[name]))
-    return rlp(items)
+    return items
 
 
 def check_block_hashes(blocks: pa.Table, report: Report) -> None:

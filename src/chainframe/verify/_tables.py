@@ -14,6 +14,7 @@ from chainframe.verify._logs import check_log_counts, check_logs_bloom
 from chainframe.verify._receipts import check_receipts_roots
 from chainframe.verify._report import Failure, Report
 from chainframe.verify._transactions import check_transactions_roots
+from chainframe.verify._uncles import check_uncles
 from chainframe.verify._withdrawals import check_withdrawals_roots
 
 
@@ -21,6 +22,12 @@ def _restrict(table: pa.Table, numbers: pa.Array) -> pa.Table:
     import pyarrow.compute as pc
 
     return table.filter(pc.is_in(table["block_number"], value_set=numbers))
+
+
+def _restrict_nephews(table: pa.Table, numbers: pa.ChunkedArray) -> pa.Table:
+    import pyarrow.compute as pc
+
+    return table.filter(pc.is_in(table["nephew_number"], value_set=numbers.combine_chunks()))
 
 
 def _check_counts(name: str, rows: pa.Table, blocks: pa.Table, report: Report) -> None:
@@ -45,6 +52,7 @@ def verify_tables(
     transactions: pa.Table | None = None,
     receipts: pa.Table | None = None,
     logs: pa.Table | None = None,
+    uncles: pa.Table | None = None,
     report: Report | None = None,
 ) -> Report:
     """Check the given tables of one block range against each other and the headers in ``blocks``.
@@ -62,6 +70,8 @@ def verify_tables(
         return report
     check_block_hashes(blocks, report)
     check_withdrawals_roots(blocks, report)
+    if uncles is not None:
+        check_uncles(_restrict_nephews(uncles, blocks["block_number"]), blocks, report)
     numbers = blocks["block_number"]
     for name, table in (("transactions", transactions), ("receipts", receipts)):
         if table is not None:
