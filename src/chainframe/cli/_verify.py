@@ -13,13 +13,14 @@ from chainframe.verify import Report, verify_folder
 
 DESCRIPTION = """\
 Check what chainframe wrote under DIR (DIR/blocks, DIR/transactions, DIR/receipts,
-DIR/logs, DIR/uncles) against the block headers stored in DIR/blocks, without the network:
+DIR/logs, DIR/uncles, DIR/account_proofs, DIR/storage_proofs) against the block headers stored in DIR/blocks, without the network:
 
   block_hash   keccak(RLP(header)) equals the stored hash: the block columns are the header
   transactions_root, transaction_hash
                the transactions (types 0-4, signatures) rebuild the root and their hashes
   withdrawals_root  the block's withdrawals rebuild the header's root
   sha3_uncles, uncle_hash  the stored uncle headers rebuild the nephew's sha3Uncles
+  account_proof, storage_proof  eth_getProof answers against stateRoot / storageHash
   row_count    one transaction and one receipt row per transaction of each block
   logs_bloom   the bloom of each block's logs equals the header's logsBloom
   log_count    every log of every receipt is stored once (receipts' log_count)

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 from chainframe.verify._report import Report
 from chainframe.verify._tables import verify_tables
 
-DATASETS = ("blocks", "transactions", "receipts", "logs", "uncles")
+DATASETS = ("blocks", "transactions", "receipts", "logs", "uncles", "account_proofs", "storage_proofs")
 
 
 def read_folder(folder: Path, dataset: str) -> pa.Table | None:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pyarrow as pa
+
 from chainframe.verify._hashing import RlpItem, keccak, rlp, uint
+from chainframe.verify._report import Failure, Report
 from chainframe.verify._trie import EMPTY_ROOT
 
 EMPTY_CODE = keccak(b"")
@@ -66,8 +69,8 @@ def proven_value(root: bytes, key: bytes, proof: Sequence[bytes]) -> bytes | Non
         if isinstance(wanted, list):
             node = wanted  # a node under 32 bytes is embedded in its parent
         else:
-            if wanted == b"":
-                return None
+            if wanted in (b"", EMPTY_ROOT):
+                return None  # an empty subtree or trie: nodes answer with no proof or with RLP("") for it
             raw = next(nodes, None)
             if raw is None or keccak(raw) != wanted:
                 raise ValueError("proof node does not hash to its parent's reference")
@@ -117,3 +120,40 @@ def slot_mismatch(storage_hash: bytes, slot: bytes, proof: Sequence[bytes], *, v
     decoded = rlp_decode(proven)
     number = int.from_bytes(decoded, "big") if isinstance(decoded, bytes) else -1
     return None if number == value else (hex(number), hex(value))
+
+
+def _int(value: object) -> int:
+    # Wei columns are decimal128 or 32-byte words (u256="binary"); words are big-endian.
+    return int.from_bytes(value, "big") if isinstance(value, bytes) else int(str(value))
+
+
+def check_proofs(accounts: pa.Table | None, storage: pa.Table | None, blocks: pa.Table, report: Report) -> None:
+    """Account proofs against their block's ``stateRoot``, slot proofs against the proven account's storage root."""
+    roots = dict(zip(blocks["block_number"].to_pylist(), blocks["state_root"].to_pylist(), strict=True))
+    storage_roots: dict[tuple[int, bytes], bytes] = {}
+    if accounts is not None:
+        for row in accounts.to_pylist():
+            number = row["block_number"]
+            if number not in roots:
+                continue
+            wrong = account_mismatch(roots[number], row["address"], row["account_proof"], nonce=row["nonce"],
+                                     balance=_int(row["balance"]), storage_hash=row["storage_hash"],
+                                     code_hash=row["code_hash"])  # fmt: skip
+            if wrong is None:
+                storage_roots[(number, row["address"])] = row["storage_hash"]
+            else:
+                report.failures.append(Failure("account_proofs", number, "account_proof", wrong[0], wrong[1]))
+        report.count("account_proofs", blocks=len({n for n, _ in storage_roots}), rows=accounts.num_rows)
+    if storage is not None:
+        unproven = 0
+        for row in storage.to_pylist():
+            root = storage_roots.get((row["block_number"], row["address"]))
+            if root is None:
+                unproven += 1  # without a proven account there is no storage root to check against
+                continue
+            wrong = slot_mismatch(root, row["storage_key"], row["storage_proof"], value=_int(row["storage_value"]))
+            if wrong is not None:
+                report.failures.append(Failure("storage_proofs", row["block_number"], "storage_proof", *wrong))
+        report.skip("storage_proofs", "storage_proof", "no proven account proof for the slot's address and block",
+                    blocks=unproven)  # fmt: skip
+        report.count("storage_proofs", blocks=len({n for n, _ in storage_roots}), rows=storage.num_rows - unproven)

@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from chainframe.verify._headers import check_block_hashes
 from chainframe.verify._logs import check_log_counts, check_logs_bloom
+from chainframe.verify._proofs import check_proofs
 from chainframe.verify._receipts import check_receipts_roots
 from chainframe.verify._report import Failure, Report
 from chainframe.verify._transactions import check_transactions_roots
@@ -53,6 +54,8 @@ def verify_tables(
     receipts: pa.Table | None = None,
     logs: pa.Table | None = None,
     uncles: pa.Table | None = None,
+    account_proofs: pa.Table | None = None,
+    storage_proofs: pa.Table | None = None,
     report: Report | None = None,
 ) -> Report:
     """Check the given tables of one block range against each other and the headers in ``blocks``.
@@ -70,6 +73,8 @@ def verify_tables(
         return report
     check_block_hashes(blocks, report)
     check_withdrawals_roots(blocks, report)
+    if account_proofs is not None or storage_proofs is not None:
+        check_proofs(account_proofs, storage_proofs, blocks, report)
     if uncles is not None:
         check_uncles(_restrict_nephews(uncles, blocks["block_number"]), blocks, report)
     numbers = blocks["block_number"]
