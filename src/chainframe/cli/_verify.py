@@ -13,7 +13,8 @@ from chainframe.verify import Report, verify_folder
 
 DESCRIPTION = """\
 Check what chainframe wrote under DIR (DIR/blocks, DIR/transactions, DIR/receipts,
-DIR/logs, DIR/uncles, DIR/account_proofs, DIR/storage_proofs) against the block headers stored in DIR/blocks, without the network:
+DIR/logs, DIR/uncles, DIR/account_proofs, DIR/storage_proofs) against the block
+headers stored in DIR/blocks, without the network:
 
   block_hash   keccak(RLP(header)) equals the stored hash: the block columns are the header
   transactions_root, transaction_hash
