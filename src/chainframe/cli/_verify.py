@@ -1,23 +1,35 @@
-"""``chainframe verify DIR``: check a folder's datasets against their block headers, offline."""
+"""``chainframe verify DIR``: prove the stored rows against the stored block headers, offline."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
+import sys
 from pathlib import Path
 from typing import Any
 
 from chainframe._errors import InputError
-from chainframe.verify import verify_folder
+from chainframe.verify import Report, verify_folder
 
 DESCRIPTION = """\
-Check what chainframe stored under DIR against the block headers, without the node:
-each block hashes (keccak of its RLP header) to its block_hash and links to the one
-before; each block's transactions are the ones its header lists; one receipt per
-transaction; per transaction as many logs as its receipt counts, and each block's
-logsBloom rebuilt from its logs. Exit status 1 when any check fails; a check that
-cannot run (a dataset missing) is shown as skipped, with why.
+Check what chainframe wrote under DIR (DIR/blocks, DIR/transactions, DIR/receipts,
+DIR/logs, DIR/uncles, DIR/account_proofs, DIR/storage_proofs) against the block
+headers stored in DIR/blocks, without the network:
+
+  block_hash   keccak(RLP(header)) equals the stored hash: the block columns are the header
+  transactions_root, transaction_hash
+               the transactions (types 0-4, signatures) rebuild the root and their hashes
+  withdrawals_root  the block's withdrawals rebuild the header's root
+  sha3_uncles, uncle_hash  the stored uncle headers rebuild the nephew's sha3Uncles
+  account_proof, storage_proof  eth_getProof answers against stateRoot / storageHash
+  row_count    one transaction and one receipt row per transaction of each block
+  logs_bloom   the bloom of each block's logs equals the header's logsBloom
+  log_count    every log of every receipt is stored once (receipts' log_count)
+  log_unique   no (block, log_index) is stored twice
+  receipts_root  the receipts and their logs rebuild the header's receiptsRoot
+
+Checks that cannot run (a dataset missing, a header field not stored) are listed
+as skipped, never as passed. Exits 1 when any check fails.
 
 examples:
   chainframe verify ./data
@@ -27,28 +39,36 @@ examples:
 
 def add_parser(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
-        "verify", help="check stored rows against their block headers (offline)", description=DESCRIPTION,
+        "verify",
+        help="prove stored rows against the stored block headers (offline)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
-    p.add_argument("dir", metavar="DIR", type=Path, help="the output folder given to the extraction")
-    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+        description=DESCRIPTION,
+    )
+    p.add_argument("dir", metavar="DIR", help="folder chainframe extracted into")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(run=run)
 
 
+def format_report(report: Report) -> str:
+    lines = []
+    for name in sorted(report.blocks_verified):
+        lines.append(
+            f"{name:<13} {report.blocks_verified[name]:>9,} blocks  {report.rows_verified[name]:>11,} rows checked"
+        )
+    for s in report.skipped:
+        lines.append(f"skipped  {s.dataset} {s.check} for {s.blocks:,} blocks: {s.reason}")
+    for f in report.failures:
+        lines.append(f"FAILED   {f.dataset} block {f.block_number} {f.check}: stored {f.expected}, computed {f.actual}")
+    lines.append("verified: all checks passed" if report.ok else f"{len(report.failures)} check(s) failed")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
-    if not args.dir.is_dir():
-        raise InputError(f"{args.dir} is not a folder")
-    results = verify_folder(args.dir)
-    failed = any(r.failures for r in results)
-    if args.json:
-        print(json.dumps([asdict(r) for r in results], indent=2))
-        return 1 if failed else 0
-    for r in results:
-        if r.skipped:
-            print(f"{r.dataset:<13} skipped  {r.check}: {r.skipped}")
-            continue
-        state = "FAILED" if r.failures else "ok"
-        print(f"{r.dataset:<13} {state:<8} {r.check}: {r.rows:,} rows, {r.blocks:,} blocks")
-        for f in r.failures[:20]:
-            print(f"    block {f.block}: expected {f.expected}, got {f.got}")
-    return 1 if failed else 0
+    folder = Path(args.dir)
+    if not folder.is_dir():
+        raise InputError(f"{folder} is not a folder")
+    report = verify_folder(folder)
+    if not report.blocks_verified and not report.skipped:
+        raise InputError(f"{folder} holds no blocks, transactions, receipts or logs to verify")
+    print(json.dumps(report.as_dict(), indent=2) if args.json else format_report(report), file=sys.stdout)
+    return 0 if report.ok else 1

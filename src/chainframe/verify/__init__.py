@@ -1,6 +1,11 @@
-"""Verified datasets: stored rows checked against the block headers they came with (see ``_folder``)."""
+"""Verification: prove stored rows against the block headers they came from.
 
-from chainframe.verify._folder import CheckResult, Failure, bloom, verify_folder
-from chainframe.verify._header import header_hash
+Each check recomputes a header field (the block hash, ``logsBloom``) or a count from the rows and compares it with
+the stored value. A check that does not apply to a block is reported as skipped with its reason, never as passed.
+"""
 
-__all__ = ["CheckResult", "Failure", "bloom", "header_hash", "verify_folder"]
+from chainframe.verify._folder import read_folder, verify_folder
+from chainframe.verify._report import Failure, Report, Skip
+from chainframe.verify._tables import verify_tables
+
+__all__ = ["Failure", "Report", "Skip", "read_folder", "verify_folder", "verify_tables"]

@@ -1,0 +1,66 @@
+"""What a verification found: per dataset the blocks and rows proven, every failure with both values, every skip."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One check that did not hold."""
+
+    dataset: str
+    """The dataset whose rows were checked."""
+    block_number: int
+    """The block the check was about."""
+    check: str
+    """Name of the check, e.g. ``block_hash`` or ``log_count``."""
+    expected: str
+    """The value stored in the header (or receipts), as text."""
+    actual: str
+    """The value recomputed from the rows, as text."""
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A check that was not run, and why (never counted as passed)."""
+
+    dataset: str
+    check: str
+    reason: str
+    blocks: int
+    """How many blocks it was skipped for."""
+
+
+@dataclass
+class Report:
+    """Counts per dataset of blocks and rows proven, and every failure and skip."""
+
+    blocks_verified: dict[str, int] = field(default_factory=dict)
+    rows_verified: dict[str, int] = field(default_factory=dict)
+    failures: list[Failure] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def count(self, dataset: str, *, blocks: int, rows: int) -> None:
+        self.blocks_verified[dataset] = self.blocks_verified.get(dataset, 0) + blocks
+        self.rows_verified[dataset] = self.rows_verified.get(dataset, 0) + rows
+
+    def skip(self, dataset: str, check: str, reason: str, *, blocks: int) -> None:
+        if blocks:
+            self.skipped.append(Skip(dataset, check, reason, blocks))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "datasets": {
+                name: {"blocks_verified": self.blocks_verified[name], "rows_verified": self.rows_verified[name]}
+                for name in sorted(self.blocks_verified)
+            },
+            "failures": [vars(f) for f in self.failures],
+            "skipped": [vars(s) for s in self.skipped],
+        }

@@ -1,0 +1,88 @@
+"""``transactionsRoot`` from the transactions, signatures included, and each row's hash = keccak(encoding).
+
+Encodings: legacy (type 0, ``v`` as stored, EIP-155 or not), EIP-2930 (1), EIP-1559 (2), EIP-4844 (3, blob hashes
+and blob fee; the network form with blobs is never in a block), EIP-7702 (4, authorizations).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from chainframe.verify._hashing import RlpItem, keccak, rlp, uint
+from chainframe.verify._headers import integer
+from chainframe.verify._report import Failure, Report
+from chainframe.verify._trie import ordered_root
+
+KNOWN_TYPES = frozenset({0, 1, 2, 3, 4})
+NAMES = (
+    "block_number", "transaction_index", "transaction_hash", "transaction_type", "to_address", "value", "nonce",
+    "gas", "gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "input",
+    "transaction_chain_id", "v", "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list",
+)  # fmt: skip
+
+
+def _word(value: bytes | None) -> bytes:
+    return uint(int.from_bytes(value or b"", "big"))
+
+
+def transaction_bytes(tx: dict[str, Any]) -> bytes:
+    kind = tx["transaction_type"] or 0
+    to = tx["to_address"] or b""
+    signature: list[RlpItem] = [_word(tx["r"]), _word(tx["s"])]
+    if kind == 0:
+        return rlp([uint(tx["nonce"]), integer(tx["gas_price"]), uint(tx["gas"]), to, integer(tx["value"]),
+                    tx["input"], uint(tx["v"]), *signature])  # fmt: skip
+    parity = uint(tx["y_parity"] if tx["y_parity"] is not None else tx["v"])
+    access: list[RlpItem] = [[a["address"], list(a["storage_keys"])] for a in tx["access_list"] or []]
+    if kind == 1:
+        fields: list[RlpItem] = [uint(tx["transaction_chain_id"]), uint(tx["nonce"]), integer(tx["gas_price"]),
+                                 uint(tx["gas"]), to, integer(tx["value"]), tx["input"], access]  # fmt: skip
+    else:
+        fields = [uint(tx["transaction_chain_id"]), uint(tx["nonce"]), integer(tx["max_priority_fee_per_gas"]),
+                  integer(tx["max_fee_per_gas"]), uint(tx["gas"]), to, integer(tx["value"]), tx["input"],
+                  access]  # fmt: skip
+    if kind == 3:
+        fields += [integer(tx["max_fee_per_blob_gas"]), list(tx["blob_versioned_hashes"] or [])]
+    if kind == 4:
+        fields.append(
+            [
+                [uint(a["chain_id"]), a["address"], uint(a["nonce"]), uint(a["y_parity"]), _word(a["r"]), _word(a["s"])]
+                for a in tx["authorization_list"] or []
+            ]
+        )
+    return bytes([kind]) + rlp([*fields, parity, *signature])
+
+
+def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: Report) -> None:
+    by_block: dict[int, list[dict[str, Any]]] = {}
+    for tx in transactions.select([n for n in NAMES if n in transactions.column_names]).to_pylist():
+        by_block.setdefault(tx["block_number"], []).append(tx)
+    foreign = 0
+    for number, stored in zip(blocks["block_number"].to_pylist(), blocks["transactions_root"].to_pylist(), strict=True):
+        rows = sorted(by_block.get(number, []), key=lambda r: r["transaction_index"])
+        if any((r["transaction_type"] or 0) not in KNOWN_TYPES for r in rows):
+            foreign += 1
+            continue
+        encoded = [transaction_bytes(r) for r in rows]
+        for row, raw in zip(rows, encoded, strict=True):
+            if keccak(raw) != row["transaction_hash"]:
+                report.failures.append(
+                    Failure(
+                        "transactions",
+                        number,
+                        "transaction_hash",
+                        "0x" + row["transaction_hash"].hex(),
+                        "0x" + keccak(raw).hex(),
+                    )
+                )
+        computed = ordered_root(encoded)
+        if computed != stored:
+            report.failures.append(
+                Failure(
+                    "transactions", number, "transactions_root", "0x" + (stored or b"").hex(), "0x" + computed.hex()
+                )
+            )
+    report.skip("transactions", "transactions_root", "transaction types other than 0-4 (e.g. OP deposits)",
+                blocks=foreign)  # fmt: skip
