@@ -93,3 +93,13 @@ def test_a_node_lagging_behind_the_head_it_reports_is_an_error_not_empty_rows(de
     stored = pl.read_parquet(tmp_path / "logs" / "*.parquet") if list(tmp_path.rglob("*.parquet")) else None
     if stored is not None:  # only chunks wholly below the missing blocks were finished
         assert stored["block_number"].max() < head - LAG + 1
+
+
+def test_a_node_that_lacks_a_block_mid_reorg_means_read_again_not_fail() -> None:
+    from chainframe.engine._canonical import chain_moved
+    from chainframe.rpc import InvalidParams
+
+    moved = InvalidParams("BlockOutOfRangeError: block height is 195 but requested was 220")
+    assert chain_moved(moved)
+    assert chain_moved(InvalidParams("header not found"))
+    assert not chain_moved(InvalidParams("invalid argument 0: hex string without 0x prefix"))

@@ -247,7 +247,7 @@ async def test_a_chunk_read_across_a_reorg_is_fetched_again(chain: Devnet, node:
         await run_tasks(iter(tasks), client, chain_id=chain_id, endpoint="node", finalized=head - 64, concurrency=1,
                         counters=counters)  # fmt: skip
     assert fired
-    assert counters.datasets["logs"].refetched == 1
+    assert counters.datasets["logs"].refetched >= 1  # more if a piece hit the node mid-reorg (it lacks blocks then)
     stored = _glob(tmp_path, "logs")
     async with AsyncClient(chain.node.url) as client:
         now = LOGS.transform(await LOGS.fetch(client, BlockRange(200, head)), chain_id=chain_id)

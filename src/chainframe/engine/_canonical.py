@@ -16,6 +16,7 @@ walked down to the fork point, found among the stored recent hashes, and every c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -36,6 +37,20 @@ ROW_HASHED = frozenset(
 
 class StaleChunk(ChainframeError):
     """A chunk's rows do not all come from the chain the node now has (a reorganization while it was fetched)."""
+
+
+_MOVED = re.compile(
+    r"block ?out ?of ?range|header not found|unknown block|block not found|block height is \d+|beyond (the )?head",
+    re.IGNORECASE,
+)
+
+
+def chain_moved(error: BaseException) -> bool:
+    """A node answering that it lacks a block we saw below its head: it is reorganizing (anvil answers
+    ``BlockOutOfRangeError`` while it rolls back), so the chunk is read again rather than the run failing."""
+    from chainframe.rpc import InvalidParams, ServerError
+
+    return isinstance(error, InvalidParams | ServerError) and bool(_MOVED.search(str(error)))
 
 
 class ChainUnstable(ChainframeError):

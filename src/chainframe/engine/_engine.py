@@ -22,10 +22,20 @@ import pyarrow.parquet as pq
 from chainframe._version import __version__
 from chainframe.datasets import DATASETS, BlockRange, TokenTransfers
 from chainframe.engine._answers import METHODS, check_bodies, check_rows, checked
-from chainframe.engine._canonical import ChainUnstable, ChunkCheck, Header, StaleChunk, block_hash, check_links, headers
+from chainframe.engine._canonical import (
+    ChainUnstable,
+    ChunkCheck,
+    Header,
+    StaleChunk,
+    block_hash,
+    chain_moved,
+    check_links,
+    headers,
+)
 from chainframe.engine._logs import SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._sink import InOrder
+from chainframe.rpc import InvalidParams, ServerError
 from chainframe.store import ChunkMeta, ChunkWriter, read_meta
 
 PIECE_BLOCKS = 100
@@ -214,6 +224,10 @@ async def run_chunk(
                 task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=state, decode=decode
             )
         except* StaleChunk:
+            stale = True
+        except* (InvalidParams, ServerError) as group:
+            if not all(chain_moved(e) for e in group.exceptions):
+                raise
             stale = True
         if not stale:
             return rows
