@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -22,6 +21,7 @@ import anyio
 import polars as pl
 import pyarrow as pa
 
+from benchmarks import best_rate
 from chainframe.datasets import LOGS, RECEIPTS, TRANSACTIONS, BlockRange, Dataset
 from chainframe.devnet import Devnet, GatewaySettings, LogLimits
 from chainframe.rpc import AsyncClient
@@ -75,15 +75,6 @@ def _parse_only(bodies: Sequence[bytes]) -> None:
         pl.read_json(io.BytesIO(body))
 
 
-def _rate(run: Callable[[], Any], rows: int, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - started)
-    return rows / best
-
-
 def _threads(dataset: Dataset, bodies: Sequence[bytes], workers: int, rounds: int) -> Callable[[], None]:
     """``rounds`` chunks per worker, each chunk all the bodies: as the engine decodes chunks while it fetches."""
     chunks = [list(bodies)] * (workers * rounds)
@@ -108,10 +99,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         bodies = answers[name]
         rows = dataset.transform(bodies, chain_id=31337).num_rows
         megabytes = sum(len(b) for b in bodies) / 1e6
-        ours = _rate(lambda d=dataset, b=bodies: d.transform(b, chain_id=31337), rows, args.repeat)
-        two = _rate(_threads(dataset, bodies, 2, 3), rows * 6, args.repeat)
-        naive = _rate(lambda d=dataset, b=bodies: _naive(d, b), rows, max(1, args.repeat // 2))
-        parse = _rate(lambda b=bodies: _parse_only(b), rows, args.repeat)
+        ours = best_rate(lambda d=dataset, b=bodies: d.transform(b, chain_id=31337), rows, args.repeat)
+        two = best_rate(_threads(dataset, bodies, 2, 3), rows * 6, args.repeat)
+        naive = best_rate(lambda d=dataset, b=bodies: _naive(d, b), rows, max(1, args.repeat // 2))
+        parse = best_rate(lambda b=bodies: _parse_only(b), rows, args.repeat)
         print(f"{name:<13}{rows:>8}{megabytes:>7.1f} {ours:>10,.0f}/s {two:>10,.0f}/s {naive:>10,.0f}/s "
               f"{parse:>10,.0f}/s {ours / naive:>11.1f}x")  # fmt: skip
     print(

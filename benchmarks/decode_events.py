@@ -13,8 +13,7 @@ Polars to one core (the decoding itself is single-threaded numpy). Prints a tabl
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -23,6 +22,7 @@ import pyarrow as pa
 from eth_abi import decode as abi_decode
 
 import chainframe
+from benchmarks import best_rate
 from chainframe.decode import ERC20_TRANSFER, parse_event
 from chainframe.devnet import BENCH_WORKLOAD, Devnet, GatewaySettings, LogLimits
 
@@ -40,15 +40,6 @@ def _baseline(logs: pl.DataFrame) -> pa.Table:
     return pa.table({k: pa.array(v, types[k]) for k, v in rows.items()})
 
 
-def _rate(run: Callable[[], Any], rows: int, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - started)
-    return rows / best
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="best of N runs per figure")
@@ -62,9 +53,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     tiled = pl.concat([logs] * max(1, -(-args.rows // real)))
     rows = tiled.height
     assert chainframe.erc20_transfers(logs).height == real == _baseline(logs).num_rows
-    ours = _rate(lambda: chainframe.erc20_transfers(tiled), rows, args.repeat)
+    ours = best_rate(lambda: chainframe.erc20_transfers(tiled), rows, args.repeat)
     sample = tiled.head(min(rows, 50_000))
-    base = _rate(lambda: _baseline(sample), sample.height, max(1, args.repeat // 2))
+    base = best_rate(lambda: _baseline(sample), sample.height, max(1, args.repeat // 2))
     print(f"\n{real:,} Transfer logs on the benchmark chain, tiled to {rows:,}")
     print(f"{'chainframe erc20_transfers':<30}{ours:>14,.0f} rows/s")
     print(f"{'eth-abi per row (baseline)':<30}{base:>14,.0f} rows/s")

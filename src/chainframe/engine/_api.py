@@ -25,7 +25,7 @@ from anyio.from_thread import start_blocking_portal
 
 from chainframe._errors import InputError, first_error
 from chainframe.datasets import DATASETS, U256, BlockRange, register_duckdb
-from chainframe.engine._canonical import ChainUnstable, ChunkCheck, StaleChunk, chain_moved, find_stale
+from chainframe.engine._canonical import ChainUnstable, ChunkCheck, find_stale, on_one_fork
 from chainframe.engine._engine import ATTEMPTS, DECODE_THREADS, RunCounters, chain_for, fetch_and_decode
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS, ChunkTask, check_datasets, check_filters, slots
@@ -33,7 +33,7 @@ from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, RangeSpec, parse_ra
 from chainframe.engine._report import Progress, RunReport, now
 from chainframe.engine._run import Wanted, extract_round
 from chainframe.engine._sink import InOrder
-from chainframe.rpc import AsyncClient, Endpoint, InvalidParams, ServerError
+from chainframe.rpc import AsyncClient, Endpoint
 from chainframe.store import FolderLock, clean_temporaries, load_series, series_folders, series_name
 
 Output = Literal["arrow", "polars", "pandas"]
@@ -411,20 +411,15 @@ async def _collect_chunk(
         async def keep(table: pa.Table, pieces: list[pa.Table] = pieces) -> None:
             pieces.append(table)
 
-        check = ChunkCheck(task.dataset, finalized)
-        stale = False
-        try:
+        async def read(keep: Any = keep) -> None:
+            check = ChunkCheck(task.dataset, finalized)
             await fetch_and_decode(
                 task, client, chain_id=chain_id, state=state, decode=decode, sink=InOrder(task.start, keep), check=check
             )
             check.confirm(await chain_for(client, task, finalized), blocks=f"{task.start}..{task.end}")
-        except* StaleChunk:
-            stale = True
-        except* (InvalidParams, ServerError) as group:
-            if not all(chain_moved(e) for e in group.exceptions):
-                raise
-            stale = True
-        if not stale:
+
+        done, _ = await on_one_fork(read)
+        if done:
             return pa.concat_tables(pieces) if pieces else DATASETS[task.dataset].empty(task.u256)
     raise ChainUnstable(f"{task.dataset} blocks {task.start}..{task.end}: the chain kept reorganizing under it")
 

@@ -17,10 +17,10 @@ walked down to the fork point, found among the stored recent hashes, and every c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -28,6 +28,8 @@ from chainframe._errors import ChainframeError
 from chainframe.datasets import BlockRange
 from chainframe.engine._answers import WrongAnswer, checked
 from chainframe.store import Series, StoredChunk
+
+T = TypeVar("T")
 
 #: Datasets whose ``block_hash`` column is the hash of the block holding the row (checked row by row near the head).
 ROW_HASHED = frozenset(
@@ -51,6 +53,23 @@ def chain_moved(error: BaseException) -> bool:
     from chainframe.rpc import InvalidParams, ServerError
 
     return isinstance(error, InvalidParams | ServerError) and bool(_MOVED.search(str(error)))
+
+
+async def on_one_fork(read: Callable[[], Awaitable[T]]) -> tuple[bool, T | None]:
+    """``(True, read())``, or ``(False, None)`` when the chain moved under the read (a :class:`StaleChunk`, or a node
+    lacking a block mid-reorg): the caller reads again."""
+    from chainframe.rpc import InvalidParams, ServerError
+
+    moved = False
+    try:
+        result = await read()
+    except* StaleChunk:
+        moved = True
+    except* (InvalidParams, ServerError) as group:
+        if not all(chain_moved(e) for e in group.exceptions):
+            raise
+        moved = True
+    return (False, None) if moved else (True, result)
 
 
 class ChainUnstable(ChainframeError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +29,13 @@ from chainframe.engine._canonical import (
     Header,
     StaleChunk,
     block_hash,
-    chain_moved,
     check_links,
     headers,
+    on_one_fork,
 )
 from chainframe.engine._logs import SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._sink import InOrder
-from chainframe.rpc import InvalidParams, ServerError
 from chainframe.store import ChunkMeta, ChunkWriter, read_meta
 
 PIECE_BLOCKS = 100
@@ -218,18 +218,12 @@ async def run_chunk(
         if attempt:
             report.refetched += 1
             task = ChunkTask(**{**task.to_json(), "keep_through": None})  # the kept rows may be what moved
-        stale = False
-        try:
-            rows = await _attempt(
-                task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=state, decode=decode
-            )
-        except* StaleChunk:
-            stale = True
-        except* (InvalidParams, ServerError) as group:
-            if not all(chain_moved(e) for e in group.exceptions):
-                raise
-            stale = True
-        if not stale:
+        done, rows = await on_one_fork(
+            partial(_attempt, task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=state,
+                    decode=decode)
+        )  # fmt: skip
+        if done:
+            assert rows is not None
             return rows
     raise ChainUnstable(
         f"{task.dataset} blocks {task.start}..{task.end}: the chain reorganized under every one of {ATTEMPTS} "
