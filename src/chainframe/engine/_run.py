@@ -24,7 +24,7 @@ import anyio
 from chainframe._errors import InputError
 from chainframe.datasets import U256, BlockRange
 from chainframe.engine._canonical import ChainUnstable, Repair, find_stale
-from chainframe.engine._engine import RunCounters, run_tasks
+from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._plan import ChunkTask, plan
 from chainframe.store import Series, load_series, series_folders, series_name
 
@@ -102,8 +102,10 @@ async def extract_round(
     counters: RunCounters,
     on_tasks: Callable[[list[ChunkTask]], None] | None = None,
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
+    runner: TaskRunner = run_tasks,
 ) -> RoundResult:
-    """Bring ``wanted`` series over ``blocks`` up to date in ``folder`` and repair every series there."""
+    """Bring ``wanted`` series over ``blocks`` up to date in ``folder`` and repair every series there. ``runner``
+    runs the chunk tasks (here, or on a Dask cluster); everything else stays in this process."""
     result = RoundResult(head=head, finalized=finalized, blocks=blocks)
     asked: dict[str, Wanted] = {}
     for want in wanted:
@@ -129,7 +131,7 @@ async def extract_round(
     for rounds in range(CHECK_ROUNDS + 1):
         if on_tasks is not None:
             on_tasks(tasks)
-        await run_tasks(
+        await runner(
             iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
             concurrency=concurrency, counters=counters, on_chunk=on_chunk,
         )  # fmt: skip
