@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import dask
+import dask.utils
 import distributed
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
@@ -53,8 +55,15 @@ Executor = Any
 SUBMIT_RETRIES = 2
 """Times Dask runs a task again after an unexpected error on a worker (a lost worker's tasks are run again anyway,
 up to the scheduler's ``allowed-failures``). Chainframe's own errors come back as results, not retried."""
-CONNECT_TIMEOUT = 30.0
-"""Seconds to reach a scheduler, and for a cluster to have a worker."""
+
+
+def _connect_timeout() -> float:
+    """Seconds to reach a scheduler, and for a cluster to have a worker: Dask's own setting
+    (``distributed.comm.timeouts.connect``, 30 s unless configured)."""
+    seconds = dask.utils.parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s")
+    return float(seconds)
+
+
 CLOSE_TIMEOUT = 10.0
 """Seconds the workers get to stop the run's chunks in flight when it ends or is cancelled."""
 _SCHEMES = ("tcp://", "tls://", "ws://", "wss://", "inproc://", "ucx://")
@@ -331,16 +340,16 @@ async def dask_runner(
                 cluster = await stack.enter_async_context(
                     distributed.LocalCluster(
                         n_workers=int(executor.removeprefix("local:")), threads_per_worker=concurrency,
-                        processes=True, asynchronous=True, dashboard_address=None,
+                        processes=True, asynchronous=True, dashboard_address=":0",  # any free port: never 8787 in use
                     )
                 )  # fmt: skip
                 dask = await stack.enter_async_context(distributed.Client(cluster, asynchronous=True))
             else:
                 address = executor if isinstance(executor, str) else executor.scheduler.address
                 dask = await stack.enter_async_context(
-                    distributed.Client(address, asynchronous=True, timeout=CONNECT_TIMEOUT)
+                    distributed.Client(address, asynchronous=True, timeout=_connect_timeout())
                 )
-            await dask.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            await dask.wait_for_workers(1, timeout=_connect_timeout())
         except (OSError, TimeoutError) as exc:
             raise InputError(f"could not reach the Dask cluster {_shown(executor)}: {exc}") from None
         info = (await dask.scheduler.identity(n_workers=-1))["workers"]
