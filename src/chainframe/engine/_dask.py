@@ -334,39 +334,49 @@ async def dask_runner(
 ) -> AsyncIterator[DaskRunner]:
     """Connect to (or start) the cluster, give its workers the run's plan, and stop the run's work there at the end
     (on success, error or cancellation alike)."""
-    async with AsyncExitStack() as stack:
-        try:
-            if isinstance(executor, str) and executor.startswith("local:"):
-                cluster = await stack.enter_async_context(
-                    distributed.LocalCluster(
-                        n_workers=int(executor.removeprefix("local:")), threads_per_worker=concurrency,
-                        processes=True, asynchronous=True, dashboard_address=":0",  # any free port: never 8787 in use
-                    )
-                )  # fmt: skip
-                dask = await stack.enter_async_context(distributed.Client(cluster, asynchronous=True))
-            else:
-                address = executor if isinstance(executor, str) else executor.scheduler.address
-                dask = await stack.enter_async_context(
-                    distributed.Client(address, asynchronous=True, timeout=_connect_timeout())
+    stack = AsyncExitStack()
+    try:
+        yield await _start(stack, executor, endpoints=endpoints, client_options=client_options, concurrency=concurrency)
+    finally:
+        # Also when cancelled (Ctrl-C): the workers stop the run's chunks, then the client and a local cluster close.
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_TIMEOUT):
+            await stack.aclose()
+
+
+async def _start(
+    stack: AsyncExitStack,
+    executor: Executor,
+    *,
+    endpoints: Sequence[Endpoint],
+    client_options: Mapping[str, Any],
+    concurrency: int,
+) -> DaskRunner:
+    try:
+        if isinstance(executor, str) and executor.startswith("local:"):
+            cluster = await stack.enter_async_context(
+                distributed.LocalCluster(
+                    n_workers=int(executor.removeprefix("local:")), threads_per_worker=concurrency,
+                    processes=True, asynchronous=True, dashboard_address=":0",  # any free port: 8787 may be taken
                 )
-            await dask.wait_for_workers(1, timeout=_connect_timeout())
-        except (OSError, TimeoutError) as exc:
-            raise InputError(f"could not reach the Dask cluster {_shown(executor)}: {exc}") from None
-        info = (await dask.scheduler.identity(n_workers=-1))["workers"]
-        names = sorted(str(w["name"]) for w in info.values())
-        plan = WorkerPlan(
-            run=secrets.token_hex(4), endpoints=tuple(endpoints), workers=len(names),
-            client_options=dict(client_options), index={name: i for i, name in enumerate(names)},
-        )  # fmt: skip
-        await dask.register_plugin(_Plugin(plan), name=plan.run)
-
-        async def unregister() -> None:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_TIMEOUT):
-                await dask.unregister_worker_plugin(plan.run)
-
-        stack.push_async_callback(unregister)
-        threads = sum(int(w["nthreads"]) for w in info.values())
-        yield DaskRunner(dask, plan, threads)
+            )  # fmt: skip
+            dask = await stack.enter_async_context(distributed.Client(cluster, asynchronous=True))
+        else:
+            address = executor if isinstance(executor, str) else executor.scheduler.address
+            dask = await stack.enter_async_context(
+                distributed.Client(address, asynchronous=True, timeout=_connect_timeout())
+            )
+        await dask.wait_for_workers(1, timeout=_connect_timeout())
+    except (OSError, TimeoutError) as exc:
+        raise InputError(f"could not reach the Dask cluster {_shown(executor)}: {exc}") from None
+    info = (await dask.scheduler.identity(n_workers=-1))["workers"]
+    names = sorted(str(w["name"]) for w in info.values())
+    plan = WorkerPlan(
+        run=secrets.token_hex(4), endpoints=tuple(endpoints), workers=len(names),
+        client_options=dict(client_options), index={name: i for i, name in enumerate(names)},
+    )  # fmt: skip
+    await dask.register_plugin(_Plugin(plan), name=plan.run)
+    stack.push_async_callback(dask.unregister_worker_plugin, plan.run)
+    return DaskRunner(dask, plan, sum(int(w["nthreads"]) for w in info.values()))
 
 
 def _shown(executor: Executor) -> str:
