@@ -43,7 +43,7 @@ import distributed
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from chainframe._errors import ChainframeError, InputError, first_error
-from chainframe.engine._engine import DECODE_THREADS, DatasetReport, RunCounters, run_chunk
+from chainframe.engine._engine import DatasetReport, RunCounters, run_chunk
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import ChunkTask
 from chainframe.rpc import AsyncClient, Endpoint, Pacing
@@ -64,6 +64,11 @@ def _connect_timeout() -> float:
     return float(seconds)
 
 
+WORKER_DECODE_THREADS = 1
+"""Decoding threads per worker process: one. Two Polars calls at once in a Dask worker deadlocked (a Polars call
+parked holding the GIL, pola-rs/polars#24448; seen as a worker that missed heartbeats for 558 s, stacks taken with
+faulthandler: two decode threads inside Polars, the worker's loop waiting for the GIL); with workers, decoding runs
+in parallel across processes instead."""
 CLOSE_TIMEOUT = 10.0
 """Seconds the workers get to stop the run's chunks in flight when it ends or is cancelled."""
 _SCHEMES = ("tcp://", "tls://", "ws://", "wss://", "inproc://", "ucx://")
@@ -198,7 +203,7 @@ class _Runtime:
 
 
 async def _loop_objects() -> tuple[SplitState, anyio.CapacityLimiter]:
-    return SplitState(), anyio.CapacityLimiter(DECODE_THREADS)
+    return SplitState(), anyio.CapacityLimiter(WORKER_DECODE_THREADS)
 
 
 class _Plugin(distributed.WorkerPlugin):
@@ -285,7 +290,13 @@ class DaskRunner:
                 done = (await distributed.wait(list(pending), return_when="FIRST_COMPLETED")).done
                 for future in done:
                     task = pending.pop(future)
-                    outcome = await future.result()
+                    try:
+                        outcome = await future.result()
+                    except distributed.KilledWorker as exc:  # the task's workers died allowed-failures times
+                        raise ChainframeError(
+                            f"{task.dataset} blocks {task.start}..{task.end}: every worker that ran it died ({exc}); "
+                            "its slot is as it was: re-run to try again"
+                        ) from None
                     self._count(outcome, client, counters)
                     if "error" in outcome:
                         raise outcome["error"]
