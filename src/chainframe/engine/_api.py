@@ -164,7 +164,7 @@ async def aextract(
     """Extract datasets over a block range into the series folders under ``out``; return the run report.
 
     ``blocks``: ``"A:B"`` (B included), ``"A:+N"``, ``"-N:"``, ``"A:"``, tags, k/M suffixes (see
-    :mod:`chainframe.engine._ranges`). Filters: logs ``address``, ``topics``; proofs ``addresses``,
+    :mod:`chainframe.engine._ranges`). Filters: logs ``address``, ``topics``, ``event``; proofs ``addresses``,
     ``storage_keys``; traces ``calls`` (and ``only_top_call``, ``diff_mode``). Stored slots are skipped and a tip
     file is extended; ``overwrite`` refetches every asked slot; ``align`` stores whole chunks only. Every series in
     ``out`` is checked against the chain first and repaired where a reorganization took stored blocks back.
@@ -383,7 +383,7 @@ async def acollect(
             ChunkTask(dataset=dataset, start=part.start, end=part.end, filters=flt, u256=u256, chunk_size=size, path="")
             for part in slots(resolved, size)
         ]
-        tables: list[pa.Table] = [DATASETS[dataset].empty(u256)] * len(tasks)
+        tables: list[pa.Table] = [task.schema().empty_table() for task in tasks]
         state, decode, chunks = SplitState(), anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
 
         async def one(i: int, task: ChunkTask) -> None:
@@ -420,7 +420,7 @@ async def _collect_chunk(
 
         done, _ = await on_one_fork(read)
         if done:
-            return pa.concat_tables(pieces) if pieces else DATASETS[task.dataset].empty(task.u256)
+            return pa.concat_tables(pieces) if pieces else task.schema().empty_table()
     raise ChainUnstable(f"{task.dataset} blocks {task.start}..{task.end}: the chain kept reorganizing under it")
 
 

@@ -110,6 +110,11 @@ async def fetch_and_decode(
     if task.dataset == "logs" or isinstance(dataset, TokenTransfers):
         # Token transfers are logs of one event: fetched (and split, and checked) as logs, then decoded.
         log_filters = {**task.filters, **({"topics": dataset.topics} if isinstance(dataset, TokenTransfers) else {})}
+        events: list[Any] = []
+        if task.filters.get("event"):
+            from chainframe.decode import as_events, with_event_columns
+
+            events = as_events(list(task.filters["event"]))
 
         def decode_logs(part: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
             check_bodies("logs", logs)
@@ -120,6 +125,8 @@ async def fetch_and_decode(
                 raise StaleChunk(f"{task.dataset} {part.start}..{part.end}: the node flagged logs as removed (a reorg)")
             if isinstance(dataset, TokenTransfers):
                 table = dataset.from_logs(table, u256=task.u256)
+            elif events:
+                table = with_event_columns(table, events, u256=task.u256)
             return sort_table(table, dataset.sort)
 
         async def decode_piece(part: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
@@ -238,7 +245,7 @@ async def _attempt(
     kept = await anyio.to_thread.run_sync(kept_meta, task) if task.keep_through is not None else None
     if task.keep_through is not None and kept is None:
         task = ChunkTask(**{**task.to_json(), "keep_through": None})
-    with ChunkWriter(Path(task.path), DATASETS[task.dataset].schema_for(task.u256)) as writer:
+    with ChunkWriter(Path(task.path), task.schema()) as writer:
         kept_rows = await anyio.to_thread.run_sync(copy_kept, task, writer) if kept is not None else 0
 
         async def write(table: pa.Table) -> None:
