@@ -63,6 +63,9 @@ def add_parser(commands: Any) -> None:
         "--report", metavar="FILE", help="where to write the JSON run report (default: OUT/.chainframe/runs/)"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--verify", action="store_true",
+                   help="prove every piece's rows against its blocks' headers (and receipts, for logs) before "
+                   "keeping them; costs a header (and receipts) fetch per block")  # fmt: skip
     pace = p.add_argument_group("pacing (free provider tiers need it: Infura free is 500 credits/s)")
     pace.add_argument("--requests-per-second", type=float, metavar="N", help="at most N JSON-RPC calls per second")
     pace.add_argument("--credits-per-second", type=float, metavar="N", help="at most N provider credits per second")
@@ -175,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
         confirmations=args.confirmations,
         progress=False if args.no_progress else None,
         report=args.report,
+        verify=args.verify,
         client_options=client_options(args),
         **_filters(args),
     )
@@ -205,7 +209,7 @@ def _follow(args: argparse.Namespace) -> int:
             args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
             chunk_size=args.chunk_size, concurrency=args.concurrency, u256=args.u256,
             confirmations=args.confirmations, poll=args.poll, on_round=on_round, client_options=client_options(args),
-            **_filters(args),
+            verify=args.verify, **_filters(args),
         )  # fmt: skip
     except KeyboardInterrupt:
         print("stopped; every stored chunk is whole (re-run to continue)", file=sys.stderr)

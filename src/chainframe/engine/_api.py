@@ -158,6 +158,7 @@ async def aextract(
     confirmations: int = DEFAULT_CONFIRMATIONS,
     progress: bool | None = None,
     report: str | Path | None = None,
+    verify: bool = False,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> RunReport:
@@ -168,9 +169,11 @@ async def aextract(
     ``storage_keys``; traces ``calls`` (and ``only_top_call``, ``diff_mode``). Stored slots are skipped and a tip
     file is extended; ``overwrite`` refetches every asked slot; ``align`` stores whole chunks only. Every series in
     ``out`` is checked against the chain first and repaired where a reorganization took stored blocks back.
+    ``verify``: every piece's rows are proven against its blocks' headers (and receipts, for logs) before they are
+    kept; the report counts the blocks and rows verified and names the checks that could not run.
     """
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency)  # fmt: skip
+                    concurrency=concurrency, verify=verify)  # fmt: skip
     endpoint = endpoint_of(rpc, network, key)
     async with _client(endpoint, client_options, rpc) as client:
         result = await run.once(
@@ -197,6 +200,7 @@ async def afollow(
     concurrency: int = 4,
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
+    verify: bool = False,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> RunReport | None:
@@ -209,7 +213,7 @@ async def afollow(
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency)  # fmt: skip
+                    concurrency=concurrency, verify=verify)  # fmt: skip
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
     if rounds is not None:
@@ -278,13 +282,16 @@ async def aoff_chain(
 class _Run:
     """The checked inputs of an extraction, and one round of it over an output folder."""
 
-    def __init__(self, wanted: list[Wanted], spec: RangeSpec, folder: Path, concurrency: int) -> None:
+    def __init__(
+        self, wanted: list[Wanted], spec: RangeSpec, folder: Path, concurrency: int, verify: bool = False
+    ) -> None:
         self.wanted, self.spec, self.folder, self.concurrency = wanted, spec, folder, concurrency
+        self.verify = verify
 
     @classmethod
     def make(
         cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Path, chunk_size: int | None, u256: U256,
-        filters: Mapping[str, Any], concurrency: int,
+        filters: Mapping[str, Any], concurrency: int, verify: bool = False,
     ) -> _Run:  # fmt: skip
         per_dataset = _inputs(datasets, filters)
         size = _check_chunk_size(chunk_size)
@@ -295,7 +302,9 @@ class _Run:
             raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
         _whole("concurrency", concurrency)
         wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
-        return cls(wanted, spec, folder, concurrency)
+        if not isinstance(verify, bool):
+            raise InputError(f"verify must be True or False; got {verify!r}")
+        return cls(wanted, spec, folder, concurrency, verify)
 
     async def once(
         self, client: Any, *, endpoint: Endpoint, overwrite: bool, align: bool, confirmations: int,
@@ -319,7 +328,7 @@ class _Run:
                     client, folder=self.folder, wanted=self.wanted, blocks=resolved, head=head, finalized=finalized,
                     chain_id=chain_id, endpoint=endpoint.display, default_sizes=DEFAULT_CHUNK_SIZE,
                     overwrite=overwrite, concurrency=self.concurrency, counters=counters,
-                    on_tasks=bar.add_tasks, on_chunk=bar.chunk,
+                    on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify,
                 )  # fmt: skip
         finally:
             bar.close()

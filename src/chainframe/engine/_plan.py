@@ -155,6 +155,8 @@ class ChunkTask:
     """Rows of blocks ``start..keep_through`` come from the file already at ``path``; the rest are fetched."""
     reason: str = "new"
     """Why the task exists: ``new``, ``extend``, ``repair`` or ``overwrite`` (for reports)."""
+    verify: bool = False
+    """Prove each piece's rows against its blocks' headers before keeping them (:mod:`chainframe.engine._verified`)."""
 
     @property
     def blocks(self) -> BlockRange:

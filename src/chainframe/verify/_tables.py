@@ -12,7 +12,7 @@ import pyarrow as pa
 from chainframe.verify._headers import check_block_hashes
 from chainframe.verify._logs import check_log_counts, check_logs_bloom
 from chainframe.verify._proofs import check_proofs
-from chainframe.verify._receipts import check_receipts_roots
+from chainframe.verify._receipts import check_receipt_gas, check_receipts_roots
 from chainframe.verify._report import Failure, Report
 from chainframe.verify._transactions import check_transactions_roots
 from chainframe.verify._uncles import check_uncles
@@ -81,6 +81,8 @@ def verify_tables(
     for name, table in (("transactions", transactions), ("receipts", receipts)):
         if table is not None:
             _check_counts(name, _restrict(table, numbers), blocks, report)
+    if receipts is not None:
+        check_receipt_gas(_restrict(receipts, numbers), blocks, report)
     if transactions is not None:
         check_transactions_roots(_restrict(transactions, numbers), blocks, report)
     if logs is not None:
