@@ -478,6 +478,30 @@ def follow(datasets: str | Sequence[str], **options: Any) -> RunReport | None:
     return result
 
 
+@_typed_errors
+async def averify_stored(
+    out: str | Path,
+    *,
+    rpc: str | Endpoint | None = None,
+    network: str | None = None,
+    key: str | None = None,
+    client_options: Mapping[str, Any] | None = None,
+) -> Any:
+    """Prove every series stored under ``out`` against the node's headers (and receipts, for logs): a
+    :class:`chainframe.verify.Report` (nothing is written)."""
+    from chainframe.engine._verified import averify_stored as prove_folder
+
+    folder = Path(out)
+    if not series_folders(folder):
+        raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to verify")
+    async with _client(endpoint_of(rpc, network, key), client_options, rpc) as client:
+        return await prove_folder(folder, client)
+
+
+def verify_stored(out: str | Path, **options: Any) -> Any:
+    return _blocking(averify_stored, out, **options)
+
+
 def series_folder(folder: str | Path, dataset: str, **filters: Any) -> Path:
     """The folder of the series of ``dataset`` with these filters (and ``u256``) under an output folder."""
     u256 = filters.pop("u256", "decimal")

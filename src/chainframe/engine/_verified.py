@@ -20,14 +20,20 @@ they are reported as skipped, with the reason, never as verified.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
+import anyio
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
-from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, BlockRange
+from chainframe._errors import InputError
+from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, U256, BlockRange
 from chainframe.engine._answers import WrongAnswer
+from chainframe.verify import Report
 
 LOG_DATASETS = frozenset({"logs", "erc20_transfers", "erc721_transfers", "erc1155_transfers"})
 _TABLE_ARGUMENT = {
@@ -39,8 +45,10 @@ _UNPROVABLE = {
     "prestate_accounts": "no header field commits to execution traces",
     "prestate_storage": "no header field commits to execution traces",
 }
-_LOG_KEY = ("block_number", "log_index", "transaction_index", "transaction_hash", "block_hash", "address", "topics",
-            "data")  # fmt: skip
+
+
+_NOT_IN_RECEIPTS = frozenset({"chain_id", "block_timestamp", "block_time", "removed"})
+"""Log columns a receipt's logs do not carry (or that are ours): not compared."""
 
 
 @dataclass
@@ -65,15 +73,94 @@ class Proven:
         self.skipped.update(other.skipped)
 
 
-async def material(client: Any, dataset: str, part: BlockRange) -> Material | None:
-    """Fetch what ``dataset``'s rows for ``part`` are proven against (None: nothing can prove them)."""
+async def material(client: Any, dataset: str, part: BlockRange, *, receipts: bool = False) -> Material | None:
+    """Fetch what ``dataset``'s rows for ``part`` are proven against (None: nothing can prove them); ``receipts``:
+    the blocks' receipts too, for stored receipts (whose logs are not stored with them)."""
     if dataset in _UNPROVABLE:
         return None
     if dataset == "blocks":
         return Material([])  # the rows are the headers
     headers = await BLOCKS.fetch(client, part)
-    receipts = await RECEIPTS.fetch(client, part) if dataset in LOG_DATASETS else []
-    return Material(headers, receipts)
+    wanted = dataset in LOG_DATASETS or (receipts and dataset == "receipts")
+    return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [])
+
+
+async def averify_stored(folder: Path, client: Any, *, piece_blocks: int = 100) -> Report:
+    """Prove every series under ``folder`` against the node behind ``client``: each stored file in pieces of
+    ``piece_blocks`` blocks (memory bounded by a piece), every failure collected rather than raised."""
+    from chainframe.store import load_series, series_folders
+
+    report = Report()
+    chain_id = await client.chain_id()
+    for path in series_folders(folder):
+        series = load_series(path)
+        for chunk in series.chunks:
+            meta = chunk.meta
+            if meta.chain_id != chain_id:
+                raise InputError(f"{chunk.path} is of chain {meta.chain_id}; the node serves chain {chain_id}")
+            table = await anyio.to_thread.run_sync(pq.read_table, chunk.path)
+            column = "nephew_number" if meta.dataset == "uncles" else "block_number"
+            for start in range(meta.start, meta.end + 1, piece_blocks):
+                part = BlockRange(start, min(start + piece_blocks - 1, meta.end))
+                numbers = table[column]
+                rows = table.filter(pc.and_(pc.greater_equal(numbers, part.start), pc.less_equal(numbers, part.end)))
+                proof = await material(client, meta.dataset, part, receipts=True)
+                prove(meta.dataset, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
+                      report=report, name=path.name)  # fmt: skip
+        for bad, why in series.foreign:
+            report.skip(path.name, "file", f"{bad.name}: {why}", blocks=1)
+        for _, bad in series.damaged:
+            from chainframe.verify import Failure
+
+            report.failures.append(Failure(path.name, 0, "chunk_file", "a complete chunk file", f"{bad.name} is not"))
+    return report
+
+
+def prove(
+    dataset: str,
+    rows: pa.Table,
+    part: BlockRange,
+    proof: Material | None,
+    *,
+    chain_id: int,
+    filters: Mapping[str, Any],
+    bodies: Sequence[bytes] = (),
+    u256: U256 = "decimal",
+    report: Report,
+    name: str | None = None,
+) -> None:
+    """Prove ``rows`` (the dataset's rows for ``part``; in an extraction, the logs datasets' logs before decoding)
+    against ``proof``, adding counts, failures and skips to ``report``. ``bodies``: the rows' own answers (receipts
+    carry their logs); without them, receipts are proven with the node's receipts' logs."""
+    from chainframe.verify import verify_tables
+
+    name = name or dataset
+    if proof is None:
+        report.skip(name, "all", _UNPROVABLE.get(dataset, "nothing to prove it against"), blocks=len(part))
+        return
+    # The blocks dataset's rows are the headers; every other dataset is proven against headers fetched for it.
+    headers = rows if dataset == "blocks" else BLOCKS.transform(proof.headers, chain_id=chain_id, u256="binary")
+    # verify_tables counts what it proves per dataset (headers among them): only its failures and skips are kept,
+    # and the rows counted are this series' own.
+    found = Report()
+    if dataset in LOG_DATASETS:
+        receipts = RECEIPTS.transform(proof.receipts, chain_id=chain_id, u256="binary")
+        logs = LOGS.from_receipts(proof.receipts, chain_id=chain_id, u256="binary")
+        verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found)
+        _same_logs(dataset, rows, logs, filters, u256, found)
+    elif dataset == "receipts":
+        logs = LOGS.from_receipts(list(bodies or proof.receipts), chain_id=chain_id, u256="binary")
+        verify_tables(blocks=headers, receipts=rows, logs=logs, report=found)
+    elif dataset == "blocks":
+        verify_tables(blocks=rows, report=found)
+    else:
+        verify_tables(blocks=headers, report=found, **{_TABLE_ARGUMENT[dataset]: rows})
+    _same_block_hashes(dataset, rows, headers, found)
+    for failure in found.failures:
+        report.failures.append(replace(failure, dataset=name))
+    for skip in found.skipped:
+        report.skip(name, skip.check, skip.reason, blocks=skip.blocks)
+    report.count(name, blocks=len(part), rows=rows.num_rows)
 
 
 def verify_piece(
@@ -86,30 +173,9 @@ def verify_piece(
     filters: Mapping[str, Any],
     bodies: Sequence[bytes] = (),
 ) -> Proven:
-    """Prove ``rows`` (the dataset's rows for ``part``; for the log datasets, the logs before decoding) or raise
-    :class:`WrongAnswer` naming the first failure. ``bodies``: the rows' own answers (receipts carry their logs)."""
-    if proof is None:
-        return Proven(skipped={dataset: _UNPROVABLE.get(dataset, "nothing to prove it against")})
-    from chainframe.verify import Report, verify_tables
-
-    # The blocks dataset's rows are the headers; every other dataset is proven against headers fetched for it.
-    headers = rows if dataset == "blocks" else BLOCKS.transform(proof.headers, chain_id=chain_id, u256="binary")
+    """:func:`prove` in an extraction: the first failure raises :class:`WrongAnswer` naming the block and check."""
     report = Report()
-    tables: dict[str, pa.Table] = {}
-    if dataset in LOG_DATASETS:
-        receipts = RECEIPTS.transform(proof.receipts, chain_id=chain_id, u256="binary")
-        logs = LOGS.from_receipts(proof.receipts, chain_id=chain_id, u256="binary")
-        verify_tables(blocks=headers, receipts=receipts, logs=logs, report=report)
-        _same_logs(rows, logs, filters, report)
-    elif dataset == "receipts":
-        logs = LOGS.from_receipts(list(bodies), chain_id=chain_id, u256="binary")
-        verify_tables(blocks=headers, receipts=rows, logs=logs, report=report)
-    elif dataset == "blocks":
-        verify_tables(blocks=rows, report=report)
-    else:
-        tables[_TABLE_ARGUMENT[dataset]] = rows
-        verify_tables(blocks=headers, report=report, **tables)
-    _same_block_hashes(dataset, rows, headers, report)
+    prove(dataset, rows, part, proof, chain_id=chain_id, filters=filters, bodies=bodies, report=report)
     if report.failures:
         first = report.failures[0]
         more = f" (and {len(report.failures) - 1} more)" if len(report.failures) > 1 else ""
@@ -119,13 +185,13 @@ def verify_piece(
             check=f"verify {first.check}",
         )
     return Proven(
-        blocks=len(part),
-        rows=rows.num_rows,
-        skipped={f"{s.dataset} {s.check}": s.reason for s in report.skipped},
+        blocks=len(part) if proof is not None else 0,
+        rows=rows.num_rows if proof is not None else 0,
+        skipped={(s.dataset if s.check == "all" else f"{s.dataset} {s.check}"): s.reason for s in report.skipped},
     )
 
 
-def _same_block_hashes(dataset: str, rows: pa.Table, headers: pa.Table, report: Any) -> None:
+def _same_block_hashes(dataset: str, rows: pa.Table, headers: pa.Table, report: Report) -> None:
     """Every row's block hash is the proven header's (a row from another fork would otherwise pass)."""
     from chainframe.verify import Failure
 
@@ -143,29 +209,56 @@ def _same_block_hashes(dataset: str, rows: pa.Table, headers: pa.Table, report: 
         report.failures.append(Failure(dataset, number, "row_block_hash", shown, "0x" + bytes(stored).hex()))
 
 
-def _same_logs(rows: pa.Table, proven: pa.Table, filters: Mapping[str, Any], report: Any) -> None:
-    """The logs kept are exactly the proven receipts' logs that match the filter: none dropped, added or changed."""
+def _same_logs(
+    dataset: str, rows: pa.Table, proven: pa.Table, filters: Mapping[str, Any], u256: U256, report: Report
+) -> None:
+    """The rows are exactly what the proven receipts' logs give: the logs matching the filter (none dropped, added or
+    changed), with their decoded columns (``event=``), or decoded into the token-transfer dataset's rows."""
+    from chainframe.datasets import DATASETS, TokenTransfers
     from chainframe.engine._logs import matches
+
+    spec = DATASETS[dataset]
+    if isinstance(spec, TokenTransfers):
+        filters = {"address": filters.get("address"), "topics": spec.topics}
+    if filters.get("address") or filters.get("topics"):
+        frame = pl.DataFrame(pl.from_arrow(proven.select(["address", "topics"])))
+        proven = proven.filter(pa.array(frame.select(matches(filters)).to_series().to_arrow()))
+    if isinstance(spec, TokenTransfers):
+        want = spec.from_logs(proven, u256=u256)
+        key = list(spec.sort)
+    else:
+        want, key = proven, ["block_number", "log_index"]
+        events = [c for c in rows.column_names if c not in want.column_names]
+        if events and filters.get("event"):
+            from chainframe.decode import as_events, with_event_columns
+
+            want = with_event_columns(want, as_events(list(filters["event"])), u256=u256)
+    values = [c for c in want.column_names if c in rows.column_names and c not in key and c not in _NOT_IN_RECEIPTS]
+    _same_table(dataset, "log_set", rows.select(key + values), want.select(key + values), key, report)
+
+
+def _same_table(dataset: str, check: str, rows: pa.Table, want: pa.Table, key: list[str], report: Report) -> None:
+    """Rows equal to the proven ones, matched by ``key``: the first few differences as failures."""
     from chainframe.verify import Failure
 
-    want = pl.DataFrame(pl.from_arrow(proven.select(list(_LOG_KEY))))
-    have = pl.DataFrame(pl.from_arrow(rows.select(list(_LOG_KEY))))
-    if filters.get("address") or filters.get("topics"):
-        want = want.filter(matches(filters))
-    key = ["block_number", "log_index"]
-    values = [c for c in _LOG_KEY if c not in key]
-    joined = want.join(have, on=key, how="full", suffix="_kept", coalesce=True)
-    differ = pl.any_horizontal([pl.col(c).ne_missing(pl.col(f"{c}_kept")) for c in values])
-    for row in joined.filter(differ).sort(key).head(3).iter_rows(named=True):
-        if row["address"] is None:
-            expected, actual = "no such log", f"a log at log_index {row['log_index']}"
-        elif row["address_kept"] is None:
-            expected, actual = f"a log at log_index {row['log_index']}", "none"
+    have, expected = pl.DataFrame(pl.from_arrow(rows)), pl.DataFrame(pl.from_arrow(want))
+    values = [c for c in have.columns if c not in key]
+    joined = expected.join(have, on=key, how="full", suffix="_kept", coalesce=True)
+    present = pl.col(values[0]).is_not_null() if values else pl.lit(True)
+    kept = pl.col(f"{values[0]}_kept").is_not_null() if values else pl.lit(True)
+    differ = pl.any_horizontal([pl.col(c).ne_missing(pl.col(f"{c}_kept")) for c in values]) if values else pl.lit(False)
+    bad = joined.with_columns(present.alias("__want"), kept.alias("__have")).filter(differ)
+    where = " ".join(f"{k} {{{k}}}" for k in key[1:])
+    for row in bad.sort(key).head(3).iter_rows(named=True):
+        at = where.format(**row)
+        if not row["__want"]:
+            expected_text, actual = "no such row", f"a row at {at}"
+        elif not row["__have"]:
+            expected_text, actual = f"a row at {at}", "none"
         else:
             column = next(c for c in values if row[c] != row[f"{c}_kept"])
-            expected = f"log_index {row['log_index']} {column} {_shown(row[column])}"
-            actual = _shown(row[f"{column}_kept"])
-        report.failures.append(Failure("logs", row["block_number"], "log_set", expected, actual))
+            expected_text, actual = f"{at} {column} {_shown(row[column])}", _shown(row[f"{column}_kept"])
+        report.failures.append(Failure(dataset, row["block_number"], check, expected_text, actual))
 
 
 def _shown(value: Any) -> str:
