@@ -14,7 +14,7 @@ from chainframe.rpc import Pacing
 
 EXAMPLES = """\
 examples:
-  chainframe extract blocks transactions logs --blocks 0:999 --rpc http://127.0.0.1:8545 --out data
+  chainframe extract blocks transactions logs --blocks 0:199 --rpc http://127.0.0.1:8545 --out data
   chainframe extract logs --blocks 18M:+10k --network mainnet --out data \\
       --address 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48 \\
       --topic0 0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef
