@@ -29,6 +29,11 @@ def test_every_async_method_has_a_blocking_twin_with_its_signature() -> None:
         assert not inspect.iscoroutinefunction(blocking)
 
 
+def test_the_constructor_takes_the_async_clients_options() -> None:
+    assert inspect.signature(Client) == inspect.signature(AsyncClient)
+    assert "batch_size: 'int' = 50" in pydoc.render_doc(Client, renderer=pydoc.plaintext)
+
+
 def test_help_shows_the_parameters() -> None:
     text = pydoc.render_doc(Client.get_logs, renderer=pydoc.plaintext)
     assert "get_logs(self, *, from_block:" in text
@@ -48,12 +53,14 @@ def test_mypy_sees_the_parameters_and_results(tmp_path: Path) -> None:
         "reveal_type(client.get_block(1))\n"
         "client.get_block(1, full_transaction=True)\n"
         "client.trace_call('0x00')\n"
+        "Client('http://127.0.0.1:8545', batch_sise=5)\n"
     )
     out, _, status = api.run([str(snippet), "--strict", "--cache-dir", str(ROOT / ".mypy_cache")])
     assert status == 1
     assert 'Revealed type is "chainframe.rpc._types.Block | None"' in out
     assert 'Unexpected keyword argument "full_transaction"; did you mean "full_transactions"?' in out
     assert "uses_client.py:5: error: Too many positional arguments" in out
+    assert 'Unexpected keyword argument "batch_sise" for "Client"; did you mean "batch_size"?' in out
 
 
 def test_trace_call_as_documented_gives_what_the_async_one_gives(devnet: Devnet) -> None:

@@ -40,11 +40,24 @@ def _blocking(method: Callable[Concatenate[AsyncClient, P], Awaitable[R]]) -> Ca
     return call
 
 
+def _options_of(
+    init: Callable[Concatenate[AsyncClient, P], None],
+) -> Callable[[Callable[..., None]], Callable[Concatenate[Client, P], None]]:
+    """``Client.__init__`` takes what ``AsyncClient.__init__`` takes, for type checkers and for ``help()``."""
+
+    def same(function: Callable[..., None]) -> Callable[Concatenate[Client, P], None]:
+        function.__signature__ = inspect.signature(init)  # type: ignore[attr-defined]
+        return function
+
+    return same
+
+
 class Client:
     """Same options and methods as :class:`AsyncClient`, blocking. Use as a context manager or call :meth:`close`."""
 
-    def __init__(self, endpoint: Endpoint | str, **options: Any) -> None:
-        self._client = AsyncClient(endpoint, **options)  # checks the options before any thread starts
+    @_options_of(AsyncClient.__init__)
+    def __init__(self, *args: Any, **options: Any) -> None:
+        self._client = AsyncClient(*args, **options)  # checks the options before any thread starts
         self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
         self._stop: anyio.Event | None = None
