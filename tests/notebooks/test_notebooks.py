@@ -8,8 +8,10 @@ Python bytes; and the extraction shows a progress bar without being asked.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +31,16 @@ EXPECTED = {
 BYTES_REPR = re.compile(r"""\bb['"]\\x""")  # b'\x..' or b"\x..": bytes shown raw instead of as 0x hex
 
 
-def _run(path: Path, workdir: Path) -> Any:
+def _run(path: Path, workdir: Path, jupyter: Path) -> Any:
+    """Execute the notebook in a kernel of this very Python (a kernelspec of its own, first on JUPYTER_PATH, so a
+    machine's other "python3" kernel cannot stand in)."""
+    spec = jupyter / "kernels" / "chainframe-test"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "chainframe", "language": "python"}))
     notebook = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
-        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(workdir)}}
+        notebook, timeout=120, kernel_name="chainframe-test", resources={"metadata": {"path": str(workdir)}}
     )
     client.execute()  # raises CellExecutionError naming the cell when one fails
     return notebook
@@ -60,6 +68,7 @@ def test_every_notebook_is_tested() -> None:
 def test_notebook_runs_with_pictures(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))  # the kernel's profile stays out of $HOME
     monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     path = NOTEBOOKS / f"{name}.ipynb"
     committed = nbformat.read(path, as_version=4)
     assert not _outputs(committed), "commit notebooks without outputs"
@@ -67,7 +76,8 @@ def test_notebook_runs_with_pictures(name: str, tmp_path: Path, monkeypatch: pyt
     workdir = tmp_path / "work"
     workdir.mkdir()
 
-    outputs = _outputs(_run(path, workdir))
+    executed = _run(path, workdir, tmp_path / "jupyter")
+    outputs = _outputs(executed)
 
     assert sorted(os.listdir(NOTEBOOKS)) == beside, "the notebook wrote beside itself"
     assert not any(workdir.iterdir()), "the notebook wrote into its working folder (it should use a temporary one)"
@@ -90,5 +100,10 @@ def test_notebook_runs_with_pictures(name: str, tmp_path: Path, monkeypatch: pyt
     assert not [o for o in outputs if o["output_type"] == "error"]
     warnings = [o["text"] for o in outputs if o.get("name") == "stderr" and "Warning" in o["text"]]
     assert not warnings
-    if name != "typed_client_tour":  # the extraction shows its progress without being asked (a widget)
-        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+    # extract and collect show their progress without being asked: widgets, which ran to the end
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+    widgets = executed.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"].values()
+    html = [str(w["state"].get("value", "")) for w in widgets if w["model_name"] == "HTMLModel"]
+    texts_shown = [t.replace("\u2007", " ") for t in html]  # tqdm spaces its text with figure spaces
+    assert any(t.startswith(("extract: 100%", "collect: 100%")) for t in texts_shown), texts_shown
+    assert any(re.search(r"\b(\d+)/\1 .*rows=[\d,]+", t) for t in texts_shown)  # n/n blocks, with the rows
