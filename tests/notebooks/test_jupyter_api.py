@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -70,3 +72,25 @@ def test_typed_results_show_every_field_as_hex(devnet: Devnet) -> None:
     assert f"storage_hash=0x{proof.storage_hash.hex()}" in shown
     assert "key=0x" + "00" * 32 in shown
     assert "b'" not in shown
+
+
+def test_a_notebook_without_ipywidgets_gets_the_text_bar_unasked(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tqdm.std import tqdm as text_bar
+
+    from chainframe.engine import _report
+    from chainframe.engine._engine import RunCounters
+    from chainframe.rpc import ClientStats
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(_report, "in_notebook", lambda: True)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ipywidgets" else real(name, *a))
+    assert _report._bar_class() is text_bar  # not tqdm.auto, which warns that IProgress is missing (an error here)
+    bar = _report.Progress(10, enabled=None, client=SimpleNamespace(stats=ClientStats()), counters=RunCounters())
+    bar.close()
+    assert "extract:" in capsys.readouterr().err
+    monkeypatch.setattr(_report, "in_notebook", lambda: False)  # a pipe, no notebook: off unless asked
+    bar = _report.Progress(10, enabled=None, client=SimpleNamespace(stats=ClientStats()), counters=RunCounters())
+    bar.close()
+    assert capsys.readouterr().err == ""
