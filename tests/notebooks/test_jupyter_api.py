@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
+import pydoc
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,6 +13,7 @@ import pytest
 import chainframe
 from chainframe._errors import InputError
 from chainframe.devnet import Devnet
+from chainframe.engine import _api
 from chainframe.rpc import Client
 
 pd = pytest.importorskip("pandas", reason="the notebook extra: pip install 'chainframe[notebook]'")
@@ -94,3 +97,10 @@ def test_a_notebook_without_ipywidgets_gets_the_text_bar_unasked(
     bar = _report.Progress(10, enabled=None, client=SimpleNamespace(stats=ClientStats()), counters=RunCounters())
     bar.close()
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("name", ["extract", "collect", "follow", "repair", "off_chain"])
+def test_the_blocking_functions_show_their_options(name: str) -> None:
+    blocking, coroutine = getattr(_api, name), getattr(_api, f"a{name}")
+    assert inspect.signature(blocking) == inspect.signature(coroutine)
+    assert "**options" not in pydoc.render_doc(blocking, renderer=pydoc.plaintext)

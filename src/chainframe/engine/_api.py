@@ -484,6 +484,12 @@ def follow(datasets: str | Sequence[str], **options: Any) -> RunReport | None:
     return result
 
 
+# help(), IPython's ``?`` and editors inspecting live objects show the options, not ``**options``.
+for _blocking_twin, _coroutine in ((extract, aextract), (collect, acollect), (follow, afollow), (repair, arepair),
+                                   (off_chain, aoff_chain)):  # fmt: skip
+    _blocking_twin.__signature__ = inspect.signature(_coroutine)  # type: ignore[union-attr]
+
+
 def series_folder(folder: str | Path, dataset: str, **filters: Any) -> Path:
     """The folder of the series of ``dataset`` with these filters (and ``u256``) under an output folder."""
     u256 = filters.pop("u256", "decimal")
