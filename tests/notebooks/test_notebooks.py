@@ -11,6 +11,7 @@ import base64
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,11 @@ def test_notebook_runs_with_pictures(name: str, tmp_path: Path, monkeypatch: pyt
     texts_shown = [t.replace("\u2007", " ") for t in html]  # tqdm spaces its text with figure spaces
     assert any(t.startswith(("extract: 100%", "collect: 100%")) for t in texts_shown), texts_shown
     assert any(re.search(r"\b(\d+)/\1 .*rows=[\d,]+", t) for t in texts_shown)  # n/n blocks, with the rows
+
+
+def test_the_notebooks_pass_the_house_lint_and_format() -> None:
+    ruff = [sys.executable, "-m", "ruff"]
+    lint = subprocess.run([*ruff, "check", str(NOTEBOOKS)], capture_output=True, text=True, check=False)
+    assert lint.returncode == 0, lint.stdout
+    layout = subprocess.run([*ruff, "format", "--check", str(NOTEBOOKS)], capture_output=True, text=True, check=False)
+    assert layout.returncode == 0, layout.stdout
