@@ -14,14 +14,15 @@ from chainframe.rpc import Pacing
 
 EXAMPLES = """\
 examples:
-  chainframe extract blocks transactions logs --blocks 0:999 --rpc http://127.0.0.1:8545 --out data
+  chainframe extract blocks transactions logs --blocks 0:199 --rpc http://127.0.0.1:8545 --out data
   chainframe extract logs --blocks 18M:+10k --network mainnet --out data \\
       --address 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48 \\
       --topic0 0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef
-  chainframe extract logs --blocks 0:999 --rpc http://127.0.0.1:8545 --out data \
+  chainframe extract logs --blocks 0:199 --rpc http://127.0.0.1:8545 --out data \\
       --event 'Transfer(address indexed from, address indexed to, uint256 value)'
   chainframe extract receipts --blocks -1000: --network base-mainnet --out data
   chainframe extract blocks logs --blocks 0: --follow --rpc http://127.0.0.1:8545 --out data
+  chainframe extract receipts logs --blocks -10k: --network mainnet --out data --dry --credits-per-second 500
 
 re-running into the same --out extends what is there: stored chunks are skipped, the tip chunk is extended, and
 every series in the folder is first checked against the chain and repaired where a reorganization took blocks back.
@@ -66,6 +67,9 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--verify", action="store_true",
                    help="prove every piece's rows against its blocks' headers (and receipts, for logs) before "
                    "keeping them; costs a header (and receipts) fetch per block")  # fmt: skip
+    p.add_argument(
+        "--dry", action="store_true", help="print the plan (chunks, calls, estimated credits); fetch and write nothing"
+    )
     pace = p.add_argument_group("pacing (free provider tiers need it: Infura free is 500 credits/s)")
     pace.add_argument("--requests-per-second", type=float, metavar="N", help="at most N JSON-RPC calls per second")
     pace.add_argument("--credits-per-second", type=float, metavar="N", help="at most N provider credits per second")
@@ -162,6 +166,10 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.dry:
+        from chainframe.cli._dry import dry_run
+
+        return dry_run(args, _filters(args), client_options(args))
     if args.follow:
         return _follow(args)
     report = extract(

@@ -8,6 +8,7 @@ folder and the endpoint. The blocking functions run the async ones on a portal t
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib.util
 import inspect
@@ -96,14 +97,19 @@ def _check_chunk_size(chunk_size: int | None) -> int | None:
     return None if chunk_size is None else _whole("chunk_size", chunk_size)
 
 
-def _inputs(datasets: str | Sequence[str], filters: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def _inputs(
+    datasets: str | Sequence[str], filters: Mapping[str, Any], takes: Callable[..., Any]
+) -> dict[str, dict[str, Any]]:
     names = check_datasets([datasets] if isinstance(datasets, str) else datasets)
     every_filter = {k for allowed in FILTERS.values() for k in allowed}
     unknown = sorted(set(filters) - every_filter)
     if unknown:  # a misspelled option, not a filter some dataset lacks
+        options = [n for n, o in inspect.signature(takes).parameters.items() if o.kind is o.KEYWORD_ONLY]
+        close = difflib.get_close_matches(unknown[0], [*options, *every_filter], n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"help(chainframe.{takes.__name__.lstrip('a')}) lists them"
         raise InputError(
-            f"unknown keyword argument {unknown[0]!r}; filters are {', '.join(sorted(every_filter))}, and the options "
-            "are in help(chainframe.extract)"
+            f"unknown option {unknown[0]!r}; {hint} (options: {', '.join(options)}; filters: "
+            f"{', '.join(sorted(every_filter))})"
         )
     per_dataset: dict[str, dict[str, Any]] = {}
     for name in names:
@@ -173,7 +179,7 @@ async def aextract(
     kept; the report counts the blocks and rows verified and names the checks that could not run.
     """
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency, verify=verify)  # fmt: skip
+                    concurrency=concurrency, takes=aextract, verify=verify)  # fmt: skip
     endpoint = endpoint_of(rpc, network, key)
     async with _client(endpoint, client_options, rpc) as client:
         result = await run.once(
@@ -213,7 +219,7 @@ async def afollow(
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency, verify=verify)  # fmt: skip
+                    concurrency=concurrency, takes=afollow, verify=verify)  # fmt: skip
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
     if rounds is not None:
@@ -291,9 +297,9 @@ class _Run:
     @classmethod
     def make(
         cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Path, chunk_size: int | None, u256: U256,
-        filters: Mapping[str, Any], concurrency: int, verify: bool = False,
+        filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any], verify: bool = False,
     ) -> _Run:  # fmt: skip
-        per_dataset = _inputs(datasets, filters)
+        per_dataset = _inputs(datasets, filters, takes)
         size = _check_chunk_size(chunk_size)
         spec = parse_range(blocks)
         folder = Path(out)
@@ -372,17 +378,19 @@ async def acollect(
     chunk_size: int | None = None,
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
+    progress: bool | None = None,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> Any:
-    """One dataset over a block range, in memory: a pyarrow Table, or a Polars / pandas frame (``output``)."""
-    flt = _inputs(dataset, filters)[dataset]
+    """One dataset over a block range, in memory: a pyarrow Table, or a Polars / pandas frame (``output``).
+    ``progress``: a bar (None: where someone watches, a terminal or a notebook)."""
+    flt = _inputs(dataset, filters, acollect)[dataset]
     size = _chunk_size(dataset, chunk_size)
     spec = parse_range(blocks)
     if output not in ("arrow", "polars", "pandas"):
         raise InputError(f"output must be 'arrow', 'polars' or 'pandas'; got {output!r}")
     if output == "pandas" and importlib.util.find_spec("pandas") is None:
-        raise InputError("output='pandas' needs pandas, which chainframe does not install: pip install pandas")
+        raise InputError("output='pandas' needs pandas: pip install 'chainframe[notebook]' (or pip install pandas)")
     endpoint = endpoint_of(rpc, network, key)
     async with _client(endpoint, client_options, rpc) as client:
         chain_id = await client.chain_id()
@@ -395,18 +403,25 @@ async def acollect(
         tables: list[pa.Table] = [task.schema().empty_table() for task in tasks]
         state, decode, chunks = SplitState(), anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
 
+        bar = Progress(0, enabled=progress, client=client, counters=RunCounters(), desc="collect")
+        bar.add_tasks(tasks)
+
         async def one(i: int, task: ChunkTask) -> None:
             async with chunks:
                 tables[i] = await _collect_chunk(task, client, chain_id, finalized, state, decode)
+            bar.chunk(task, tables[i].num_rows, written=False)
 
-        async with anyio.create_task_group() as tg:
-            for i, task in enumerate(tasks):
-                tg.start_soon(one, i, task)
+        try:
+            async with anyio.create_task_group() as tg:
+                for i, task in enumerate(tasks):
+                    tg.start_soon(one, i, task)
+        finally:
+            bar.close()
     table = pa.concat_tables(tables)
     if output == "polars":
         return pl.from_arrow(table)
-    if output == "pandas":
-        return table.to_pandas()
+    if output == "pandas":  # through Polars: pyarrow cannot give pandas a list of fixed-size binaries
+        return pl.from_arrow(table).to_pandas()
     return table
 
 
@@ -500,6 +515,12 @@ async def averify_stored(
 
 def verify_stored(out: str | Path, **options: Any) -> Any:
     return _blocking(averify_stored, out, **options)
+
+
+# help(), IPython's ``?`` and editors inspecting live objects show the options, not ``**options``.
+for _blocking_twin, _coroutine in ((extract, aextract), (collect, acollect), (follow, afollow), (repair, arepair),
+                                   (off_chain, aoff_chain), (verify_stored, averify_stored)):  # fmt: skip
+    _blocking_twin.__signature__ = inspect.signature(_coroutine)  # type: ignore[union-attr]
 
 
 def series_folder(folder: str | Path, dataset: str, **filters: Any) -> Path:
