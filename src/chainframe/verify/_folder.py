@@ -10,6 +10,7 @@ series against the node's headers instead (:func:`chainframe.engine._verified.ve
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from chainframe.verify._tables import verify_tables
 
 DATASETS = ("blocks", "transactions", "receipts", "logs", "uncles", "account_proofs", "storage_proofs")
 _BLOCK_COLUMN = {"uncles": "nephew_number"}
+_SLOT_NAME = re.compile(r"__(\d{10})_to_(\d{10})\.parquet$")
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class _File:
     path: Path
     low: int
     high: int
+    """The blocks the file covers: from its chunk footer, else the span of its rows."""
 
 
 def _block_column(dataset: str) -> str:
@@ -38,11 +41,21 @@ def _block_column(dataset: str) -> str:
 
 
 def _files(folder: Path, dataset: str) -> list[_File]:
-    """The dataset's Parquet files with the blocks their rows span (from the footers' statistics where they have
-    them, else from the rows)."""
+    """The dataset's Parquet files with the blocks they cover (a chunk's footer says which blocks it holds, those
+    without rows included; a file without one covers its slot's blocks, or else the span of its rows)."""
+    from chainframe.store import read_meta
+
     out = []
     column = _block_column(dataset)
     for path in sorted((folder / dataset).glob("*.parquet")):
+        meta = read_meta(path)
+        if meta is not None:
+            out.append(_File(path, meta.start, meta.end))
+            continue
+        slot = _SLOT_NAME.search(path.name)
+        if slot is not None:  # footer gone (a tool rewrote the file): the blocks of its slot
+            out.append(_File(path, int(slot.group(1)), int(slot.group(2))))
+            continue
         numbers = pq.read_table(path, columns=[column])[column]
         if len(numbers) == 0:
             continue
@@ -63,16 +76,41 @@ def _rows(files: list[_File], dataset: str, low: int, high: int) -> pa.Table | N
     return pa.concat_tables(tables, promote_options="default") if tables else None
 
 
+def _covered(files: list[_File], low: int, high: int) -> set[int]:
+    return {n for f in files for n in range(max(f.low, low), min(f.high, high) + 1)}
+
+
+GROUPS = (("transactions",), ("receipts", "logs"), ("uncles",), ("account_proofs", "storage_proofs"))
+"""Tables checked together against the headers of the blocks they all cover (receipts' root needs their logs)."""
+
+
+def _verify_window(files: dict[str, list[_File]], window: _File, report: Report) -> None:
+    """One blocks file's headers, and every other dataset's rows in its blocks, each group against the headers of
+    just the blocks it covers (a block outside a series is not a block without transactions)."""
+    blocks = pq.read_table(window.path)
+    verify_tables(blocks=blocks, report=report)
+    numbers = blocks["block_number"]
+    for group in GROUPS:
+        present = [name for name in group if _covered(files[name], window.low, window.high)]
+        if not present:
+            continue
+        covered = set.intersection(*(_covered(files[name], window.low, window.high) for name in present))
+        if len(present) < len(group) or covered:
+            chosen = blocks.filter(pc.is_in(numbers, value_set=pa.array(sorted(covered), numbers.type)))
+            tables = {name: _rows(files[name], name, window.low, window.high) for name in present}
+            verify_tables(blocks=chosen, report=report, headers=False, **tables)
+        for name in present:  # blocks one dataset of the group covers and the other does not: checked alone
+            alone = _covered(files[name], window.low, window.high) - covered
+            if alone and len(present) > 1:
+                chosen = blocks.filter(pc.is_in(numbers, value_set=pa.array(sorted(alone), numbers.type)))
+                rows = _rows(files[name], name, min(alone), max(alone))
+                verify_tables(blocks=chosen, report=report, headers=False, **{name: rows})
+
+
 def windows(folder: Path) -> Iterator[dict[str, pa.Table | None]]:
-    """One mapping of dataset -> rows per stored blocks file (its blocks); without blocks, one per file of each
-    other dataset, with no headers."""
-    files = {name: _files(folder, name) for name in DATASETS}
-    if files["blocks"]:
-        for window in files["blocks"]:
-            yield {name: _rows(files[name], name, window.low, window.high) for name in DATASETS}
-        return
-    for name in DATASETS:
-        for f in files[name]:
+    """Without stored blocks: one mapping of dataset -> rows per file of each other dataset, with no headers."""
+    for name in DATASETS[1:]:
+        for f in _files(folder, name):
             yield {name: pq.read_table(f.path)}
 
 
@@ -123,8 +161,13 @@ def verify_folder(folder: str | Path, *, rpc: Any = None, client_options: Mappin
         proven: Report = verify_stored(folder, rpc=rpc, client_options=client_options)
         return proven
     report = Report()
-    for tables in windows(folder):
-        verify_tables(**tables, report=report)
+    files = {name: _files(folder, name) for name in DATASETS}
+    if files["blocks"]:
+        for window in files["blocks"]:
+            _verify_window(files, window, report)
+    else:
+        for tables in windows(folder):
+            verify_tables(**tables, report=report)  # type: ignore[arg-type]
     _headerless(folder, report)
     _other_series(folder, report)
     return report
