@@ -437,7 +437,7 @@ def test_info_parser_has_help() -> None:
     parser = argparse.ArgumentParser(prog="chainframe")
     _info.add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["info", "data", "--json"])
-    assert (args.dir, args.json, args.run) == (Path("data"), True, _info.run)
+    assert (args.dir, args.json, args.run) == ("data", True, _info.run)
 
 
 def test_chunk_writer_streams_pieces_into_full_row_groups(tmp_path: Path) -> None:
