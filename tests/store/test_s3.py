@@ -11,7 +11,6 @@ import os
 import random
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -43,6 +42,7 @@ from chainframe.store import (
     storage,
     write_chunk,
 )
+from tests.store.s3server import moto_server
 
 MAIN = ("blocks", "transactions", "receipts", "logs")
 KILLED = ("blocks", "logs")  # the SIGKILL test's (fewer requests per round: the test stays fast)
@@ -51,40 +51,16 @@ KEY_ID = "AKIACHAINFRAME" + secrets.token_hex(3).upper()
 SECRET = "cfsecret" + secrets.token_hex(16)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """moto's S3 server in a process of its own, and the AWS_* variables every reader uses pointed at it."""
-    port = _free_port()
-    log = tmp_path_factory.mktemp("moto") / "server.log"
-    with open(log, "wb") as sink:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], stdout=sink, stderr=sink
-        )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                raise RuntimeError(f"moto server did not start: {log.read_text()[-2000:]}") from None
-            time.sleep(0.05)
-    url = f"http://127.0.0.1:{port}"
     isolated = tmp_path_factory.mktemp("aws")
-    env = {
-        "AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET, "AWS_ENDPOINT_URL": url,
-        "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
-        "AWS_CONFIG_FILE": str(isolated / "config"), "AWS_SHARED_CREDENTIALS_FILE": str(isolated / "credentials"),
-    }  # fmt: skip
-    with pytest.MonkeyPatch.context() as patch:
+    with moto_server(isolated / "moto.log") as url, pytest.MonkeyPatch.context() as patch:
+        env = {
+            "AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET, "AWS_ENDPOINT_URL": url,
+            "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
+            "AWS_CONFIG_FILE": str(isolated / "config"), "AWS_SHARED_CREDENTIALS_FILE": str(isolated / "credentials"),
+        }  # fmt: skip
         for name, value in env.items():
             patch.setenv(name, value)
         patch.delenv("AWS_PROFILE", raising=False)
@@ -94,12 +70,6 @@ def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             yield url
         finally:
             _storage.s3_storage.cache_clear()
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
 
 
 @pytest.fixture
