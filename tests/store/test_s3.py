@@ -23,7 +23,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from chainframe import extract, open_duckdb, scan
+from chainframe import extract, follow, open_duckdb, scan
 from chainframe._errors import InputError
 from chainframe.cli import main as cli_main
 from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings
@@ -196,6 +196,52 @@ def test_a_reorg_between_runs_is_repaired_in_the_bucket(
     assert {r["series"] for r in report.reorgs} == set(MAIN)
     assert {r["fork_block"] for r in report.reorgs} == {chain.truth.head - 4}
     assert_same_as_local(chain, out, tmp_path, chunk_size=100)
+
+
+def test_follow_extends_and_repairs_the_bucket_round_after_round(
+    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path
+) -> None:
+    out = f"{bucket}/dev"
+    heads: list[int] = []
+
+    def between_rounds(report: Any) -> None:
+        heads.append(report.head)
+        if len(heads) == 1:
+            node.call("anvil_mine", hex(5))
+        elif len(heads) == 2:
+            reorg(node, 3)
+
+    last = follow(list(KILLED), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, poll=0.05,
+                  rounds=3, on_round=between_rounds)  # fmt: skip
+    assert heads == [240, 245, 245]
+    assert last is not None
+    assert {r["fork_block"] for r in last.reorgs} == {243}
+    assert_same_as_local(chain, out, tmp_path, datasets=KILLED, chunk_size=100)
+
+
+def test_a_second_run_into_a_prefix_being_written_fails_at_once(chain: Devnet, bucket: str) -> None:
+    assert chain.gateway is not None
+    chain.gateway.configure(GatewaySettings(latency=0.05))
+    out = f"{bucket}/dev"
+    argv = [
+        sys.executable, "-m", "chainframe.cli", "extract", *KILLED, "--blocks", "0:latest", "--rpc", chain.http_url,
+        "--out", out, "--chunk-size", "20", "--no-progress",
+    ]  # fmt: skip
+    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as first:
+        lease = location(f"{out}/.chainframe/lease")
+        assert isinstance(lease, ObjectPath)
+        deadline = time.monotonic() + 30
+        while not s3_filesystem().exists(lease.path):
+            assert first.poll() is None, "the first run ended before it was seen holding the lease"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        started = time.monotonic()
+        with pytest.raises(InputError, match=r"being written by another chainframe run \(pid \d+ on "):
+            extract(["blocks"], blocks="0:latest", out=out, rpc=chain.http_url, progress=False)
+        assert time.monotonic() - started < 5
+        assert first.wait(timeout=120) == 0, first.stderr.read() if first.stderr else ""
+    chain.gateway.configure(GatewaySettings())
+    assert not s3_filesystem().exists(lease.path)  # released at the end
 
 
 def test_credentials_appear_in_no_output_object_or_error(

@@ -14,6 +14,12 @@ Committing a file maps onto each medium's atomic step:
   only when it completes). S3 replaces an object atomically, so a reader listing ``*.parquet`` sees the old object or
   the new one, never a half-written one, and no temporary is ever visible to a glob.
 
+One difference remains, inherent in replacing an object in place: a local reader that opened the old file keeps
+reading it, while an S3 reader reads an object in several ranged GETs, and if that very object is replaced between
+them it reads across versions. s3fs (so ``open_duckdb``) sends ``If-Match`` with the ETag and fails with
+``FileExpired``; readers that do not can fail to decode. Only a tip slot being extended and slots rewritten by a
+reorg repair are ever replaced; ``--align`` (whole slots only) with the default safe end replaces nothing.
+
 S3 access goes through s3fs (fsspec) with botocore's usual configuration: credentials from the environment
 (``AWS_ACCESS_KEY_ID``/``AWS_SECRET_ACCESS_KEY``/``AWS_SESSION_TOKEN``), ``AWS_PROFILE`` and the shared config files;
 ``AWS_ENDPOINT_URL`` (or ``AWS_ENDPOINT_URL_S3``, or ``endpoint_url`` in the profile) for S3-compatible servers. The
@@ -148,7 +154,7 @@ class Storage(Protocol):
         ...
 
     def exists(self, folder: Location) -> bool:
-        """Whether ``folder`` exists (for S3: the bucket exists and the prefix holds an object, or is the bucket)."""
+        """Whether ``folder`` exists (for S3: the prefix holds an object; S3 has no empty folders)."""
         ...
 
     def footers(self, paths: Sequence[Location]) -> list[pq.FileMetaData | None]:
