@@ -45,7 +45,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from chainframe._errors import ChainframeError, InputError
-from chainframe._redact import redact_text
+from chainframe._redact import redact_text, redact_url
 
 PART_BYTES = 64 * 2**20
 """Above this size an object is uploaded in parts of this size (memory holds one part, never the whole file)."""
@@ -55,6 +55,8 @@ TEMPORARY = re.compile(r"^\..+\.tmp-(\d+)-[0-9a-f]+$")
 """Local temporaries: ``.<name>.tmp-<pid>-<random>``, which a ``*.parquet`` glob does not match."""
 
 T = TypeVar("T")
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+"""S3's rule for bucket names (no ``user:secret@`` either)."""
 
 
 class StoreError(ChainframeError):
@@ -75,8 +77,11 @@ class ObjectPath:
     url: str
 
     def __post_init__(self) -> None:
-        if not self.url.startswith("s3://") or not self.bucket:
-            raise InputError(f"{self.url!r} is not an S3 URL; write s3://bucket or s3://bucket/prefix")
+        if not self.url.startswith("s3://") or not _BUCKET.match(self.bucket):
+            raise InputError(
+                f"{redact_url(self.url)!r} is not an S3 URL with a valid bucket name; write s3://bucket/prefix "
+                "(credentials go in AWS_* variables or a profile, never in the URL)"
+            )
 
     @property
     def bucket(self) -> str:
@@ -208,9 +213,9 @@ def footer_from_tail(tail: bytes, fetch: Callable[[int], bytes]) -> pq.FileMetaD
     if len(tail) < 12 or tail[-4:] != b"PAR1":
         return None
     need = int.from_bytes(tail[-8:-4], "little") + 8
-    if need > len(tail):
-        tail = fetch(need) if len(tail) >= FOOTER_TAIL else b""
-        if len(tail) < need + 4:  # the leading magic number too
+    if need > len(tail):  # a long footer (or a short file that is not whole)
+        tail = fetch(need + 4) if len(tail) >= FOOTER_TAIL else b""
+        if len(tail) < need + 4:  # the file must hold the leading magic number too
             return None
     try:
         return pq.read_metadata(pa.BufferReader(tail[-need:]))
