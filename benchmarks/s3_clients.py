@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from tests.store.s3server import moto_server
 
 from chainframe.store import ObjectPath, s3_filesystem, storage
-from chainframe.store._storage import s3_storage
+from chainframe.store._s3 import s3_storage
 
 
 def _best(run: Callable[[], Any], repeat: int = 3) -> float:

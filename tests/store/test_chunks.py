@@ -33,7 +33,7 @@ from chainframe.store import (
     series_name,
     write_chunk,
 )
-from chainframe.store._storage import FOOTER_TAIL, footer_from_tail
+from chainframe.store._s3 import FOOTER_TAIL, footer_from_tail
 
 HASH = "0x" + "11" * 32
 TX_HASH = "0x" + "22" * 32

@@ -33,7 +33,7 @@ from chainframe.store import (
     LeaseLost,
     ObjectLease,
     ObjectPath,
-    _storage,
+    _s3,
     folder_info,
     load_series,
     location,
@@ -65,11 +65,11 @@ def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             patch.setenv(name, value)
         patch.delenv("AWS_PROFILE", raising=False)
         patch.delenv("AWS_SESSION_TOKEN", raising=False)
-        _storage.s3_storage.cache_clear()
+        _s3.s3_storage.cache_clear()
         try:
             yield url
         finally:
-            _storage.s3_storage.cache_clear()
+            _s3.s3_storage.cache_clear()
 
 
 @pytest.fixture
@@ -313,7 +313,7 @@ def test_a_lost_lease_stops_every_write(bucket: str) -> None:
 def test_a_large_object_goes_up_in_parts_and_a_killed_upload_stays_invisible(
     bucket: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_storage, "PART_BYTES", 5 * 2**20)  # S3's smallest part
+    monkeypatch.setattr(_s3, "PART_BYTES", 5 * 2**20)  # S3's smallest part
     rows = 12
     blob = pa.array([os.urandom(2**20) for _ in range(rows)], pa.binary())  # incompressible: 12 MiB
     table = pa.table({"block_number": pa.array(range(rows), pa.uint64()), "data": blob})

@@ -19,6 +19,7 @@ from chainframe.store._chunks import (
 from chainframe.store._info import folder_info, format_info, series_json
 from chainframe.store._lease import ObjectLease
 from chainframe.store._lock import FolderLock, folder_lock
+from chainframe.store._s3 import s3_filesystem
 from chainframe.store._series import (
     Series,
     StoredChunk,
@@ -37,7 +38,6 @@ from chainframe.store._storage import (
     StoreError,
     location,
     read_batches,
-    s3_filesystem,
     storage,
     write_bytes,
 )

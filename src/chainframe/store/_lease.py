@@ -33,12 +33,12 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chainframe._errors import InputError
-
-if TYPE_CHECKING:
-    from chainframe.store._storage import ObjectPath, S3Objects
+from chainframe.store._local import process_alive
+from chainframe.store._s3 import S3Objects, s3_storage
+from chainframe.store._storage import LeaseLost, ObjectPath
 
 TTL = 60.0
 """Seconds a lease lasts without renewal."""
@@ -87,8 +87,6 @@ class ObjectLease:
     def __init__(
         self, root: ObjectPath, objects: S3Objects | None = None, *, ttl: float = TTL, renew: float = RENEW
     ) -> None:
-        from chainframe.store._storage import s3_storage
-
         self.root = root
         self.path = root / ".chainframe" / "lease"
         self.objects = objects or s3_storage()
@@ -184,8 +182,6 @@ class ObjectLease:
         return self._lost
 
     def check(self) -> None:
-        from chainframe.store._storage import LeaseLost
-
         if self._lost:
             raise LeaseLost(f"the lease on {self.root} is lost ({self._lost}); nothing more is written")
         age = time.monotonic() - self._renewed
@@ -231,11 +227,8 @@ def _stale(holder: dict[str, Any]) -> str:
     """Why the holder's lease can be taken over ("" if it cannot)."""
     same_machine = holder.get("host") == socket.gethostname() and holder.get("boot") == _boot_id()
     pid = holder.get("pid")
-    if same_machine and isinstance(pid, int) and pid != os.getpid():
-        from chainframe.store._storage import process_alive
-
-        if not process_alive(pid):
-            return f"its holder (pid {pid} on this machine) is gone"
+    if same_machine and isinstance(pid, int) and pid != os.getpid() and not process_alive(pid):
+        return f"its holder (pid {pid} on this machine) is gone"
     expires = holder.get("expires")
     if not isinstance(expires, int | float) or expires + SKEW < time.time():
         return "it expired"

@@ -3,7 +3,8 @@
 A *location* is a :class:`pathlib.Path` (a local folder or file) or an :class:`ObjectPath` (``s3://bucket/key``).
 :func:`location` turns what a user gives into one; :func:`storage` gives the :class:`Storage` that reads and writes it.
 The store above (series, chunks, info, lock) only ever calls these operations, so resume, extend, follow and reorg
-repair are one code path for both.
+repair are one code path for both. The implementations are :mod:`chainframe.store._local` and
+:mod:`chainframe.store._s3`; the S3 prefix's single-writer lease is :mod:`chainframe.store._lease`.
 
 Committing a file maps onto each medium's atomic step:
 
@@ -30,31 +31,19 @@ never part of them (botocore does not put them in its messages, and we never for
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import secrets
-import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache, partial
 from pathlib import Path
-from typing import IO, Any, Protocol, TypeVar
+from typing import IO, Any, Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from chainframe._errors import ChainframeError, InputError
-from chainframe._redact import redact_text, redact_url
+from chainframe._redact import redact_url
 
-PART_BYTES = 64 * 2**20
-"""Above this size an object is uploaded in parts of this size (memory holds one part, never the whole file)."""
-FOOTER_TAIL = 64 * 2**10
-"""Bytes read from the end of an object to get its Parquet footer in one request (a second one if it is longer)."""
-TEMPORARY = re.compile(r"^\..+\.tmp-(\d+)-[0-9a-f]+$")
-"""Local temporaries: ``.<name>.tmp-<pid>-<random>``, which a ``*.parquet`` glob does not match."""
-
-T = TypeVar("T")
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 """S3's rule for bucket names (no ``user:secret@`` either)."""
 
@@ -193,7 +182,13 @@ class Storage(Protocol):
 
 def storage(where: Location) -> Storage:
     """The storage that holds ``where``."""
-    return s3_storage() if isinstance(where, ObjectPath) else LOCAL
+    if isinstance(where, ObjectPath):
+        from chainframe.store._s3 import s3_storage
+
+        return s3_storage()
+    from chainframe.store._local import LOCAL
+
+    return LOCAL
 
 
 def write_bytes(path: Location, data: bytes) -> None:
@@ -205,391 +200,6 @@ def write_bytes(path: Location, data: bytes) -> None:
     except BaseException:
         pending.abort()
         raise
-
-
-def footer_from_tail(tail: bytes, fetch: Callable[[int], bytes]) -> pq.FileMetaData | None:
-    """The Parquet footer in ``tail``, the last bytes of a file (all of it if it is shorter than :data:`FOOTER_TAIL`);
-    ``fetch(n)`` reads the last ``n`` bytes when the footer is longer. None if it is not a whole Parquet file."""
-    if len(tail) < 12 or tail[-4:] != b"PAR1":
-        return None
-    need = int.from_bytes(tail[-8:-4], "little") + 8
-    if need > len(tail):  # a long footer (or a short file that is not whole)
-        tail = fetch(need + 4) if len(tail) >= FOOTER_TAIL else b""
-        if len(tail) < need + 4:  # the file must hold the leading magic number too
-            return None
-    try:
-        return pq.read_metadata(pa.BufferReader(tail[-need:]))
-    except (OSError, ValueError, pa.ArrowException):
-        return None
-
-
-# --- local -----------------------------------------------------------------------------------------------------------
-
-
-class _LocalPending:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.temporary = path.parent / f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-        self.sink: IO[bytes] = open(self.temporary, "xb")  # noqa: SIM115 (closed by commit or abort)
-
-    def commit(self) -> None:
-        self.sink.flush()
-        os.fsync(self.sink.fileno())
-        self.sink.close()
-        os.replace(self.temporary, self.path)
-        _fsync_folder(self.path.parent)
-
-    def abort(self) -> None:
-        self.sink.close()
-        with contextlib.suppress(FileNotFoundError):
-            self.temporary.unlink()
-
-
-class LocalFiles:
-    """A local folder: temporaries beside the final name, ``os.replace`` to commit."""
-
-    def files(self, folder: Location) -> list[Entry]:
-        folder = _local(folder)
-        if not folder.is_dir():
-            return []
-        return [Entry(p, p.stat().st_size) for p in sorted(folder.glob("*.parquet")) if p.is_file()]
-
-    def folders(self, folder: Location) -> list[Location]:
-        folder = _local(folder)
-        return [p for p in sorted(folder.iterdir()) if p.is_dir()] if folder.is_dir() else []
-
-    def exists(self, folder: Location) -> bool:
-        return _local(folder).is_dir()
-
-    def footers(self, paths: Sequence[Location]) -> list[pq.FileMetaData | None]:
-        out: list[pq.FileMetaData | None] = []
-        for path in paths:
-            try:
-                out.append(pq.read_metadata(_local(path)))
-            except (OSError, ValueError, pa.ArrowException):
-                out.append(None)
-        return out
-
-    def open_input(self, path: Location) -> IO[bytes]:
-        return open(_local(path), "rb")
-
-    def begin(self, path: Location) -> Pending:
-        return _LocalPending(_local(path))
-
-    def delete(self, path: Location) -> None:
-        _local(path).unlink(missing_ok=True)
-
-    def temporaries(self, folder: Location) -> list[Location]:
-        folder = _local(folder)
-        if not folder.is_dir():
-            return []
-        return sorted(p for p in folder.glob(".*.tmp-*") if TEMPORARY.match(p.name) and p.is_file())
-
-    def clean_temporaries(self, folder: Location) -> int:
-        """A temporary whose process is still alive belongs to a concurrent writer and is kept."""
-        removed = 0
-        for path in self.temporaries(folder):
-            match = TEMPORARY.match(path.name)
-            if match is None or process_alive(int(match.group(1))):
-                continue
-            with contextlib.suppress(FileNotFoundError):
-                _local(path).unlink()
-                removed += 1
-        return removed
-
-    def check_writable(self, folder: Location) -> None:
-        """Checked by making and removing a folder in the nearest existing ancestor."""
-        folder = _local(folder)
-        if folder.exists() and not folder.is_dir():
-            raise InputError(f"out={folder} is a file; give a folder for the datasets")
-        existing = folder
-        while not existing.exists():
-            existing = existing.parent
-        if not existing.is_dir():
-            raise InputError(f"out={folder} cannot be made: {existing} is a file; give a folder for the datasets")
-        try:
-            os.rmdir(tempfile.mkdtemp(prefix=".chainframe-check-", dir=existing))
-        except OSError as exc:
-            raise InputError(
-                f"out={folder} is not writable ({exc.strerror}: {existing}); choose another --out"
-            ) from None
-
-
-LOCAL = LocalFiles()
-
-
-def _local(path: Location) -> Path:
-    if not isinstance(path, Path):
-        raise TypeError(f"{path} is not a local path")
-    return path
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename durable (POSIX); a no-op where folders cannot be opened."""
-    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-    try:
-        fd = os.open(folder, flags)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def process_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False  # kill(0) would signal our own process group
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except (OverflowError, OSError, ValueError):
-        return False
-    return True
-
-
-# --- S3 --------------------------------------------------------------------------------------------------------------
-
-
-def s3_filesystem() -> Any:
-    """The s3fs file system the store uses (to register with DuckDB, for one)."""
-    return s3_storage().fs
-
-
-@cache
-def s3_storage() -> S3Objects:
-    """One S3 storage per process (s3fs keeps a pool of connections and its own event loop thread)."""
-    return S3Objects()
-
-
-class _S3Pending:
-    def __init__(self, owner: S3Objects, path: ObjectPath) -> None:
-        self.owner, self.path = owner, path
-        self.sink: IO[bytes] = tempfile.TemporaryFile(prefix="chainframe-spool-")  # noqa: SIM115 (closed below)
-
-    def commit(self) -> None:
-        try:
-            self.owner.leases.check(self.path)
-            self.sink.flush()
-            size = self.sink.seek(0, os.SEEK_END)
-            self.sink.seek(0)
-            self.owner.upload(self.path, self.sink, size)
-        finally:
-            self.sink.close()
-
-    def abort(self) -> None:
-        self.sink.close()
-
-
-class S3Objects:
-    """An S3 bucket (or an S3-compatible server) through s3fs; see the module docstring."""
-
-    def __init__(self) -> None:
-        from chainframe.store._lease import Leases
-
-        self.leases = Leases()
-        self._fs: Any = None
-
-    @property
-    def fs(self) -> Any:
-        """The s3fs file system: listings never cached (other runs change them); every wait bounded."""
-        if self._fs is None:
-            try:
-                import s3fs
-            except ImportError:
-                raise InputError("s3:// output needs s3fs: pip install 'chainframe[s3]'") from None
-            self._fs = s3fs.S3FileSystem(
-                use_listings_cache=False,
-                config_kwargs={
-                    "connect_timeout": 10,
-                    "read_timeout": 60,
-                    "retries": {"max_attempts": 4, "mode": "standard"},
-                },
-            )
-        return self._fs
-
-    def call(self, what: str, where: Location, action: Callable[[], T]) -> T:
-        """``action()``, its errors translated into :class:`StoreError` naming ``what`` and ``where``."""
-        try:
-            return action()
-        except (LeaseLost, InputError):
-            raise
-        except FileNotFoundError as exc:
-            raise StoreError(f"cannot {what} {where}: not found ({_reason(exc)})") from None
-        except PermissionError as exc:
-            raise StoreError(f"cannot {what} {where}: access denied ({_reason(exc)})") from None
-        except Exception as exc:  # botocore and s3fs errors have no common base besides Exception
-            raise StoreError(f"cannot {what} {where}: {_reason(exc)}") from None
-
-    def s3(self, what: str, where: Location, operation: str, **params: Any) -> Any:
-        """One S3 API call (botocore's ``operation`` with ``params``), errors translated as by :meth:`call`."""
-        return self.call(what, where, lambda: self.fs.call_s3(operation, **params))
-
-    def files(self, folder: Location) -> list[Entry]:
-        folder = _remote(folder)
-
-        def ls() -> list[Entry]:
-            try:
-                found = self.fs.ls(folder.path, detail=True)
-            except FileNotFoundError:
-                return []
-            return [
-                Entry(ObjectPath("s3://" + e["name"]), int(e["size"]))
-                for e in found
-                if e["type"] == "file" and e["name"].endswith(".parquet")
-            ]
-
-        return sorted(self.call("list", folder, ls), key=lambda e: str(e.path))
-
-    def folders(self, folder: Location) -> list[Location]:
-        folder = _remote(folder)
-
-        def ls() -> list[Location]:
-            try:
-                found = self.fs.ls(folder.path, detail=True)
-            except FileNotFoundError:
-                return []
-            return [ObjectPath("s3://" + e["name"].rstrip("/")) for e in found if e["type"] == "directory"]
-
-        return sorted(self.call("list", folder, ls), key=str)
-
-    def exists(self, folder: Location) -> bool:
-        folder = _remote(folder)
-
-        def look() -> bool:
-            try:
-                return bool(self.fs.ls(folder.path))  # a prefix exists while it holds an object
-            except FileNotFoundError:
-                return False
-
-        return self.call("list", folder, look)
-
-    def footers(self, paths: Sequence[Location]) -> list[pq.FileMetaData | None]:
-        """Footers with one suffix-range GET per file, all of them at once (s3fs runs them concurrently)."""
-        if not paths:
-            return []
-        names = [_remote(p).path for p in paths]
-        tails = self.call(
-            "read", paths[0].parent,
-            lambda: self.fs.cat_ranges(names, [-FOOTER_TAIL] * len(names), [None] * len(names), on_error="return"),
-        )  # fmt: skip
-        out: list[pq.FileMetaData | None] = []
-        for path, name, tail in zip(paths, names, tails, strict=True):
-            if isinstance(tail, BaseException):
-                if not isinstance(tail, FileNotFoundError):
-                    self.call("read", path, partial(_raise, tail))
-                out.append(None)
-                continue
-
-            def fetch(n: int, name: str = name, path: Location = path) -> bytes:
-                data: bytes = self.call("read", path, lambda: self.fs.cat_file(name, start=-n))
-                return data
-
-            out.append(footer_from_tail(bytes(tail), fetch))
-        return out
-
-    def open_input(self, path: Location) -> IO[bytes]:
-        path = _remote(path)
-        handle: IO[bytes] = self.call(
-            "read", path, lambda: self.fs.open(path.path, "rb", block_size=8 * 2**20, cache_type="readahead")
-        )
-        return handle
-
-    def begin(self, path: Location) -> Pending:
-        return _S3Pending(self, _remote(path))
-
-    def upload(self, path: ObjectPath, source: IO[bytes], size: int) -> None:
-        """``source`` as the object ``path``, visible whole or not at all: one PUT, or a multipart upload that is
-        aborted (never completed) if a part fails."""
-        where = {"Bucket": path.bucket, "Key": path.key}
-        if size <= PART_BYTES:
-            self.s3("write", path, "put_object", Body=source.read(), **where)
-            return
-        upload_id = self.s3("write", path, "create_multipart_upload", **where)["UploadId"]
-        try:
-            parts: list[dict[str, Any]] = []
-            while chunk := source.read(PART_BYTES):
-                number = len(parts) + 1
-                done = self.s3("write", path, "upload_part", UploadId=upload_id, PartNumber=number, Body=chunk, **where)
-                parts.append({"PartNumber": number, "ETag": done["ETag"]})
-            self.leases.check(path)
-            self.s3(
-                "write", path, "complete_multipart_upload", UploadId=upload_id, MultipartUpload={"Parts": parts},
-                **where,
-            )  # fmt: skip
-        except BaseException:
-            with contextlib.suppress(Exception):
-                self.fs.call_s3("abort_multipart_upload", Bucket=path.bucket, Key=path.key, UploadId=upload_id)
-            raise
-
-    def delete(self, path: Location) -> None:
-        path = _remote(path)
-        self.leases.check(path)
-        self.s3("delete", path, "delete_object", Bucket=path.bucket, Key=path.key)
-
-    def _uploads(self, folder: ObjectPath) -> list[dict[str, Any]]:
-        prefix = folder.key + "/" if folder.key else ""
-
-        def pending() -> list[dict[str, Any]]:
-            answer = self.fs.call_s3("list_multipart_uploads", Bucket=folder.bucket, Prefix=prefix)
-            uploads: list[dict[str, Any]] = answer.get("Uploads", [])
-            return [u for u in uploads if "/" not in u["Key"][len(prefix) :]]
-
-        return self.call("list uploads in", folder, pending)
-
-    def temporaries(self, folder: Location) -> list[Location]:
-        """Multipart uploads that never completed: invisible to readers, but S3 bills their parts."""
-        folder = _remote(folder)
-        return sorted({ObjectPath(f"s3://{folder.bucket}/{u['Key']}") for u in self._uploads(folder)}, key=str)
-
-    def clean_temporaries(self, folder: Location) -> int:
-        """Called with the prefix's lease held: no other run is uploading into it, so every pending upload is a
-        killed run's."""
-        folder = _remote(folder)
-        uploads = self._uploads(folder)
-        for upload in uploads:
-            self.s3(
-                "abort an upload in", folder, "abort_multipart_upload", Bucket=folder.bucket, Key=upload["Key"],
-                UploadId=upload["UploadId"],
-            )  # fmt: skip
-        return len(uploads)
-
-    def check_writable(self, folder: Location) -> None:
-        """A small object put and deleted under ``.chainframe/`` (which no ``*/*.parquet`` glob reads)."""
-        folder = _remote(folder)
-        probe = folder / ".chainframe" / f"check-{secrets.token_hex(6)}"
-        try:
-            self.fs.call_s3("put_object", Bucket=probe.bucket, Key=probe.key, Body=b"")
-            self.fs.call_s3("delete_object", Bucket=probe.bucket, Key=probe.key)
-        except InputError:
-            raise
-        except Exception as exc:
-            raise InputError(
-                f"out={folder} is not writable ({_reason(exc)}); check the bucket name, the credentials "
-                "(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE) and, for an S3-compatible server, "
-                "AWS_ENDPOINT_URL"
-            ) from None
-
-
-def _remote(path: Location) -> ObjectPath:
-    if not isinstance(path, ObjectPath):
-        raise TypeError(f"{path} is not an S3 path")
-    return path
-
-
-def _raise(exc: BaseException) -> None:
-    raise exc
-
-
-def _reason(exc: BaseException) -> str:
-    """What the server or client said, in one line (botocore's texts name the operation and the error code)."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    keys = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ACCESS_KEY_ID")
-    return redact_text(text, *(os.environ.get(k, "") for k in keys))[:300]
 
 
 def read_batches(path: Location | str, **options: Any) -> Iterator[pa.RecordBatch]:
