@@ -107,9 +107,7 @@ async def extract_round(
     asked: dict[str, Wanted] = {}
     for want in wanted:
         asked[series_name(want.dataset, want.filters, want.u256)] = want
-    every = {p.name: load_series(p) for p in series_folders(folder)}
-    for name in asked:
-        every.setdefault(name, load_series(folder / name))
+    every = await _every_series(folder, list(asked))
     for series in every.values():
         await anyio.to_thread.run_sync(check_series, folder, series, chain_id)
     sizes: dict[str, int] = {}
@@ -132,7 +130,7 @@ async def extract_round(
             iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
             concurrency=concurrency, counters=counters, on_chunk=on_chunk,
         )  # fmt: skip
-        every = {p.name: load_series(p) for p in series_folders(folder)}
+        every = await _every_series(folder)
         head = int(await client.block_number())  # a reorganization during the round may have moved it either way
         repairs = await find_stale(client, list(every.values()), head)
         if not repairs:
@@ -144,6 +142,20 @@ async def extract_round(
         f"the chain kept reorganizing while {folder} was brought up to date ({CHECK_ROUNDS} repairs); "
         "try again later, or stop further from the head (--confirmations)"
     )
+
+
+async def _every_series(folder: Location, asked: list[str] | None = None) -> dict[str, Series]:
+    """Every series in ``folder`` (and the asked ones, which may not exist yet), from their footers. Read in a worker
+    thread (in a bucket it is a listing and a GET per file), abandoned at once if the run is cancelled: reading
+    changes nothing, so Ctrl-C need not wait for it."""
+
+    def read() -> dict[str, Series]:
+        every = {p.name: load_series(p) for p in series_folders(folder)}
+        for name in asked or ():
+            every.setdefault(name, load_series(folder / name))
+        return every
+
+    return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
 
 
 def _plan_round(
