@@ -63,8 +63,8 @@ def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         }  # fmt: skip
         for name, value in env.items():
             patch.setenv(name, value)
-        patch.delenv("AWS_PROFILE", raising=False)
-        patch.delenv("AWS_SESSION_TOKEN", raising=False)
+        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):  # would override the above
+            patch.delenv(name, raising=False)
         _s3.s3_storage.cache_clear()
         try:
             yield url
