@@ -46,7 +46,9 @@ def add_parser(commands: Any) -> None:
     p.add_argument("datasets", nargs="+", metavar="DATASET", help=f"one or more of: {', '.join(DATASETS)}")
     p.add_argument("--blocks", required=True, metavar="RANGE", help="block range, e.g. 0:999, 18M:+10k, -1000:")
     add_endpoint_options(p)
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (one sub-folder per dataset)")
+    p.add_argument(
+        "--out", required=True, metavar="DIR", help="output folder or s3://bucket/prefix (one sub-folder per dataset)"
+    )
     p.add_argument(
         "--chunk-size", type=int, metavar="N", help="blocks per file (default: 1000; 100 for proofs, traces)"
     )

@@ -12,8 +12,6 @@ import difflib
 import functools
 import importlib.util
 import inspect
-import os
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
@@ -35,7 +33,18 @@ from chainframe.engine._report import Progress, RunReport, now
 from chainframe.engine._run import Wanted, extract_round
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
-from chainframe.store import FolderLock, clean_temporaries, load_series, series_folders, series_name
+from chainframe.store import (
+    Location,
+    ObjectPath,
+    clean_temporaries,
+    folder_lock,
+    load_series,
+    location,
+    s3_filesystem,
+    series_folders,
+    series_name,
+    storage,
+)
 
 Output = Literal["arrow", "polars", "pandas"]
 Blocks = str | int | tuple[int, int]
@@ -121,24 +130,15 @@ def _inputs(
     return per_dataset
 
 
-def _check_out(folder: Path) -> None:
-    """The output folder is a folder we can write into (or can be made in one), checked by making and removing a
-    temporary folder there: before any request is sent, and leaving nothing behind."""
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"out={folder} is a file; give a folder for the datasets")
-    existing = folder
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise InputError(f"out={folder} cannot be made: {existing} is a file; give a folder for the datasets")
-    try:
-        os.rmdir(tempfile.mkdtemp(prefix=".chainframe-check-", dir=existing))
-    except OSError as exc:
-        raise InputError(f"out={folder} is not writable ({exc.strerror}: {existing}); choose another --out") from None
+def _check_out(folder: Location) -> None:
+    """The output folder is a folder (or S3 prefix) we can write into, checked before any request is sent and
+    leaving nothing behind."""
+    storage(folder).check_writable(folder)
 
 
-def _prepare_out(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+def _prepare_out(folder: Location) -> None:
+    if isinstance(folder, Path):
+        folder.mkdir(parents=True, exist_ok=True)
     for series in series_folders(folder):
         clean_temporaries(series)  # left by killed runs (we hold the folder's lock: no run is writing)
 
@@ -152,7 +152,7 @@ async def aextract(
     datasets: str | Sequence[str],
     *,
     blocks: Blocks,
-    out: str | Path,
+    out: str | Location,
     rpc: str | Endpoint | None = None,
     network: str | None = None,
     key: str | None = None,
@@ -163,7 +163,7 @@ async def aextract(
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
     progress: bool | None = None,
-    report: str | Path | None = None,
+    report: str | Location | None = None,
     verify: bool = False,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
@@ -186,7 +186,7 @@ async def aextract(
             client, endpoint=endpoint, overwrite=overwrite, align=align, confirmations=confirmations,
             progress=progress,
         )  # fmt: skip
-    result.save(Path(report) if report is not None else result.default_path())
+    result.save(report if report is not None else result.default_path())
     return result
 
 
@@ -195,7 +195,7 @@ async def afollow(
     datasets: str | Sequence[str],
     *,
     blocks: Blocks = ":",
-    out: str | Path,
+    out: str | Location,
     rpc: str | Endpoint | None = None,
     network: str | None = None,
     key: str | None = None,
@@ -243,7 +243,7 @@ async def afollow(
 
 @_typed_errors
 async def arepair(
-    out: str | Path,
+    out: str | Location,
     *,
     rpc: str | Endpoint | None = None,
     network: str | None = None,
@@ -253,7 +253,7 @@ async def arepair(
 ) -> RunReport:
     """Check every series in ``out`` against the chain and rewrite what a reorganization took back (rows below each
     fork block are kept); nothing else is fetched. Every ``extract`` into ``out`` does the same first."""
-    folder = Path(out)
+    folder = location(out)
     if not series_folders(folder):
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to repair")
     run = _Run([], parse_range(":"), folder, concurrency)
@@ -269,11 +269,11 @@ async def arepair(
 
 @_typed_errors
 async def aoff_chain(
-    out: str | Path, *, rpc: str | Endpoint | None = None, network: str | None = None, key: str | None = None
+    out: str | Location, *, rpc: str | Endpoint | None = None, network: str | None = None, key: str | None = None
 ) -> list[dict[str, Any]]:
     """The stored chunks under ``out`` that are no longer on the node's chain (nothing is written): series, file,
     fork block, and the stored blocks from there on that ``repair`` would rewrite."""
-    folder = Path(out)
+    folder = location(out)
     every = [load_series(p) for p in series_folders(folder)]
     async with AsyncClient(endpoint_of(rpc, network, key)) as client:
         head = int(await client.block_number())
@@ -289,20 +289,20 @@ class _Run:
     """The checked inputs of an extraction, and one round of it over an output folder."""
 
     def __init__(
-        self, wanted: list[Wanted], spec: RangeSpec, folder: Path, concurrency: int, verify: bool = False
+        self, wanted: list[Wanted], spec: RangeSpec, folder: Location, concurrency: int, verify: bool = False
     ) -> None:
         self.wanted, self.spec, self.folder, self.concurrency = wanted, spec, folder, concurrency
         self.verify = verify
 
     @classmethod
     def make(
-        cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Path, chunk_size: int | None, u256: U256,
+        cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Location, chunk_size: int | None, u256: U256,
         filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any], verify: bool = False,
     ) -> _Run:  # fmt: skip
         per_dataset = _inputs(datasets, filters, takes)
         size = _check_chunk_size(chunk_size)
         spec = parse_range(blocks)
-        folder = Path(out)
+        folder = location(out)
         _check_out(folder)
         if u256 not in ("decimal", "binary"):
             raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
@@ -328,7 +328,7 @@ class _Run:
         counters = RunCounters()
         bar = Progress(0, enabled=progress, client=client, counters=counters)
         try:
-            with FolderLock(self.folder):
+            with folder_lock(self.folder):
                 await anyio.to_thread.run_sync(_prepare_out, self.folder)
                 result = await extract_round(
                     client, folder=self.folder, wanted=self.wanted, blocks=resolved, head=head, finalized=finalized,
@@ -475,13 +475,13 @@ def collect(dataset: str, **options: Any) -> Any:
     return _blocking(acollect, dataset, **options)
 
 
-def off_chain(out: str | Path, **options: Any) -> list[dict[str, Any]]:
+def off_chain(out: str | Location, **options: Any) -> list[dict[str, Any]]:
     """Blocking :func:`aoff_chain`."""
     result: list[dict[str, Any]] = _blocking(aoff_chain, out, **options)
     return result
 
 
-def repair(out: str | Path, **options: Any) -> RunReport:
+def repair(out: str | Location, **options: Any) -> RunReport:
     """Blocking :func:`arepair`."""
     result: RunReport = _blocking(arepair, out, **options)
     return result
@@ -523,35 +523,41 @@ for _blocking_twin, _coroutine in ((extract, aextract), (collect, acollect), (fo
     _blocking_twin.__signature__ = inspect.signature(_coroutine)  # type: ignore[union-attr]
 
 
-def series_folder(folder: str | Path, dataset: str, **filters: Any) -> Path:
-    """The folder of the series of ``dataset`` with these filters (and ``u256``) under an output folder."""
+def series_folder(folder: str | Location, dataset: str, **filters: Any) -> Location:
+    """The folder of the series of ``dataset`` with these filters (and ``u256``) under an output folder (a local
+    path, or an ``s3://bucket/prefix`` URL)."""
     u256 = filters.pop("u256", "decimal")
     check_datasets([dataset])
-    return Path(folder) / series_name(dataset, check_filters(dataset, filters), u256)
+    return location(folder) / series_name(dataset, check_filters(dataset, filters), u256)
 
 
-def scan(folder: str | Path, dataset: str, **filters: Any) -> pl.LazyFrame:
+def scan(folder: str | Location, dataset: str, **filters: Any) -> pl.LazyFrame:
     """A lazy Polars scan of one series: ``dataset`` with the given filters (as given to ``extract``; and
-    ``u256="binary"`` for that encoding) under an output folder. A series folder's name works as ``dataset`` too."""
-    root = Path(folder)
-    path = root / dataset if dataset not in DATASETS and (root / dataset).is_dir() else None
+    ``u256="binary"`` for that encoding) under an output folder (local, or ``s3://bucket/prefix``: Polars reads the
+    bucket itself, with the same ``AWS_*`` settings). A series folder's name works as ``dataset`` too."""
+    root = location(folder)
+    path = root / dataset if dataset not in DATASETS and storage(root / dataset).files(root / dataset) else None
     path = path or series_folder(root, dataset, **filters)
-    if not any(path.glob("*.parquet")):
+    if not storage(path).files(path):
         raise InputError(f"{path} holds no chunk files; extract {dataset!r} (with these filters) into {folder} first")
-    return pl.scan_parquet(str(path / "*.parquet"))
+    return pl.scan_parquet(f"{path}/*.parquet")
 
 
-def open_duckdb(folder: str | Path, connection: Any = None) -> Any:
+def open_duckdb(folder: str | Location, connection: Any = None) -> Any:
     """A DuckDB connection with one view per series folder under ``folder`` (named as the folder: ``logs``,
-    ``logs__f1a2b3c4d``, ...) and the ``hex0x`` macros."""
+    ``logs__f1a2b3c4d``, ...) and the ``hex0x`` macros. For ``s3://bucket/prefix``, the connection reads the bucket
+    through the store's S3 file system (s3fs, registered with DuckDB), so no DuckDB extension is downloaded."""
     import duckdb
 
     con = connection or duckdb.connect()
     register_duckdb(con)
-    found = series_folders(Path(folder))
+    root = location(folder)
+    found = series_folders(root)
     if not found:
         raise InputError(f"{folder} holds no dataset folders with chunk files")
+    if isinstance(root, ObjectPath) and "s3" not in con.list_filesystems():
+        con.register_filesystem(s3_filesystem())
     for path in found:
-        glob = str(path / "*.parquet").replace("'", "''")
+        glob = f"{path}/*.parquet".replace("'", "''")
         con.execute(f"CREATE OR REPLACE VIEW \"{path.name}\" AS SELECT * FROM read_parquet('{glob}')")  # noqa: S608
     return con

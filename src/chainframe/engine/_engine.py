@@ -18,7 +18,6 @@ from typing import Any
 import anyio
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from chainframe._version import __version__
 from chainframe.datasets import DATASETS, BlockRange, TokenTransfers
@@ -37,7 +36,7 @@ from chainframe.engine._logs import SplitState, fetch_logs, logs_table, plan_pie
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._sink import InOrder
 from chainframe.engine._verified import Material, Proven, material, verify_piece
-from chainframe.store import ChunkMeta, ChunkWriter, read_meta
+from chainframe.store import ChunkMeta, ChunkWriter, read_batches, read_meta
 
 PIECE_BLOCKS = 100
 """Blocks per piece for the datasets fetched block by block (all but logs, whose pieces follow the answers' size)."""
@@ -190,7 +189,7 @@ def kept_meta(task: ChunkTask) -> ChunkMeta | None:
     """The metadata of the file whose rows ``task`` keeps, if it still holds them."""
     if task.keep_through is None:
         return None
-    meta = read_meta(Path(task.path))
+    meta = read_meta(task.path)
     if meta is None or meta.start != task.start or meta.end < task.keep_through:
         return None
     return meta
@@ -201,8 +200,7 @@ def copy_kept(task: ChunkTask, writer: ChunkWriter) -> int:
     assert task.keep_through is not None
     rows = 0
     try:
-        source = pq.ParquetFile(task.path, page_checksum_verification=True)
-        for batch in source.iter_batches(batch_size=100_000):
+        for batch in read_batches(task.path, batch_size=100_000):
             table = pa.Table.from_batches([batch]).cast(writer.schema)
             table = table.filter(pc.less_equal(table["block_number"], task.keep_through))
             rows += table.num_rows
@@ -269,7 +267,7 @@ async def _attempt(
     kept = await anyio.to_thread.run_sync(kept_meta, task) if task.keep_through is not None else None
     if task.keep_through is not None and kept is None:
         task = ChunkTask(**{**task.to_json(), "keep_through": None})
-    with ChunkWriter(Path(task.path), task.schema()) as writer:
+    with ChunkWriter(task.path, task.schema()) as writer:
         kept_rows = await anyio.to_thread.run_sync(copy_kept, task, writer) if kept is not None else 0
 
         async def write(table: pa.Table) -> None:

@@ -7,12 +7,12 @@ import json
 import sys
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from chainframe._version import __version__
 from chainframe.engine._engine import RunCounters
 from chainframe.engine._plan import ChunkTask
+from chainframe.store import Location, location, write_bytes
 
 
 def in_notebook() -> bool:
@@ -103,7 +103,7 @@ class RunReport:
     @classmethod
     def make(
         cls, *, started: datetime, seconds: float, endpoint: str, chain_id: int, blocks: tuple[int, int] | None,
-        text: str, out: Path | None, counters: RunCounters, client: Any, head: int | None = None,
+        text: str, out: Location | None, counters: RunCounters, client: Any, head: int | None = None,
         finalized: int | None = None, stop: str = "", reorgs: list[dict[str, Any]] | None = None,
     ) -> RunReport:  # fmt: skip
         stats = client.stats
@@ -155,17 +155,16 @@ class RunReport:
 
         return f"<pre>{html.escape(self.summary())}</pre>"
 
-    def save(self, path: Path) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
-        tmp.replace(path)
+    def save(self, path: Location | str) -> Location:
+        """Write the report to ``path`` (a local file or an S3 object), atomically."""
+        path = location(path)
+        write_bytes(path, (json.dumps(self.to_json(), indent=2) + "\n").encode())
         return path
 
-    def default_path(self) -> Path:
+    def default_path(self) -> Location:
         assert self.out is not None
         stamp = self.started.replace(":", "").replace("-", "")
-        return Path(self.out) / ".chainframe" / "runs" / f"{stamp}.json"
+        return location(self.out) / ".chainframe" / "runs" / f"{stamp}.json"
 
     def summary(self) -> str:
         what = f"blocks {self.blocks[0]}..{self.blocks[1]}" if self.blocks else "no new blocks"
