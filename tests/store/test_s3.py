@@ -28,6 +28,7 @@ from chainframe._errors import InputError
 from chainframe.cli import main as cli_main
 from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings
 from chainframe.devnet._node_rpc import NodeRPC
+from chainframe.engine import verify_stored
 from chainframe.store import (
     ChunkMeta,
     LeaseLost,
@@ -157,6 +158,9 @@ def test_a_bucket_run_equals_a_local_run_and_extends_in_place(
     runs = [k for k in _objects(out) if "/.chainframe/runs/" in k]
     assert len(runs) >= 1  # the run reports are kept in the bucket, beside the data
     assert not [k for k in _objects(out) if k.endswith("/.chainframe/lease")]  # released
+    proven = verify_stored(out, rpc=chain.node.url)  # every series in the bucket proven against the node
+    assert proven.ok, proven.failures[:3]
+    assert proven.rows_verified["logs"] == _read(f"{out}/logs/*.parquet", "logs").height
 
 
 def test_sigkill_then_the_same_command_finishes_the_job(

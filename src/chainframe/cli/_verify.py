@@ -75,13 +75,17 @@ def format_report(report: Report) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    folder = Path(args.dir)
-    if not folder.is_dir():
-        raise InputError(f"{folder} is not a folder")
+    from chainframe.store import ObjectPath, location
+
+    folder = location(args.dir)
     if args.rpc or args.network:
         from chainframe.engine import verify_stored
 
         report = verify_stored(folder, rpc=args.rpc, network=args.network)
+    elif isinstance(folder, ObjectPath):
+        raise InputError(f"{folder} is a bucket: verify it against the node with --rpc URL (offline reads folders)")
+    elif not Path(folder).is_dir():
+        raise InputError(f"{folder} is not a folder")
     else:
         report = verify_folder(folder)
     if not report.blocks_verified and not report.skipped:

@@ -495,7 +495,7 @@ def follow(datasets: str | Sequence[str], **options: Any) -> RunReport | None:
 
 @_typed_errors
 async def averify_stored(
-    out: str | Path,
+    out: str | Location,
     *,
     rpc: str | Endpoint | None = None,
     network: str | None = None,
@@ -506,14 +506,14 @@ async def averify_stored(
     :class:`chainframe.verify.Report` (nothing is written)."""
     from chainframe.engine._verified import averify_stored as prove_folder
 
-    folder = Path(out)
+    folder = location(out)
     if not series_folders(folder):
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to verify")
     async with _client(endpoint_of(rpc, network, key), client_options, rpc) as client:
         return await prove_folder(folder, client)
 
 
-def verify_stored(out: str | Path, **options: Any) -> Any:
+def verify_stored(out: str | Location, **options: Any) -> Any:
     return _blocking(averify_stored, out, **options)
 
 

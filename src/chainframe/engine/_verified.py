@@ -21,18 +21,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import anyio
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from chainframe._errors import InputError
 from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, U256, BlockRange
 from chainframe.engine._answers import WrongAnswer
+from chainframe.store import Location, storage
 from chainframe.verify import Report
 
 LOG_DATASETS = frozenset({"logs", "erc20_transfers", "erc721_transfers", "erc1155_transfers"})
@@ -85,7 +84,15 @@ async def material(client: Any, dataset: str, part: BlockRange, *, receipts: boo
     return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [])
 
 
-async def averify_stored(folder: Path, client: Any, *, piece_blocks: int = 100) -> Report:
+def _read(path: Location) -> pa.Table:
+    """A stored chunk's rows, from disk or a bucket (page checksums verified)."""
+    import pyarrow.parquet as pq
+
+    with storage(path).open_input(path) as source:
+        return pq.ParquetFile(source, page_checksum_verification=True).read()
+
+
+async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 100) -> Report:
     """Prove every series under ``folder`` against the node behind ``client``: each stored file in pieces of
     ``piece_blocks`` blocks (memory bounded by a piece), every failure collected rather than raised."""
     from chainframe.store import load_series, series_folders
@@ -98,7 +105,7 @@ async def averify_stored(folder: Path, client: Any, *, piece_blocks: int = 100) 
             meta = chunk.meta
             if meta.chain_id != chain_id:
                 raise InputError(f"{chunk.path} is of chain {meta.chain_id}; the node serves chain {chain_id}")
-            table = await anyio.to_thread.run_sync(pq.read_table, chunk.path)
+            table = await anyio.to_thread.run_sync(_read, chunk.path)
             column = "nephew_number" if meta.dataset == "uncles" else "block_number"
             for start in range(meta.start, meta.end + 1, piece_blocks):
                 part = BlockRange(start, min(start + piece_blocks - 1, meta.end))
