@@ -42,6 +42,8 @@ STAND_INS = {
 NOT_RUN = {
     "./scripts/demo": "tests/devnet/test_demo.py runs the demo",
     "./scripts/test": "the test suite itself",
+    "export AWS_": "the bucket example's credentials and endpoint",
+    "s3://": "tests/store/test_s3.py runs extract and info on a bucket of a moto server",
 }
 # Commands that fail as written, for a reason outside the CLI: each is expected to fail (so this list cannot go stale).
 KNOWN_BROKEN: dict[str, tuple[str, str]] = {}
@@ -147,7 +149,7 @@ def test_every_documented_command_runs_as_written(
     used: set[str] = set()
     failures, timings, ran = [], [], 0
     for command in _readme_commands() + _help_commands():
-        if any(command.startswith(skipped) for skipped in NOT_RUN):
+        if any(skipped in command for skipped in NOT_RUN):
             continue
         filled = _filled(command, values, used)
         began = time.monotonic()
