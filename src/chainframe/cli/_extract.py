@@ -18,6 +18,8 @@ examples:
   chainframe extract logs --blocks 18M:+10k --network mainnet --out data \\
       --address 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48 \\
       --topic0 0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef
+  chainframe extract logs --blocks 0:199 --rpc http://127.0.0.1:8545 --out data \\
+      --event 'Transfer(address indexed from, address indexed to, uint256 value)'
   chainframe extract receipts --blocks -1000: --network base-mainnet --out data
   chainframe extract blocks logs --blocks 0: --follow --rpc http://127.0.0.1:8545 --out data
   chainframe extract receipts logs --blocks -10k: --network mainnet --out data --dry --credits-per-second 500
@@ -62,6 +64,9 @@ def add_parser(commands: Any) -> None:
         "--report", metavar="FILE", help="where to write the JSON run report (default: OUT/.chainframe/runs/)"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--verify", action="store_true",
+                   help="prove every piece's rows against its blocks' headers (and receipts, for logs) before "
+                   "keeping them; costs a header (and receipts) fetch per block")  # fmt: skip
     p.add_argument(
         "--dry", action="store_true", help="print the plan (chunks, calls, estimated credits); fetch and write nothing"
     )
@@ -76,6 +81,11 @@ def add_parser(commands: Any) -> None:
         "--topic0", metavar="T[,T...]",
         help="topic 0: a hash or an event signature such as 'Transfer(address,address,uint256)'; "
         "one value or a comma-separated OR-list",
+    )  # fmt: skip
+    logs.add_argument(
+        "--event", action="append", metavar="SIGNATURE",
+        help="decode logs of this event into typed columns (and fetch only them), e.g. 'Transfer(address indexed "
+        "from, address indexed to, uint256 value)'; repeatable; or the path of an ABI JSON file",
     )  # fmt: skip
     for i in range(1, 4):
         logs.add_argument(f"--topic{i}", metavar="T[,T...]", help=f"topic {i}: one value or a comma-separated OR-list")
@@ -103,26 +113,34 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _topic(text: str | None, *, signatures: bool) -> str | list[str] | None:
-    """One topic filter: a value or an OR-list; for topic0 an event signature stands for its hash.
-
-    Commas inside a signature's parentheses separate its parameters, not OR-alternatives, so the list is split only
-    at commas outside parentheses.
-    """
+def _topic(text: str | None) -> str | list[str] | None:
+    """One topic filter: a value or an OR-list (split at commas outside parentheses, so that an event signature's
+    parameters stay together; topic 0's signatures are hashed by the filter check)."""
     if text is None:
         return None
-    items, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            items.append(text[start:i])
-            start = i + 1
-    items.append(text[start:])
-    if signatures:
-        from chainframe.decode import parse_event
+    from chainframe.decode._abi import split_top
 
-        items = ["0x" + parse_event(t).topic0.hex() if "(" in t else t for t in items]
+    items = split_top(text)
     return items if len(items) > 1 else items[0]
+
+
+def _events(given: list[str] | None) -> list[Any] | None:
+    """``--event`` values: signatures, or paths of ABI JSON files (their events)."""
+    if not given:
+        return None
+    events: list[Any] = []
+    for value in given:
+        if "(" in value:
+            events.append(value)
+            continue
+        try:
+            with open(value, encoding="utf-8") as file:
+                abi = json.load(file)
+        except (OSError, ValueError) as exc:
+            reason = f"--event {value!r} is neither an event signature nor a readable ABI file: {exc}"
+            raise InputError(reason) from None
+        events.extend(entry for entry in abi if isinstance(entry, dict) and entry.get("type") == "event")
+    return events
 
 
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
@@ -131,7 +149,8 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
         topics.pop()
     filters: dict[str, Any] = {
         "address": args.address,
-        "topics": [_topic(t, signatures=i == 0) for i, t in enumerate(topics)] or None,
+        "topics": [_topic(t) for t in topics] or None,
+        "event": _events(args.event),
         "addresses": args.addresses,
         "storage_keys": args.storage_keys,
         "calls": None,
@@ -167,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
         confirmations=args.confirmations,
         progress=False if args.no_progress else None,
         report=args.report,
+        verify=args.verify,
         client_options=client_options(args),
         **_filters(args),
     )
@@ -197,7 +217,7 @@ def _follow(args: argparse.Namespace) -> int:
             args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
             chunk_size=args.chunk_size, concurrency=args.concurrency, u256=args.u256,
             confirmations=args.confirmations, poll=args.poll, on_round=on_round, client_options=client_options(args),
-            **_filters(args),
+            verify=args.verify, **_filters(args),
         )  # fmt: skip
     except KeyboardInterrupt:
         print("stopped; every stored chunk is whole (re-run to continue)", file=sys.stderr)

@@ -164,19 +164,22 @@ async def aextract(
     confirmations: int = DEFAULT_CONFIRMATIONS,
     progress: bool | None = None,
     report: str | Path | None = None,
+    verify: bool = False,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> RunReport:
     """Extract datasets over a block range into the series folders under ``out``; return the run report.
 
     ``blocks``: ``"A:B"`` (B included), ``"A:+N"``, ``"-N:"``, ``"A:"``, tags, k/M suffixes (see
-    :mod:`chainframe.engine._ranges`). Filters: logs ``address``, ``topics``; proofs ``addresses``,
+    :mod:`chainframe.engine._ranges`). Filters: logs ``address``, ``topics``, ``event``; proofs ``addresses``,
     ``storage_keys``; traces ``calls`` (and ``only_top_call``, ``diff_mode``). Stored slots are skipped and a tip
     file is extended; ``overwrite`` refetches every asked slot; ``align`` stores whole chunks only. Every series in
     ``out`` is checked against the chain first and repaired where a reorganization took stored blocks back.
+    ``verify``: every piece's rows are proven against its blocks' headers (and receipts, for logs) before they are
+    kept; the report counts the blocks and rows verified and names the checks that could not run.
     """
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency, takes=aextract)  # fmt: skip
+                    concurrency=concurrency, takes=aextract, verify=verify)  # fmt: skip
     endpoint = endpoint_of(rpc, network, key)
     async with _client(endpoint, client_options, rpc) as client:
         result = await run.once(
@@ -203,6 +206,7 @@ async def afollow(
     concurrency: int = 4,
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
+    verify: bool = False,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> RunReport | None:
@@ -215,7 +219,7 @@ async def afollow(
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency, takes=afollow)  # fmt: skip
+                    concurrency=concurrency, takes=afollow, verify=verify)  # fmt: skip
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
     if rounds is not None:
@@ -284,13 +288,16 @@ async def aoff_chain(
 class _Run:
     """The checked inputs of an extraction, and one round of it over an output folder."""
 
-    def __init__(self, wanted: list[Wanted], spec: RangeSpec, folder: Path, concurrency: int) -> None:
+    def __init__(
+        self, wanted: list[Wanted], spec: RangeSpec, folder: Path, concurrency: int, verify: bool = False
+    ) -> None:
         self.wanted, self.spec, self.folder, self.concurrency = wanted, spec, folder, concurrency
+        self.verify = verify
 
     @classmethod
     def make(
         cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Path, chunk_size: int | None, u256: U256,
-        filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any],
+        filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any], verify: bool = False,
     ) -> _Run:  # fmt: skip
         per_dataset = _inputs(datasets, filters, takes)
         size = _check_chunk_size(chunk_size)
@@ -301,7 +308,9 @@ class _Run:
             raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
         _whole("concurrency", concurrency)
         wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
-        return cls(wanted, spec, folder, concurrency)
+        if not isinstance(verify, bool):
+            raise InputError(f"verify must be True or False; got {verify!r}")
+        return cls(wanted, spec, folder, concurrency, verify)
 
     async def once(
         self, client: Any, *, endpoint: Endpoint, overwrite: bool, align: bool, confirmations: int,
@@ -325,7 +334,7 @@ class _Run:
                     client, folder=self.folder, wanted=self.wanted, blocks=resolved, head=head, finalized=finalized,
                     chain_id=chain_id, endpoint=endpoint.display, default_sizes=DEFAULT_CHUNK_SIZE,
                     overwrite=overwrite, concurrency=self.concurrency, counters=counters,
-                    on_tasks=bar.add_tasks, on_chunk=bar.chunk,
+                    on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify,
                 )  # fmt: skip
         finally:
             bar.close()
@@ -391,7 +400,7 @@ async def acollect(
             ChunkTask(dataset=dataset, start=part.start, end=part.end, filters=flt, u256=u256, chunk_size=size, path="")
             for part in slots(resolved, size)
         ]
-        tables: list[pa.Table] = [DATASETS[dataset].empty(u256)] * len(tasks)
+        tables: list[pa.Table] = [task.schema().empty_table() for task in tasks]
         state, decode, chunks = SplitState(), anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
 
         bar = Progress(0, enabled=progress, client=client, counters=RunCounters(), desc="collect")
@@ -435,7 +444,7 @@ async def _collect_chunk(
 
         done, _ = await on_one_fork(read)
         if done:
-            return pa.concat_tables(pieces) if pieces else DATASETS[task.dataset].empty(task.u256)
+            return pa.concat_tables(pieces) if pieces else task.schema().empty_table()
     raise ChainUnstable(f"{task.dataset} blocks {task.start}..{task.end}: the chain kept reorganizing under it")
 
 
@@ -484,9 +493,33 @@ def follow(datasets: str | Sequence[str], **options: Any) -> RunReport | None:
     return result
 
 
+@_typed_errors
+async def averify_stored(
+    out: str | Path,
+    *,
+    rpc: str | Endpoint | None = None,
+    network: str | None = None,
+    key: str | None = None,
+    client_options: Mapping[str, Any] | None = None,
+) -> Any:
+    """Prove every series stored under ``out`` against the node's headers (and receipts, for logs): a
+    :class:`chainframe.verify.Report` (nothing is written)."""
+    from chainframe.engine._verified import averify_stored as prove_folder
+
+    folder = Path(out)
+    if not series_folders(folder):
+        raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to verify")
+    async with _client(endpoint_of(rpc, network, key), client_options, rpc) as client:
+        return await prove_folder(folder, client)
+
+
+def verify_stored(out: str | Path, **options: Any) -> Any:
+    return _blocking(averify_stored, out, **options)
+
+
 # help(), IPython's ``?`` and editors inspecting live objects show the options, not ``**options``.
 for _blocking_twin, _coroutine in ((extract, aextract), (collect, acollect), (follow, afollow), (repair, arepair),
-                                   (off_chain, aoff_chain)):  # fmt: skip
+                                   (off_chain, aoff_chain), (verify_stored, averify_stored)):  # fmt: skip
     _blocking_twin.__signature__ = inspect.signature(_coroutine)  # type: ignore[union-attr]
 
 

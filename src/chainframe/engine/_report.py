@@ -80,7 +80,7 @@ class RunReport:
     """The blocks asked for, resolved (None when nothing was left to ask, e.g. ``align`` before a whole chunk)."""
     range: str
     out: str | None
-    datasets: dict[str, dict[str, int]]
+    datasets: dict[str, dict[str, Any]]
     requests: int
     calls: int
     retries: int
@@ -184,6 +184,10 @@ class RunReport:
                 f"  {name:<18} {d['rows']:>12,} rows  {d['written']:>5} chunks written  {d['skipped']:>5} skipped"
                 + refetched
             )
+            if d.get("verified_blocks"):
+                lines.append(f"  {'':<18} verified: {d['verified_blocks']:,} blocks, {d['verified_rows']:,} rows")
+            for check, reason in sorted(d.get("unverified", {}).items()):
+                lines.append(f"  {'':<18} not verified: {check} ({reason})")
         lines.append(
             f"  {self.requests:,} requests ({self.calls:,} calls), {self.retries} retries, {self.splits} splits, "
             f"{self.rate_limited} rate limits, {self.bytes_received / 1e6:,.1f} MB received"

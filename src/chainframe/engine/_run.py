@@ -14,7 +14,7 @@ A round (what ``extract`` runs once and ``follow`` runs every poll):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -102,6 +102,7 @@ async def extract_round(
     counters: RunCounters,
     on_tasks: Callable[[list[ChunkTask]], None] | None = None,
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
+    verify: bool = False,
 ) -> RoundResult:
     """Bring ``wanted`` series over ``blocks`` up to date in ``folder`` and repair every series there."""
     result = RoundResult(head=head, finalized=finalized, blocks=blocks)
@@ -127,6 +128,8 @@ async def extract_round(
     repairs = await find_stale(client, list(every.values()), head)
     tasks = _plan_round(every, asked, sizes, repairs, blocks, chain_id, overwrite, head, result)
     for rounds in range(CHECK_ROUNDS + 1):
+        if verify:
+            tasks = [replace(task, verify=True) for task in tasks]
         if on_tasks is not None:
             on_tasks(tasks)
         await run_tasks(
