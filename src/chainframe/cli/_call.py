@@ -131,11 +131,14 @@ def check(method: str, raw: list[str]) -> list[Any]:
             raise InputError(f"{method!r} is not a JSON-RPC method name (like eth_getBalance)")
         return [_passed_through(text) for text in raw]
     required = [a.name for a in spec if a.required]
-    if not len(required) <= len(raw) <= len(spec):
-        usage = " ".join(f"<{a.name}>" if a.required else f"[<{a.name}>]" for a in spec) or "no arguments"
-        missing = f"; missing: {', '.join(required[len(raw) :])}" if len(raw) < len(required) else ""
-        raise InputError(f"{method} takes {usage}; got {len(raw)} argument{'s' * (len(raw) != 1)}{missing}")
-    return [a.check(_arg(text), a.name) for a, text in zip(spec, raw, strict=False)]
+    usage = " ".join(f"<{a.name}>" if a.required else f"[<{a.name}>]" for a in spec) or "no arguments"
+    got = f"got {len(raw)} argument{'s' * (len(raw) != 1)}"
+    if len(raw) > len(spec):
+        raise InputError(f"{method} takes {usage}; {got}")
+    params = [a.check(_arg(text), a.name) for a, text in zip(spec, raw, strict=False)]  # what is there, first
+    if len(raw) < len(required):
+        raise InputError(f"{method} takes {usage}; {got}; missing: {', '.join(required[len(raw) :])}")
+    return params
 
 
 def add_parser(commands: Any) -> None:

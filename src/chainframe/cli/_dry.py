@@ -152,4 +152,6 @@ def _report(args: argparse.Namespace, blocks: Any, head: int, asked: list[str], 
         f"  to plan it the node was asked: {', '.join(asked)}. A run also checks the stored series against the chain "
         "and reads the headers of blocks above the finalized one (not counted here)."
     )
+    if getattr(args, "verify", False):
+        lines.append("  --verify adds a header fetch per block (and its receipts, for logs): not counted here.")
     return "\n".join(lines)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from chainframe._redact import redact_text
-from chainframe.rpc import RateLimited
+from chainframe.rpc import RateLimited, TransientError
 
 
 class _RetryLines(logging.Handler):
@@ -26,6 +26,8 @@ class _RetryLines(logging.Handler):
         if retry is None:
             return
         attempt, attempts, wait, error = retry
+        if not isinstance(error, TransientError):  # a refused key is tried once more, quietly (Infura's spurious 401)
+            return
         reason = " ".join(str(error).split())
         if isinstance(error, RateLimited):
             line = f"rate limited, waiting {wait:.1f} s: {reason}"
