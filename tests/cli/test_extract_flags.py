@@ -47,3 +47,23 @@ def test_topic0_takes_an_event_signature(devnet: Devnet, tmp_path: Path) -> None
     topics = pl.read_parquet(folder / "*.parquet")["topics"]
     assert topics.len() > 0
     assert topics.list.get(0).to_list() == [bytes.fromhex(transfer[2:])] * topics.len()
+
+
+def test_event_flag_takes_signatures_and_abi_files(devnet: Devnet, tmp_path: Path) -> None:
+    import json
+    from importlib import resources
+
+    from chainframe import scan
+
+    artifacts = json.loads(resources.files("chainframe.devnet").joinpath("contracts/artifacts.json").read_text())
+    abi_file = tmp_path / "token.abi.json"
+    abi_file.write_text(json.dumps(artifacts["contracts"]["Token"]["abi"]))
+    transfer = "Transfer(address indexed from, address indexed to, uint256 value)"
+    base = ["extract", "logs", "--blocks", "0:60", "--rpc", devnet.node.url, "--no-progress"]
+    assert main([*base, "--out", str(tmp_path / "sig"), "--event", transfer]) == 0
+    assert main([*base, "--out", str(tmp_path / "abi"), "--event", str(abi_file)]) == 0
+    by_signature = scan(tmp_path / "sig", "logs", event=transfer).collect()
+    by_abi = scan(tmp_path / "abi", "logs", event=artifacts["contracts"]["Token"]["abi"]).collect()
+    assert by_signature.height > 0
+    assert by_signature["value"].to_list() == by_abi.filter(pl.col("from").is_not_null())["value"].to_list()
+    assert main([*base, "--out", str(tmp_path / "bad"), "--event", "no-such-file.json"]) == 2

@@ -128,11 +128,13 @@ async def test_transactions_are_the_planned_ones(chain: Chain) -> None:
         plan = planned[tx_hash]
         assert (number, index, tx_type) == (plan.block, plan.index, plan.tx_type)
         assert to == (None if plan.to is None else bytes.fromhex(plan.to[2:]))
-    assert set(txs["transaction_type"]) == {0, 1, 2}
+    assert set(txs["transaction_type"]) == {0, 1, 2, 4}
+    (authorizations,) = [a for a in txs["authorization_list"] if a]
+    assert authorizations[0]["address"] == bytes.fromhex(truth.contracts["Store"][2:])
     receipts = chain.tables["receipts"].to_pydict()
     status = dict(zip(receipts["transaction_hash"], receipts["status"], strict=True))
     assert status == {h: t.status for h, t in planned.items()}
-    assert set(receipts["transaction_type"]) == {0, 1, 2}
+    assert set(receipts["transaction_type"]) == {0, 1, 2, 4}
 
 
 # --- (b) every row equals the typed object, column by column ------------------------------------------------------

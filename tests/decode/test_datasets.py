@@ -65,3 +65,48 @@ def test_erc1155_transfers_take_single_and_batch_logs_one_row_per_id() -> None:
     assert [(r["block_number"], int(r["token_id"]), int(r["value"]), r["batch_index"]) for r in table.to_pylist()] == [
         (1, 7, 5, 0), (2, 8, 1, 0), (2, 9, 4, 1),
     ]  # fmt: skip
+
+
+def test_logs_with_event_store_decoded_columns_in_their_own_series(devnet: Devnet, tmp_path: Path) -> None:
+    import polars as pl
+
+    from chainframe import decode_event, scan, series_folder
+
+    emitter = devnet.truth.contracts["Emitter"]
+    ping = "Ping(address indexed sender, uint256 indexed seq, bytes payload)"
+    abi = next(c["abi"] for n, c in _artifacts().items() if n == "Token")
+    extract("logs", blocks="0:latest", out=tmp_path, rpc=devnet.http_url, chunk_size=50, progress=False)
+    report = extract("logs", blocks="0:latest", out=tmp_path, rpc=devnet.http_url, chunk_size=50, progress=False,
+                     event=[ping], address=emitter)  # fmt: skip
+    folder = series_folder(tmp_path, "logs", event=[ping], address=emitter)
+    assert folder.name.startswith("logs__f")
+    assert folder != series_folder(tmp_path, "logs")  # a filtered series never mixes with the plain one
+    stored = scan(tmp_path, "logs", event=[ping], address=emitter).collect()
+    plain = scan(tmp_path, "logs").collect()
+    expected = decode_event(plain, ping).filter(pl.col("address") == bytes.fromhex(emitter[2:]))
+    assert report.datasets["logs"]["rows"] == stored.height == expected.height > 0
+    assert stored.columns[-3:] == ["sender", "seq", "payload"]
+    assert stored.select("block_number", "log_index", "sender", "seq", "payload").equals(
+        expected.select("block_number", "log_index", "sender", "seq", "payload")
+    )
+    # The same topic0 with another indexed count is kept as a log but not misread: its decoded columns are null.
+    wrong = "Ping(address indexed sender, uint256 seq, bytes payload)"
+    misfit = collect("logs", blocks="0:latest", rpc=devnet.http_url, event=wrong, address=emitter, output="polars")
+    assert misfit.height == stored.height
+    assert misfit["seq"].null_count() == misfit.height
+    # An ABI's events in one series: Transfer and Approval share the `value` column; the other names are each one's.
+    both = collect("logs", blocks="0:latest", rpc=devnet.http_url, event=abi, output="polars")
+    assert both.columns[-5:] == ["owner", "spender", "value", "from", "to"]
+    transfers = both.filter(pl.col("from").is_not_null())
+    reference = erc20_transfers(collect("logs", blocks="0:latest", rpc=devnet.node.url))
+    assert transfers["value"].to_list() == reference["value"].to_pylist()
+    assert both.filter(pl.col("owner").is_null() & pl.col("from").is_null()).height == 0
+
+
+def _artifacts() -> dict[str, dict[str, list[dict[str, object]]]]:
+    import json
+    from importlib import resources
+
+    text = resources.files("chainframe.devnet").joinpath("contracts/artifacts.json").read_text()
+    contracts: dict[str, dict[str, list[dict[str, object]]]] = json.loads(text)["contracts"]
+    return contracts

@@ -187,6 +187,35 @@ def test_dynamic_types_match_eth_abi() -> None:
     assert frame.select("tag", *(f"p{i}" for i in range(len(types)))).rows() == expected
 
 
+def test_tuples_match_eth_abi() -> None:
+    rng = random.Random(5)
+    event = parse_event(
+        "Fill((address maker, uint256 amount) indexed order, (address to, uint64 fee) leg, "
+        "(string memo, uint256[] ids) note, (bool ok, bytes32 tag)[] flags, uint8 after)"
+    )
+    types = ["(address,uint64)", "(string,uint256[])", "(bool,bytes32)[]", "uint8"]
+    rows, expected = [], []
+    for _ in range(40):
+        values = [
+            ("0x" + rng.randbytes(20).hex(), rng.randrange(2**64)),
+            ("memo" * rng.randrange(20), [rng.randrange(10**30) for _ in range(rng.randrange(4))]),
+            [(rng.random() < 0.5, rng.randbytes(32)) for _ in range(rng.randrange(3))],
+            rng.randrange(256),
+        ]
+        key = rng.randbytes(32)
+        rows.append(([event.topic0, key], abi_encode(types, values)))
+        leg, note, flags, after = abi_decode(types, rows[-1][1])
+        expected.append(
+            (key, {"to": bytes.fromhex(leg[0][2:]), "fee": leg[1]},
+             {"memo": note[0], "ids": [Decimal(v) for v in note[1]]},
+             [{"ok": ok, "tag": tag} for ok, tag in flags], after)
+        )  # fmt: skip
+    frame = decode_event(logs(rows).to_arrow(), event)
+    assert frame.schema.field("leg").type == pa.struct([("to", pa.binary(20)), ("fee", pa.uint64())])
+    assert frame.schema.field("order").type == pa.binary(32)  # an indexed tuple is its hash, as the ABI says
+    assert [tuple(r[c] for c in ("order", "leg", "note", "flags", "after")) for r in frame.to_pylist()] == expected
+
+
 def test_a_bad_encoding_fails_loudly_naming_the_log() -> None:
     rows = [([TRANSFER.topic0, b"\x01" * 32, padded(TOKEN)], word(1))]
     with pytest.raises(DecodeError, match=r"from: .*block_number 10 log_index 0"):
@@ -238,6 +267,17 @@ def test_binary_literal_for_comparisons() -> None:
         binary("0xa0b8", size=20)
     with pytest.raises(ValueError, match="not 0x-prefixed hex"):
         binary("0xzz")
+
+
+def test_unhex0x_turns_a_text_column_into_the_bytes_to_join_on() -> None:
+    from chainframe.decode import unhex0x
+
+    frame = decode_event(logs([([TRANSFER.topic0, padded(TOKEN), padded(TOKEN)], word(1))]), TRANSFER)
+    wanted = pl.DataFrame({"token": ["0xA0b86991c6218b36c1d19d4a2e9eB0cE3606eB48", " 0x" + "11" * 20]})
+    joined = frame.join(wanted.with_columns(unhex0x("token").alias("address")), on="address")
+    assert joined["token"].to_list() == ["0xA0b86991c6218b36c1d19d4a2e9eB0cE3606eB48"]
+    with pytest.raises(pl.exceptions.ComputeError, match="hex"):
+        pl.DataFrame({"t": ["0xzz"]}).select(unhex0x(pl.col("t")))
 
 
 def test_a_string_that_is_not_utf8_or_a_wide_value_in_an_array_names_the_log() -> None:

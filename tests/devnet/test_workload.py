@@ -54,8 +54,10 @@ def test_timestamps_follow_the_spec(devnet: Devnet, chain: dict[str, Any]) -> No
 def test_transaction_types(devnet: Devnet, chain: dict[str, Any]) -> None:
     served = Counter(int(t["type"], 16) for b in chain["blocks"] for t in b["transactions"])
     assert served == Counter(devnet.truth.txs_by_type())
-    assert set(served) == {0, 1, 2}  # legacy, EIP-2930 and EIP-1559
+    assert set(served) == {0, 1, 2, 4}  # legacy, EIP-2930, EIP-1559 and EIP-7702 (type 3 needs blob sidecars)
     assert all(t["accessList"] for b in chain["blocks"] for t in b["transactions"] if t["type"] == "0x1")
+    (set_code,) = [t for b in chain["blocks"] for t in b["transactions"] if t["type"] == "0x4"]
+    assert set_code["authorizationList"][0]["address"] == devnet.truth.contracts["Store"]
 
 
 def test_statuses_logs_and_creations(devnet: Devnet, chain: dict[str, Any]) -> None:

@@ -65,6 +65,48 @@ CASES: dict[str, tuple[str, Rewrite]] = {
 }
 
 
+def _flip(text: str) -> str:
+    """A hex string with its last digit changed: same length, same shape, another value."""
+    return text[:-1] + ("1" if text[-1] != "1" else "2")
+
+
+def _change_log_data(logs: list[Any], call: Call) -> list[Any]:
+    for log in logs:
+        if len(log.get("data", "0x")) > 2:
+            log["data"] = _flip(log["data"])
+            break
+    return logs
+
+
+def _change_first(key: str) -> Rewrite:
+    def rewrite(call: Call, result: Any) -> Any:
+        items = result.get("transactions", []) if isinstance(result, dict) else result or []
+        for item in items:
+            if isinstance(item, dict) and key in item:
+                item[key] = hex(int(item[key], 16) + 1)
+                break
+        return result
+
+    return rewrite
+
+
+def _change_proof_node(call: Call, result: Any) -> Any:
+    proof = result["accountProof"]
+    proof[-1] = _flip(proof[-1])
+    return result
+
+
+TAMPER: dict[str, tuple[str, Rewrite]] = {
+    "a log's data changed": _logs(_change_log_data),
+    "a log dropped": _logs(lambda logs, call: logs[:-1]),
+    "a receipt's gas used changed": ("eth_getBlockReceipts", _change_first("gasUsed")),
+    "a transaction's value changed": ("eth_getBlockByNumber", _change_first("value")),
+    "a proof node changed": ("eth_getProof", _change_proof_node),
+}
+"""Wrong answers that are consistent in themselves (indexes in order, every key present): only a proof against the
+block headers (``verify=True``) can tell them from the truth."""
+
+
 LAG = 10
 """Blocks the lagging node is behind the head it reports."""
 
@@ -94,7 +136,7 @@ class Hostile:
     ) -> None:  # fmt: skip
         """``case`` None forwards faithfully; ``status`` other than 200 answers every request with that status;
         ``lagging`` rewrites every answer as a node that lacks the newest blocks would."""
-        self.method, self.rewrite = CASES[case] if case else ("", lambda call, result: result)
+        self.method, self.rewrite = {**CASES, **TAMPER}[case] if case else ("", lambda call, result: result)
         self.lagging = lagging
         self.node_url, self.left, self.status = node_url, times, status
         self.seen: list[str] = []
@@ -153,8 +195,10 @@ class Hostile:
                 continue
             if item is None or call.get("method") != self.method or "result" not in item:
                 continue
-            if self.method != "eth_getLogs" and not str(call["params"][0]).startswith("0x"):
+            if self.method not in ("eth_getLogs", "eth_getProof") and not str(call["params"][0]).startswith("0x"):
                 continue  # blocks asked by tag (the run's start: head, finalized) are left alone
+            if self.rewrite is TAMPER["a transaction's value changed"][1] and call["params"][1] is not True:
+                continue  # headers asked to prove the rows by are not the rows
             if not self._take():
                 continue
             result = self.rewrite(call, copy.deepcopy(item["result"]))

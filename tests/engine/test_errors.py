@@ -171,7 +171,7 @@ def test_four_processes_sharing_one_key_under_a_credit_limit_all_finish(devnet: 
 
 
 def test_a_misspelled_keyword_is_named_as_such(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="unknown keyword argument 'progres'"):
+    with pytest.raises(InputError, match=r"unknown option 'progres'; did you mean 'progress'\?"):
         extract("blocks", blocks="0:10", out=tmp_path, rpc=NOWHERE, progres=False)
     with pytest.raises(InputError, match="dataset 'blocks' takes no filters; got address"):
         extract("blocks", blocks="0:10", out=tmp_path, rpc=NOWHERE, address="0x" + "11" * 20)

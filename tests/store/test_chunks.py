@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from chainframe._errors import InputError
 from chainframe._version import __version__
 from chainframe.cli import _info
 from chainframe.datasets import DATASETS
@@ -19,6 +20,7 @@ from chainframe.store import (
     SCHEMA_VERSION,
     ChunkMeta,
     ChunkWriter,
+    ObjectPath,
     canonical_filters,
     chunk_path,
     clean_temporaries,
@@ -26,10 +28,12 @@ from chainframe.store import (
     folder_info,
     format_info,
     load_series,
+    location,
     read_meta,
     series_name,
     write_chunk,
 )
+from chainframe.store._s3 import FOOTER_TAIL, footer_from_tail
 
 HASH = "0x" + "11" * 32
 TX_HASH = "0x" + "22" * 32
@@ -437,7 +441,7 @@ def test_info_parser_has_help() -> None:
     parser = argparse.ArgumentParser(prog="chainframe")
     _info.add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["info", "data", "--json"])
-    assert (args.dir, args.json, args.run) == (Path("data"), True, _info.run)
+    assert (args.dir, args.json, args.run) == ("data", True, _info.run)
 
 
 def test_chunk_writer_streams_pieces_into_full_row_groups(tmp_path: Path) -> None:
@@ -483,3 +487,49 @@ def test_chunk_writer_refuses_other_schemas_and_miscounted_metadata(tmp_path: Pa
         with pytest.raises(ValueError, match="metadata says 3 rows but 2 were written"):
             writer.commit(_meta(table, rows=3))
     assert not path.parent.exists()  # held rows never reached a file
+
+
+def test_locations_are_local_paths_or_s3_objects() -> None:
+    assert location("data/out") == Path("data/out")
+    root = location("s3://my-bucket//chains/dev/")
+    assert root == ObjectPath("s3://my-bucket/chains/dev")
+    assert isinstance(root, ObjectPath)
+    chunk = root / "logs" / "logs__1__0000000000_to_0000000999.parquet"
+    assert (chunk.bucket, chunk.key, chunk.path) == (
+        "my-bucket", "chains/dev/logs/logs__1__0000000000_to_0000000999.parquet",
+        "my-bucket/chains/dev/logs/logs__1__0000000000_to_0000000999.parquet",
+    )  # fmt: skip
+    assert (chunk.name, chunk.parent.name, str(chunk.parent.parent)) == (
+        "logs__1__0000000000_to_0000000999.parquet", "logs", "s3://my-bucket/chains/dev"
+    )  # fmt: skip
+    assert location("s3://my-bucket").parent == location("s3://my-bucket")
+    for bad in ("gs://bucket/x", "https://host/x"):
+        with pytest.raises(InputError, match="no other URL scheme"):
+            location(bad)
+    for bad in ("s3://", "s3://UPPER/x", "s3://AKIA:hunter2secret@bucket/x"):
+        with pytest.raises(InputError, match="valid bucket name") as refused:
+            location(bad)
+        assert "hunter2secret" not in str(refused.value)
+
+
+def test_a_footer_is_read_from_the_tail_of_a_file_however_long_it_is(tmp_path: Path) -> None:
+    table = _logs(1, 2)
+    path = tmp_path / "logs" / "chunk.parquet"
+    write_chunk(table, path, _meta(table))
+    big = tmp_path / "big.parquet"
+    pq.write_table(table.replace_schema_metadata({"padding": "x" * 3 * FOOTER_TAIL}), big)
+    for file in (path, big):
+        data = file.read_bytes()
+        reads: list[int] = []
+
+        def fetch(n: int, data: bytes = data, reads: list[int] = reads) -> bytes:
+            reads.append(n)
+            return data[-n:]
+
+        footer = footer_from_tail(data[-FOOTER_TAIL:], fetch)
+        assert footer is not None
+        assert footer.num_rows == 2
+        assert len(reads) == (1 if file == big else 0)  # a second read only for a footer longer than the tail
+    data = big.read_bytes()
+    assert footer_from_tail(data[-FOOTER_TAIL:], lambda n: data[-n:][:-1] + b"X") is None
+    assert footer_from_tail(b"not parquet at all", lambda n: b"") is None

@@ -150,3 +150,16 @@ def test_a_changed_transaction_value_fails_hash_and_root(copy: Path) -> None:
     report = verify_folder(copy)
     assert len(_failed(report, "transaction_hash")) == 1
     assert len(_failed(report, "transactions_root")) == 1
+
+
+def test_series_covering_fewer_blocks_than_the_headers_verify(devnet: Devnet, tmp_path: Path) -> None:
+    """Blocks stored further than the transactions, receipts and logs (the README's sequence: four datasets to block
+    100, then blocks further): a block outside a series is not a block without transactions."""
+    extract(MAIN, blocks="0:100", rpc=devnet.node.url, out=tmp_path, progress=False)
+    extract(["blocks", "logs"], blocks="0:latest", rpc=devnet.node.url, out=tmp_path, progress=False)
+    report = verify_folder(tmp_path)
+    assert report.failures == []
+    assert report.rows_verified["transactions"] == sum(
+        pq.read_metadata(f).num_rows for f in (tmp_path / "transactions").glob("*.parquet")
+    )
+    assert report.blocks_verified["blocks"] > 200

@@ -10,9 +10,11 @@ import threading
 from collections.abc import Sequence
 
 from chainframe._errors import ChainframeError, InputError
+from chainframe._redact import url_secrets
 from chainframe._version import __version__
 from chainframe.cli import _call, _demo, _devnet, _extract, _info, _repair, _schema, _verify
 from chainframe.cli._endpoint import resolve_endpoint_options
+from chainframe.cli._retries import retry_lines
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,7 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         resolve_endpoint_options(args)
-        code: int = args.run(args)
+        rpc = getattr(args, "rpc", None)
+        with retry_lines(*(url_secrets(rpc) if isinstance(rpc, str) else ())):
+            code: int = args.run(args)
     except KeyboardInterrupt:
         print("\ninterrupted; everything started was stopped", file=sys.stderr)
         return 130

@@ -14,12 +14,15 @@ from chainframe.rpc import Pacing
 
 EXAMPLES = """\
 examples:
-  chainframe extract blocks transactions logs --blocks 0:999 --rpc http://127.0.0.1:8545 --out data
+  chainframe extract blocks transactions logs --blocks 0:199 --rpc http://127.0.0.1:8545 --out data
   chainframe extract logs --blocks 18M:+10k --network mainnet --out data \\
       --address 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48 \\
       --topic0 0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef
+  chainframe extract logs --blocks 0:199 --rpc http://127.0.0.1:8545 --out data \\
+      --event 'Transfer(address indexed from, address indexed to, uint256 value)'
   chainframe extract receipts --blocks -1000: --network base-mainnet --out data
   chainframe extract blocks logs --blocks 0: --follow --rpc http://127.0.0.1:8545 --out data
+  chainframe extract receipts logs --blocks -10k: --network mainnet --out data --dry --credits-per-second 500
 
 re-running into the same --out extends what is there: stored chunks are skipped, the tip chunk is extended, and
 every series in the folder is first checked against the chain and repaired where a reorganization took blocks back.
@@ -43,7 +46,9 @@ def add_parser(commands: Any) -> None:
     p.add_argument("datasets", nargs="+", metavar="DATASET", help=f"one or more of: {', '.join(DATASETS)}")
     p.add_argument("--blocks", required=True, metavar="RANGE", help="block range, e.g. 0:999, 18M:+10k, -1000:")
     add_endpoint_options(p, several=True)
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (one sub-folder per dataset)")
+    p.add_argument(
+        "--out", required=True, metavar="DIR", help="output folder or s3://bucket/prefix (one sub-folder per dataset)"
+    )
     p.add_argument(
         "--chunk-size", type=int, metavar="N", help="blocks per file (default: 1000; 100 for proofs, traces)"
     )
@@ -62,6 +67,12 @@ def add_parser(commands: Any) -> None:
         "--report", metavar="FILE", help="where to write the JSON run report (default: OUT/.chainframe/runs/)"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--verify", action="store_true",
+                   help="prove every piece's rows against its blocks' headers (and receipts, for logs) before "
+                   "keeping them; costs a header (and receipts) fetch per block")  # fmt: skip
+    p.add_argument(
+        "--dry", action="store_true", help="print the plan (chunks, calls, estimated credits); fetch and write nothing"
+    )
     pace = p.add_argument_group("pacing (free provider tiers need it: Infura free is 500 credits/s)")
     pace.add_argument("--requests-per-second", type=float, metavar="N", help="at most N JSON-RPC calls per second")
     pace.add_argument("--credits-per-second", type=float, metavar="N", help="at most N provider credits per second")
@@ -82,6 +93,11 @@ def add_parser(commands: Any) -> None:
         "--topic0", metavar="T[,T...]",
         help="topic 0: a hash or an event signature such as 'Transfer(address,address,uint256)'; "
         "one value or a comma-separated OR-list",
+    )  # fmt: skip
+    logs.add_argument(
+        "--event", action="append", metavar="SIGNATURE",
+        help="decode logs of this event into typed columns (and fetch only them), e.g. 'Transfer(address indexed "
+        "from, address indexed to, uint256 value)'; repeatable; or the path of an ABI JSON file",
     )  # fmt: skip
     for i in range(1, 4):
         logs.add_argument(f"--topic{i}", metavar="T[,T...]", help=f"topic {i}: one value or a comma-separated OR-list")
@@ -119,26 +135,34 @@ def executor(args: argparse.Namespace) -> str | None:
     return scheduler
 
 
-def _topic(text: str | None, *, signatures: bool) -> str | list[str] | None:
-    """One topic filter: a value or an OR-list; for topic0 an event signature stands for its hash.
-
-    Commas inside a signature's parentheses separate its parameters, not OR-alternatives, so the list is split only
-    at commas outside parentheses.
-    """
+def _topic(text: str | None) -> str | list[str] | None:
+    """One topic filter: a value or an OR-list (split at commas outside parentheses, so that an event signature's
+    parameters stay together; topic 0's signatures are hashed by the filter check)."""
     if text is None:
         return None
-    items, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            items.append(text[start:i])
-            start = i + 1
-    items.append(text[start:])
-    if signatures:
-        from chainframe.decode import parse_event
+    from chainframe.decode._abi import split_top
 
-        items = ["0x" + parse_event(t).topic0.hex() if "(" in t else t for t in items]
+    items = split_top(text)
     return items if len(items) > 1 else items[0]
+
+
+def _events(given: list[str] | None) -> list[Any] | None:
+    """``--event`` values: signatures, or paths of ABI JSON files (their events)."""
+    if not given:
+        return None
+    events: list[Any] = []
+    for value in given:
+        if "(" in value:
+            events.append(value)
+            continue
+        try:
+            with open(value, encoding="utf-8") as file:
+                abi = json.load(file)
+        except (OSError, ValueError) as exc:
+            reason = f"--event {value!r} is neither an event signature nor a readable ABI file: {exc}"
+            raise InputError(reason) from None
+        events.extend(entry for entry in abi if isinstance(entry, dict) and entry.get("type") == "event")
+    return events
 
 
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
@@ -147,7 +171,8 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
         topics.pop()
     filters: dict[str, Any] = {
         "address": args.address,
-        "topics": [_topic(t, signatures=i == 0) for i, t in enumerate(topics)] or None,
+        "topics": [_topic(t) for t in topics] or None,
+        "event": _events(args.event),
         "addresses": args.addresses,
         "storage_keys": args.storage_keys,
         "calls": None,
@@ -163,6 +188,10 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.dry:
+        from chainframe.cli._dry import dry_run
+
+        return dry_run(args, _filters(args), client_options(args))
     if args.follow:
         return _follow(args)
     report = extract(
@@ -180,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
         confirmations=args.confirmations,
         progress=False if args.no_progress else None,
         report=args.report,
+        verify=args.verify,
         client_options=client_options(args),
         **_filters(args),
     )
@@ -210,7 +240,7 @@ def _follow(args: argparse.Namespace) -> int:
             args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
             chunk_size=args.chunk_size, concurrency=args.concurrency, executor=executor(args), u256=args.u256,
             confirmations=args.confirmations, poll=args.poll, on_round=on_round, client_options=client_options(args),
-            **_filters(args),
+            verify=args.verify, **_filters(args),
         )  # fmt: skip
     except KeyboardInterrupt:
         print("stopped; every stored chunk is whole (re-run to continue)", file=sys.stderr)

@@ -11,7 +11,7 @@ from typing import Any
 from chainframe import engine
 from chainframe._errors import InputError
 from chainframe.cli._endpoint import add_endpoint_options
-from chainframe.store import folder_info, format_info, series_json
+from chainframe.store import folder_info, format_info, location, series_json, storage
 
 DESCRIPTION = """\
 Describe what chainframe wrote under DIR: one sub-folder per dataset (DIR/logs/,
@@ -35,6 +35,7 @@ examples:
   chainframe info ./data/logs      one dataset folder
   chainframe info ./data --json    the same facts, machine-readable
   chainframe info ./data --check --rpc http://127.0.0.1:8545
+  chainframe info s3://bucket/prefix   a bucket (credentials and endpoint: the AWS_* variables)
 """
 
 
@@ -45,7 +46,7 @@ def add_parser(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=DESCRIPTION,
     )
-    p.add_argument("dir", metavar="DIR", type=Path, help="the output folder given to the extraction (e.g. ./data)")
+    p.add_argument("dir", metavar="DIR", help="the output folder given to the extraction (./data, s3://bucket/prefix)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON instead of the report")
     p.add_argument("--check", action="store_true", help="also compare the stored chunks with the node's chain")
     add_endpoint_options(p, required=False)
@@ -53,9 +54,9 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    folder: Path = args.dir
-    if not folder.is_dir():
-        what = "is not a folder" if folder.exists() else "does not exist"
+    folder = location(args.dir)
+    if not storage(folder).exists(folder):
+        what = "is not a folder" if isinstance(folder, Path) and folder.exists() else "does not exist"
         print(f"error: {folder} {what}", file=sys.stderr)
         return 1
     infos = folder_info(folder)

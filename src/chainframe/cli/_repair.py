@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from chainframe.cli._endpoint import add_endpoint_options
@@ -28,7 +27,7 @@ def add_parser(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=DESCRIPTION,
     )
-    p.add_argument("dir", metavar="DIR", type=Path, help="the output folder given to the extraction (e.g. ./data)")
+    p.add_argument("dir", metavar="DIR", help="the output folder given to the extraction (./data, s3://bucket/prefix)")
     add_endpoint_options(p)
     p.set_defaults(run=run)
 

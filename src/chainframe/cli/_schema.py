@@ -30,6 +30,7 @@ FETCHED_WITH = {
 FLAGS = {
     "address": "--address", "topics": "--topic0 .. --topic3", "addresses": "--addresses",
     "storage_keys": "--storage-key", "calls": "--call", "only_top_call": "--only-top-call", "diff_mode": "--diff-mode",
+    "event": "--event",
 }  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""``chainframe verify DIR``: prove the stored rows against the stored block headers, offline."""
+"""``chainframe verify DIR``: prove the stored rows against the stored block headers (offline), or against the node's
+(``--rpc``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from chainframe._errors import InputError
+from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.verify import Report, verify_folder
 
 DESCRIPTION = """\
@@ -28,24 +30,33 @@ headers stored in DIR/blocks, without the network:
   log_unique   no (block, log_index) is stored twice
   receipts_root  the receipts and their logs rebuild the header's receiptsRoot
 
+The folder is read one blocks file at a time (memory bounded by a chunk). Filtered
+and decoded series (logs__f..., erc20_transfers, ...) need the receipts' logs:
+
+  --rpc URL    prove every series in DIR against the node's headers and receipts
+               (logs: exactly the receipts' logs that match the filter, decoded
+               columns included; proofs; traces are listed as not provable)
+
 Checks that cannot run (a dataset missing, a header field not stored) are listed
 as skipped, never as passed. Exits 1 when any check fails.
 
 examples:
   chainframe verify ./data
   chainframe verify ./data --json
+  chainframe verify ./data --rpc http://127.0.0.1:8545
 """
 
 
 def add_parser(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "verify",
-        help="prove stored rows against the stored block headers (offline)",
+        help="prove stored rows against the stored block headers (offline) or the node's (--rpc)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=DESCRIPTION,
     )
     p.add_argument("dir", metavar="DIR", help="folder chainframe extracted into")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_endpoint_options(p, required=False)
     p.set_defaults(run=run)
 
 
@@ -64,10 +75,19 @@ def format_report(report: Report) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    folder = Path(args.dir)
-    if not folder.is_dir():
+    from chainframe.store import ObjectPath, location
+
+    folder = location(args.dir)
+    if args.rpc or args.network:
+        from chainframe.engine import verify_stored
+
+        report = verify_stored(folder, rpc=args.rpc, network=args.network)
+    elif isinstance(folder, ObjectPath):
+        raise InputError(f"{folder} is a bucket: verify it against the node with --rpc URL (offline reads folders)")
+    elif not Path(folder).is_dir():
         raise InputError(f"{folder} is not a folder")
-    report = verify_folder(folder)
+    else:
+        report = verify_folder(folder)
     if not report.blocks_verified and not report.skipped:
         raise InputError(f"{folder} holds no blocks, transactions, receipts or logs to verify")
     print(json.dumps(report.as_dict(), indent=2) if args.json else format_report(report), file=sys.stdout)

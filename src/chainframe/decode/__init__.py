@@ -1,8 +1,8 @@
 """Decoding event logs into typed columns: signatures and ABIs, keccak, and the token-transfer frames."""
 
-from chainframe.decode._abi import AbiType, Event, Param, events_from_abi, parse_event
-from chainframe.decode._binary import binary
-from chainframe.decode._events import decode_event, decode_events
+from chainframe.decode._abi import AbiType, Event, Param, as_events, events_from_abi, parse_event
+from chainframe.decode._binary import binary, unhex0x
+from chainframe.decode._events import decode_event, decode_events, event_fields, with_event_columns
 from chainframe.decode._keccak import keccak256
 from chainframe.decode._transfers import (
     ERC20_TRANSFER,
@@ -22,13 +22,17 @@ __all__ = [
     "ERC721_TRANSFER",
     "Event",
     "Param",
+    "as_events",
     "binary",
     "decode_event",
     "decode_events",
     "erc1155_transfers",
     "erc20_transfers",
     "erc721_transfers",
+    "event_fields",
     "events_from_abi",
     "keccak256",
     "parse_event",
+    "unhex0x",
+    "with_event_columns",
 ]

@@ -21,20 +21,40 @@ _ARRAY = re.compile(r"^(.+)\[(\d*)\]$")
 
 @dataclass(frozen=True)
 class AbiType:
-    """One ABI type: elementary (``base``), or an array of ``item`` (``length`` None when dynamic)."""
+    """One ABI type: elementary (``base``), an array of ``item`` (``length`` None when dynamic), or a tuple (``base``
+    ``"tuple"``) of named ``components``."""
 
     base: str
     item: AbiType | None = None
     length: int | None = None
+    components: tuple[tuple[str, AbiType], ...] = ()
 
     @property
     def canonical(self) -> str:
+        if self.base == "tuple":
+            return f"({','.join(t.canonical for _, t in self.components)})"
         if self.item is None:
             return self.base
         return f"{self.item.canonical}[{'' if self.length is None else self.length}]"
 
     @property
+    def text(self) -> str:
+        """The human-readable form, component names included: ``(address to,uint256 amount)[]``."""
+        if self.base == "tuple":
+            return f"({','.join(f'{t.text} {name}' for name, t in self.components)})"
+        if self.item is None:
+            return self.base
+        return f"{self.item.text}[{'' if self.length is None else self.length}]"
+
+    @property
+    def is_elementary(self) -> bool:
+        """Neither an array nor a tuple."""
+        return self.item is None and self.base != "tuple"
+
+    @property
     def is_dynamic(self) -> bool:
+        if self.base == "tuple":
+            return any(t.is_dynamic for _, t in self.components)
         if self.item is None:
             return self.base in ("string", "bytes")
         return self.length is None or self.item.is_dynamic
@@ -44,6 +64,8 @@ class AbiType:
         """How many 32-byte words the type takes in the head of an encoding (1 for a dynamic type's offset)."""
         if self.is_dynamic:
             return 1
+        if self.base == "tuple":
+            return sum(t.head_words for _, t in self.components)
         if self.item is None:
             return 1
         assert self.length is not None
@@ -56,18 +78,65 @@ class AbiType:
         return int(digits) if digits else 256
 
 
+def split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses (the parameters of a list, not those of its tuples)."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth < 0:
+            raise InputError(f"unbalanced parentheses in {text!r}")
+        if char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise InputError(f"unbalanced parentheses in {text!r}")
+    parts.append(text[start:])
+    return [] if len(parts) == 1 and not parts[0].strip() else parts
+
+
+def split_declaration(part: str) -> tuple[str, list[str]]:
+    """A parameter declaration as its type and the words after it: ``(uint256 a, bool b)[] indexed pairs``."""
+    part = part.strip()
+    if part.startswith(("(", "tuple(")):
+        depth = 0
+        for i, char in enumerate(part):
+            depth += (char == "(") - (char == ")")
+            if char == ")" and depth == 0:
+                end = i + 1
+                while end < len(part) and not part[end].isspace():
+                    end += 1  # array suffixes: [] or [3]
+                return part[:end], part[end:].split()
+        raise InputError(f"unbalanced parentheses in {part!r}")
+    words = part.split()
+    return (words[0] if words else ""), words[1:]
+
+
 def parse_type(text: str) -> AbiType:
-    """``uint256[]``, ``bytes32[3]``, ``address``... (tuples, ``function`` and fixed-point are not supported yet)."""
+    """``uint256[]``, ``bytes32[3]``, ``address``, tuples ``(address to, uint256 amount)`` (names optional, the
+    ``tuple`` keyword allowed) and arrays of them (``function`` and fixed-point types are not supported)."""
     text = text.strip()
     array = _ARRAY.match(text)
     if array:
         item, length = array.groups()
         return AbiType("array", parse_type(item), int(length) if length else None)
+    if text.startswith(("(", "tuple(")) and text.endswith(")"):
+        body = text[text.index("(") + 1 : -1]
+        components = []
+        for i, part in enumerate(split_top(body)):
+            type_text, rest = split_declaration(part)
+            if len(rest) > 1:
+                raise InputError(f"tuple type {text!r}: cannot read component {part.strip()!r}")
+            components.append((rest[0] if rest else f"arg{i}", parse_type(type_text)))
+        if not components:
+            raise InputError(f"tuple type {text!r} has no components")
+        if len({name for name, _ in components}) != len(components):
+            raise InputError(f"tuple type {text!r} has two components with the same name")
+        return AbiType("tuple", components=tuple(components))
     match = _ELEMENTARY.match(text)
     if not match:
         raise InputError(
-            f"event type {text!r} is not an ABI type this decoder knows (tuples, function and fixed-point types are "
-            "not supported yet)"
+            f"event type {text!r} is not an ABI type this decoder knows (function and fixed-point types are not "
+            "supported)"
         )
     base = {"uint": "uint256", "int": "int256"}.get(text, text)
     if base.startswith(("uint", "int")):
@@ -99,6 +168,12 @@ class Event:
         return f"{self.name}({','.join(p.type.canonical for p in self.params)})"
 
     @property
+    def text(self) -> str:
+        """The human-readable form that :func:`parse_event` reads back to this event, names and ``indexed`` kept."""
+        params = [f"{p.type.text}{' indexed' if p.indexed else ''} {p.name}" for p in self.params]
+        return f"{self.name}({','.join(params)})"
+
+    @property
     def topic0(self) -> bytes:
         return keccak256(self.signature.encode())
 
@@ -118,16 +193,14 @@ def parse_event(signature: str) -> Event:
     if not match:
         raise InputError(f"event signature {signature!r} is not of the form Name(type [indexed] [name], ...)")
     name, body, anonymous = match.groups()
-    if "(" in body:
-        raise InputError(f"event signature {signature!r}: tuple parameters are not supported yet")
     params = []
-    for i, part in enumerate(p for p in body.split(",") if p.strip()) if body.strip() else []:
-        words = part.split()
-        indexed = "indexed" in words[1:]
-        rest = [w for w in words[1:] if w != "indexed"]
-        if len(rest) > 1:
+    for i, part in enumerate(split_top(body)):
+        type_text, words = split_declaration(part)
+        indexed = "indexed" in words
+        rest = [w for w in words if w != "indexed"]
+        if not type_text or len(rest) > 1:
             raise InputError(f"event signature {signature!r}: cannot read parameter {part.strip()!r}")
-        params.append(Param(rest[0] if rest else f"arg{i}", parse_type(words[0]), indexed))
+        params.append(Param(rest[0] if rest else f"arg{i}", parse_type(type_text), indexed))
     return _checked(Event(name, tuple(params), anonymous=bool(anonymous)), signature)
 
 
@@ -140,13 +213,21 @@ def events_from_abi(abi: str | list[dict[str, Any]]) -> list[Event]:
     for item in items:
         if item.get("type") != "event":
             continue
-        params = []
-        for i, p in enumerate(item.get("inputs", [])):
-            if str(p.get("type", "")).startswith("tuple"):
-                raise InputError(f"event {item.get('name')}: tuple parameters are not supported yet")
-            params.append(Param(p.get("name") or f"arg{i}", parse_type(p["type"]), bool(p.get("indexed", False))))
+        params = [
+            Param(p.get("name") or f"arg{i}", _abi_type(p), bool(p.get("indexed", False)))
+            for i, p in enumerate(item.get("inputs", []))
+        ]
         events.append(_checked(Event(item["name"], tuple(params), bool(item.get("anonymous", False))), item["name"]))
     return events
+
+
+def _abi_type(entry: dict[str, Any]) -> AbiType:
+    """An ABI JSON parameter's type: ``tuple`` types take their ``components``, arrays of tuples too."""
+    text = str(entry.get("type", ""))
+    if not text.startswith("tuple"):
+        return parse_type(text)
+    inner = ",".join(f"{_abi_type(c).text} {c.get('name') or f'arg{i}'}" for i, c in enumerate(entry["components"]))
+    return parse_type(f"({inner}){text.removeprefix('tuple')}")
 
 
 def as_events(events: str | Event | list[Any] | tuple[Any, ...]) -> list[Event]:

@@ -1,4 +1,4 @@
-"""ABI values that are not a fixed slice of the data (strings, bytes, arrays), decoded row by row in Python.
+"""ABI values that are not a fixed slice of the data (strings, bytes, arrays, tuples), decoded row by row in Python.
 
 Static elementary values never come here (see ``_words``); these are the rare dynamic parameters, where the
 offsets differ from row to row. Results are Python values ready for ``pyarrow.array`` with the column's type.
@@ -33,6 +33,8 @@ def decode_value(t: AbiType, data: bytes, pos: int, *, u256: U256) -> Any:
         if start > len(data):
             raise DecodeError(f"offset {start} points past the data's end ({len(data)} bytes)")
         return _tail(t, data[start:], u256=u256)
+    if t.base == "tuple":
+        return _tuple(t, data, pos, u256=u256)
     if t.item is not None:
         assert t.length is not None
         size = 32 * t.item.head_words
@@ -40,7 +42,19 @@ def decode_value(t: AbiType, data: bytes, pos: int, *, u256: U256) -> Any:
     return _elementary(t, _word(data, pos), u256=u256)
 
 
+def _tuple(t: AbiType, data: bytes, pos: int, *, u256: U256) -> dict[str, Any]:
+    """A tuple whose head starts at ``pos``: its components one after another; a dynamic component's offset counts
+    from the tuple's start (``data`` begins there when the tuple is dynamic)."""
+    values = {}
+    for name, component in t.components:
+        values[name] = decode_value(component, data, pos, u256=u256)
+        pos += 32 * component.head_words
+    return values
+
+
 def _tail(t: AbiType, data: bytes, *, u256: U256) -> Any:
+    if t.base == "tuple":
+        return _tuple(t, data, 0, u256=u256)
     length = _uint(data, 0)
     if t.item is None:
         if 32 + length > len(data):

@@ -13,8 +13,10 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, TypeAlias
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from chainframe._errors import InputError
 from chainframe.datasets import U256, DecodeError
@@ -61,9 +63,9 @@ def column_names(event: Event, taken: Sequence[str]) -> list[str]:
     return [f"arg_{p.name}" if p.name in taken else p.name for p in event.params]
 
 
-def _decode_frame(frame: pl.DataFrame, event: Event, *, u256: U256) -> pa.Table:
+def _decode_frame(frame: pl.DataFrame, event: Event, *, u256: U256, taken: Sequence[str] | None = None) -> pa.Table:
     kept = [c for c in IDENTITY if c in frame.columns]
-    names = column_names(event, kept)
+    names = column_names(event, kept if taken is None else taken)
     # The 32-byte words are cut out in Polars, so only narrow binary columns cross to Arrow (converting the whole
     # topics list costs several times more than the decoding).
     words: list[pl.Expr] = []
@@ -73,7 +75,7 @@ def _decode_frame(frame: pl.DataFrame, event: Event, *, u256: U256) -> pa.Table:
             words.append(pl.col("topics").list.get(topic).alias(f"__word{i}"))
             topic += 1
             continue
-        if param.type.item is None and not param.type.is_dynamic:
+        if param.type.is_elementary and not param.type.is_dynamic:
             words.append(pl.col("data").bin.slice(32 * slot, 32).alias(f"__word{i}"))
         else:
             per_row = True
@@ -92,10 +94,11 @@ def _decode_frame(frame: pl.DataFrame, event: Event, *, u256: U256) -> pa.Table:
     columns: list[pa.Array] = []
     slot = 0
     for i, (param, name) in enumerate(zip(event.params, names, strict=True)):
-        if param.indexed and (param.type.is_dynamic or param.type.item is not None):
+        if param.indexed and (param.type.is_dynamic or not param.type.is_elementary):
+            # Indexed strings, bytes, arrays and tuples are stored as their keccak hash: the topic itself.
             word = words_of(table[f"__word{i}"].combine_chunks())
             columns.append(pa.Array.from_buffers(pa.binary(32), len(word), [None, pa.py_buffer(word.tobytes())]))
-        elif param.indexed or (param.type.item is None and not param.type.is_dynamic):
+        elif param.indexed or (param.type.is_elementary and not param.type.is_dynamic):
             word = words_of(table[f"__word{i}"].combine_chunks())
             columns.append(decode_words(word, param.type, column=name, u256=u256, locate=locate))
         else:
@@ -104,6 +107,54 @@ def _decode_frame(frame: pl.DataFrame, event: Event, *, u256: U256) -> pa.Table:
         if not param.indexed:
             slot += param.type.head_words
     return pa.table([table[c] for c in kept] + columns, names=[*kept, *names])
+
+
+def event_fields(events: Sequence[Event], *, taken: Sequence[str], u256: U256) -> list[pa.Field]:
+    """The decoded columns that ``events`` add beside the columns ``taken``: one per parameter name, shared by events
+    whose parameter of that name has the same type; a name with two types is refused (decode them separately)."""
+    fields: dict[str, pa.Field] = {}
+    for event in events:
+        for param, name in zip(event.params, column_names(event, taken), strict=True):
+            hashed = param.indexed and (param.type.is_dynamic or not param.type.is_elementary)
+            field = pa.field(name, pa.binary(32) if hashed else arrow_type(param.type, u256))
+            if name in fields and not fields[name].equals(field):
+                raise InputError(
+                    f"events {', '.join(e.signature for e in events)} have a parameter {name!r} of two types "
+                    f"({fields[name].type} and {field.type}); extract them as separate series"
+                )
+            fields[name] = field
+    return list(fields.values())
+
+
+def with_event_columns(logs: pa.Table, events: Sequence[Event], *, u256: U256) -> pa.Table:
+    """``logs`` (a logs dataset table) with the events' parameters appended as typed columns, rows unchanged: a log
+    that is none of the events (another shape under the same topic0, such as an ERC-721 ``Transfer`` beside the
+    ERC-20 one) keeps null there rather than being misread."""
+    fields = event_fields(events, taken=logs.column_names, u256=u256)
+    n = logs.num_rows
+    located = [c for c in ("block_number", "log_index", "transaction_hash") if c in logs.column_names]
+    wanted = ["topics", "data", *located]
+    frame = pl.DataFrame(pl.from_arrow(logs.select(wanted))).with_row_index("__row")
+    parts: dict[str, list[tuple[np.ndarray, pa.Array]]] = {f.name: [] for f in fields}
+    for event in events:
+        found = matching(frame.lazy(), event).collect()
+        if not found.height:
+            continue
+        decoded = _decode_frame(found, event, u256=u256, taken=logs.column_names)
+        rows = found["__row"].to_numpy()
+        for name in column_names(event, logs.column_names):
+            parts[name].append((rows, decoded[name].combine_chunks()))
+    columns = []
+    for field in fields:
+        # One take per column: each row's place in the concatenated decoded values, null where no event matched.
+        index = np.full(n, -1, np.int64)
+        offset = 0
+        for rows, values in parts[field.name]:
+            index[rows] = np.arange(offset, offset + len(values))
+            offset += len(values)
+        values = pa.concat_arrays([v for _, v in parts[field.name]]) if offset else pa.nulls(0, field.type)
+        columns.append(pc.take(values.cast(field.type), pa.array(index, mask=index < 0)))
+    return pa.Table.from_arrays([*logs.columns, *columns], schema=pa.schema([*logs.schema, *fields]))
 
 
 def _per_row(data: pa.Array, t: Any, pos: int, *, name: str, u256: U256, locate: Any) -> pa.Array:

@@ -38,6 +38,8 @@ def words_of(array: pa.Array) -> np.ndarray:
 
 def arrow_type(t: AbiType, u256: U256) -> pa.DataType:
     """The column type of an ABI type (indexed dynamic types are hashes: the caller asks for ``bytes32``)."""
+    if t.base == "tuple":
+        return pa.struct([pa.field(name, arrow_type(c, u256)) for name, c in t.components])
     if t.item is not None:
         return pa.list_(arrow_type(t.item, u256))
     if t.base == "address":

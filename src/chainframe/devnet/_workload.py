@@ -30,6 +30,7 @@ TxKind = Literal[
     "dive",
     "spawn",
     "store_set",
+    "set_code",
     "revert_token",
     "revert_nest",
 ]
@@ -43,6 +44,10 @@ _FEE_CAP = 200 * _GWEI  # far above any base fee these blocks reach, so nothing 
 _TOKEN_SUPPLY = 10**27
 _DEPLOYED = ("Token", "Emitter", "Nest", "Store")  # block 1, in this order, from account 0
 _REVERTER = 9  # never receives tokens, so its token transfers always revert
+# An EIP-7702 authority outside the dev accounts (so no other transaction of the plan meets its delegated code): it
+# signs an authorization delegating to Store, and a type-4 transaction from account 0 carries it and calls Store's
+# code at the authority's address. The key is a fixed test value, never funded.
+_AUTHORITY_KEY = bytes(range(1, 33))
 
 # anvil's dev accounts from its well-known test mnemonic ("test test ... junk"); checked against the node at build.
 DEV_ACCOUNTS = (
@@ -283,6 +288,17 @@ class _Planner:
                 )
                 for a in range(1, 9)
             ]
+            + [
+                self.tx(
+                    "set_code",
+                    0,
+                    authority_address(),
+                    calldata("Store", "set(uint256,uint256)", 7, 11),
+                    gas=200_000,
+                    logs=1,
+                    tx_type=4,
+                )
+            ]
         )
         for number in range(3, spec.blocks + 1):
             if spec.creation_every and number % spec.creation_every == 0:
@@ -312,7 +328,35 @@ def plan_workload(spec: WorkloadSpec) -> list[list[TxIntent]]:
     return _Planner(spec).plan()
 
 
-def _tx_object(intent: TxIntent, contracts: dict[str, str]) -> dict[str, Any]:
+def authority_address() -> str:
+    """The address of the EIP-7702 authority's key."""
+    from coincurve import PrivateKey
+
+    from chainframe.decode import keccak256
+
+    public = PrivateKey(_AUTHORITY_KEY).public_key.format(compressed=False)[1:]
+    return "0x" + keccak256(public)[12:].hex()
+
+
+def authorization(chain_id: int, delegate: str, *, nonce: int) -> dict[str, str]:
+    """The authority's signed EIP-7702 authorization to run ``delegate``'s code: keccak(0x05 || rlp([chain id,
+    address, nonce])) signed with recovery id (coincurve: libsecp256k1, see pyproject)."""
+    from coincurve import PrivateKey
+
+    from chainframe.decode import keccak256
+    from chainframe.verify._hashing import rlp, uint
+
+    address = bytes.fromhex(delegate.removeprefix("0x"))
+    digest = keccak256(b"\x05" + rlp([uint(chain_id), address, uint(nonce)]))
+    signature = PrivateKey(_AUTHORITY_KEY).sign_recoverable(digest, hasher=None)
+    return {
+        "chainId": hex(chain_id), "address": "0x" + address.hex(), "nonce": hex(nonce),
+        "yParity": hex(signature[64]), "r": hex(int.from_bytes(signature[:32], "big")),
+        "s": hex(int.from_bytes(signature[32:64], "big")),
+    }  # fmt: skip
+
+
+def _tx_object(intent: TxIntent, contracts: dict[str, str], chain_id: int) -> dict[str, Any]:
     tx: dict[str, Any] = {
         "from": DEV_ACCOUNTS[intent.sender],
         "nonce": hex(intent.nonce),
@@ -324,9 +368,12 @@ def _tx_object(intent: TxIntent, contracts: dict[str, str]) -> dict[str, Any]:
     if intent.to is not None:
         to = intent.to if intent.to.startswith("0x") else contracts[intent.to]
         tx["to"] = to
-    if intent.tx_type == 2:
+    if intent.tx_type in (2, 4):
         tx["maxFeePerGas"] = hex(_FEE_CAP)
         tx["maxPriorityFeePerGas"] = hex(_GWEI + intent.nonce % 7)
+        if intent.tx_type == 4:
+            tx["type"] = "0x4"
+            tx["authorizationList"] = [authorization(chain_id, contracts["Store"], nonce=0)]
     else:
         tx["gasPrice"] = hex(_FEE_CAP)
         if intent.tx_type == 1:
@@ -357,7 +404,7 @@ def build_chain(spec: WorkloadSpec, rpc: NodeRPC, *, max_resends: int = 5) -> Gr
             if resends > max_resends:
                 raise DevnetError(f"anvil kept dropping {len(waiting)} transactions after {max_resends} resends")
         number += 1
-        hashes = rpc.batch([("eth_sendTransaction", [_tx_object(i, contracts)]) for i in intents])
+        hashes = rpc.batch([("eth_sendTransaction", [_tx_object(i, contracts, spec.chain_id)]) for i in intents])
         rpc.call("evm_mine", {"timestamp": spec.genesis_timestamp + spec.block_interval * number})
         mined: list[str] = rpc.call("eth_getBlockByNumber", hex(number), False)["transactions"]
         position = {h: k for k, h in enumerate(mined)}

@@ -16,6 +16,7 @@ from chainframe.engine._api import (
     repair,
     scan,
     series_folder,
+    verify_stored,
 )
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._ranges import RangeSpec, parse_range
@@ -42,4 +43,5 @@ __all__ = [
     "repair",
     "scan",
     "series_folder",
+    "verify_stored",
 ]

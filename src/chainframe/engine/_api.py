@@ -8,11 +8,10 @@ folder and the endpoint. The blocking functions run the async ones on a portal t
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib.util
 import inspect
-import os
-import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -43,7 +42,18 @@ from chainframe.engine._report import Progress, RunReport, now
 from chainframe.engine._run import Wanted, extract_round
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
-from chainframe.store import FolderLock, clean_temporaries, load_series, series_folders, series_name
+from chainframe.store import (
+    Location,
+    ObjectPath,
+    clean_temporaries,
+    folder_lock,
+    load_series,
+    location,
+    s3_filesystem,
+    series_folders,
+    series_name,
+    storage,
+)
 
 Output = Literal["arrow", "polars", "pandas"]
 Blocks = str | int | tuple[int, int]
@@ -158,14 +168,19 @@ def _check_chunk_size(chunk_size: int | None) -> int | None:
     return None if chunk_size is None else _whole("chunk_size", chunk_size)
 
 
-def _inputs(datasets: str | Sequence[str], filters: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def _inputs(
+    datasets: str | Sequence[str], filters: Mapping[str, Any], takes: Callable[..., Any]
+) -> dict[str, dict[str, Any]]:
     names = check_datasets([datasets] if isinstance(datasets, str) else datasets)
     every_filter = {k for allowed in FILTERS.values() for k in allowed}
     unknown = sorted(set(filters) - every_filter)
     if unknown:  # a misspelled option, not a filter some dataset lacks
+        options = [n for n, o in inspect.signature(takes).parameters.items() if o.kind is o.KEYWORD_ONLY]
+        close = difflib.get_close_matches(unknown[0], [*options, *every_filter], n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"help(chainframe.{takes.__name__.lstrip('a')}) lists them"
         raise InputError(
-            f"unknown keyword argument {unknown[0]!r}; filters are {', '.join(sorted(every_filter))}, and the options "
-            "are in help(chainframe.extract)"
+            f"unknown option {unknown[0]!r}; {hint} (options: {', '.join(options)}; filters: "
+            f"{', '.join(sorted(every_filter))})"
         )
     per_dataset: dict[str, dict[str, Any]] = {}
     for name in names:
@@ -177,24 +192,15 @@ def _inputs(datasets: str | Sequence[str], filters: Mapping[str, Any]) -> dict[s
     return per_dataset
 
 
-def _check_out(folder: Path) -> None:
-    """The output folder is a folder we can write into (or can be made in one), checked by making and removing a
-    temporary folder there: before any request is sent, and leaving nothing behind."""
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"out={folder} is a file; give a folder for the datasets")
-    existing = folder
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise InputError(f"out={folder} cannot be made: {existing} is a file; give a folder for the datasets")
-    try:
-        os.rmdir(tempfile.mkdtemp(prefix=".chainframe-check-", dir=existing))
-    except OSError as exc:
-        raise InputError(f"out={folder} is not writable ({exc.strerror}: {existing}); choose another --out") from None
+def _check_out(folder: Location) -> None:
+    """The output folder is a folder (or S3 prefix) we can write into, checked before any request is sent and
+    leaving nothing behind."""
+    storage(folder).check_writable(folder)
 
 
-def _prepare_out(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+def _prepare_out(folder: Location) -> None:
+    if isinstance(folder, Path):
+        folder.mkdir(parents=True, exist_ok=True)
     for series in series_folders(folder):
         clean_temporaries(series)  # left by killed runs (we hold the folder's lock: no run is writing)
 
@@ -208,7 +214,7 @@ async def aextract(
     datasets: str | Sequence[str],
     *,
     blocks: Blocks,
-    out: str | Path,
+    out: str | Location,
     rpc: RPC | None = None,
     network: str | None = None,
     key: str | None = None,
@@ -220,24 +226,27 @@ async def aextract(
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
     progress: bool | None = None,
-    report: str | Path | None = None,
+    report: str | Location | None = None,
+    verify: bool = False,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> RunReport:
     """Extract datasets over a block range into the series folders under ``out``; return the run report.
 
     ``blocks``: ``"A:B"`` (B included), ``"A:+N"``, ``"-N:"``, ``"A:"``, tags, k/M suffixes (see
-    :mod:`chainframe.engine._ranges`). Filters: logs ``address``, ``topics``; proofs ``addresses``,
+    :mod:`chainframe.engine._ranges`). Filters: logs ``address``, ``topics``, ``event``; proofs ``addresses``,
     ``storage_keys``; traces ``calls`` (and ``only_top_call``, ``diff_mode``). Stored slots are skipped and a tip
     file is extended; ``overwrite`` refetches every asked slot; ``align`` stores whole chunks only. Every series in
     ``out`` is checked against the chain first and repaired where a reorganization took stored blocks back.
+    ``verify``: every piece's rows are proven against its blocks' headers (and receipts, for logs) before they are
+    kept; the report counts the blocks and rows verified and names the checks that could not run.
 
     ``executor``: where the chunk tasks run: this process (None), ``"local:N"`` (N worker processes here), a Dask
     scheduler address or a ``distributed.Client`` (see :mod:`chainframe.engine._dask`); ``concurrency`` is then
     chunks at once per worker. ``rpc`` may list several endpoints (keys or providers).
     """
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency)  # fmt: skip
+                    concurrency=concurrency, takes=aextract, verify=verify)  # fmt: skip
     executor = _check_executor(executor)
     first, *more = endpoints = endpoints_of(rpc, network, key)
     async with (
@@ -248,7 +257,7 @@ async def aextract(
             client, endpoint=first, overwrite=overwrite, align=align, confirmations=confirmations,
             progress=progress, runner=runner,
         )  # fmt: skip
-    result.save(Path(report) if report is not None else result.default_path())
+    result.save(report if report is not None else result.default_path())
     return result
 
 
@@ -257,7 +266,7 @@ async def afollow(
     datasets: str | Sequence[str],
     *,
     blocks: Blocks = ":",
-    out: str | Path,
+    out: str | Location,
     rpc: RPC | None = None,
     network: str | None = None,
     key: str | None = None,
@@ -269,6 +278,7 @@ async def afollow(
     executor: Any = None,
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
+    verify: bool = False,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> RunReport | None:
@@ -281,7 +291,7 @@ async def afollow(
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency)  # fmt: skip
+                    concurrency=concurrency, takes=afollow, verify=verify)  # fmt: skip
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
     if rounds is not None:
@@ -315,7 +325,7 @@ async def afollow(
 
 @_typed_errors
 async def arepair(
-    out: str | Path,
+    out: str | Location,
     *,
     rpc: str | Endpoint | None = None,
     network: str | None = None,
@@ -325,7 +335,7 @@ async def arepair(
 ) -> RunReport:
     """Check every series in ``out`` against the chain and rewrite what a reorganization took back (rows below each
     fork block are kept); nothing else is fetched. Every ``extract`` into ``out`` does the same first."""
-    folder = Path(out)
+    folder = location(out)
     if not series_folders(folder):
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to repair")
     run = _Run([], parse_range(":"), folder, concurrency)
@@ -341,11 +351,11 @@ async def arepair(
 
 @_typed_errors
 async def aoff_chain(
-    out: str | Path, *, rpc: str | Endpoint | None = None, network: str | None = None, key: str | None = None
+    out: str | Location, *, rpc: str | Endpoint | None = None, network: str | None = None, key: str | None = None
 ) -> list[dict[str, Any]]:
     """The stored chunks under ``out`` that are no longer on the node's chain (nothing is written): series, file,
     fork block, and the stored blocks from there on that ``repair`` would rewrite."""
-    folder = Path(out)
+    folder = location(out)
     every = [load_series(p) for p in series_folders(folder)]
     async with AsyncClient(endpoint_of(rpc, network, key)) as client:
         head = int(await client.block_number())
@@ -360,24 +370,29 @@ async def aoff_chain(
 class _Run:
     """The checked inputs of an extraction, and one round of it over an output folder."""
 
-    def __init__(self, wanted: list[Wanted], spec: RangeSpec, folder: Path, concurrency: int) -> None:
+    def __init__(
+        self, wanted: list[Wanted], spec: RangeSpec, folder: Location, concurrency: int, verify: bool = False
+    ) -> None:
         self.wanted, self.spec, self.folder, self.concurrency = wanted, spec, folder, concurrency
+        self.verify = verify
 
     @classmethod
     def make(
-        cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Path, chunk_size: int | None, u256: U256,
-        filters: Mapping[str, Any], concurrency: int,
+        cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Location, chunk_size: int | None, u256: U256,
+        filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any], verify: bool = False,
     ) -> _Run:  # fmt: skip
-        per_dataset = _inputs(datasets, filters)
+        per_dataset = _inputs(datasets, filters, takes)
         size = _check_chunk_size(chunk_size)
         spec = parse_range(blocks)
-        folder = Path(out)
+        folder = location(out)
         _check_out(folder)
         if u256 not in ("decimal", "binary"):
             raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
         _whole("concurrency", concurrency)
         wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
-        return cls(wanted, spec, folder, concurrency)
+        if not isinstance(verify, bool):
+            raise InputError(f"verify must be True or False; got {verify!r}")
+        return cls(wanted, spec, folder, concurrency, verify)
 
     async def once(
         self, client: Any, *, endpoint: Endpoint, overwrite: bool, align: bool, confirmations: int,
@@ -395,13 +410,13 @@ class _Run:
         counters = RunCounters()
         bar = Progress(0, enabled=progress, client=client, counters=counters)
         try:
-            with FolderLock(self.folder):
+            with folder_lock(self.folder):
                 await anyio.to_thread.run_sync(_prepare_out, self.folder)
                 result = await extract_round(
                     client, folder=self.folder, wanted=self.wanted, blocks=resolved, head=head, finalized=finalized,
                     chain_id=chain_id, endpoint=endpoint.display, default_sizes=DEFAULT_CHUNK_SIZE,
                     overwrite=overwrite, concurrency=self.concurrency, counters=counters,
-                    on_tasks=bar.add_tasks, on_chunk=bar.chunk, runner=runner,
+                    on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify, runner=runner,
                 )  # fmt: skip
         finally:
             bar.close()
@@ -445,17 +460,19 @@ async def acollect(
     chunk_size: int | None = None,
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
+    progress: bool | None = None,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> Any:
-    """One dataset over a block range, in memory: a pyarrow Table, or a Polars / pandas frame (``output``)."""
-    flt = _inputs(dataset, filters)[dataset]
+    """One dataset over a block range, in memory: a pyarrow Table, or a Polars / pandas frame (``output``).
+    ``progress``: a bar (None: where someone watches, a terminal or a notebook)."""
+    flt = _inputs(dataset, filters, acollect)[dataset]
     size = _chunk_size(dataset, chunk_size)
     spec = parse_range(blocks)
     if output not in ("arrow", "polars", "pandas"):
         raise InputError(f"output must be 'arrow', 'polars' or 'pandas'; got {output!r}")
     if output == "pandas" and importlib.util.find_spec("pandas") is None:
-        raise InputError("output='pandas' needs pandas, which chainframe does not install: pip install pandas")
+        raise InputError("output='pandas' needs pandas: pip install 'chainframe[notebook]' (or pip install pandas)")
     endpoint = endpoint_of(rpc, network, key)
     async with _client(endpoint, client_options, rpc) as client:
         chain_id = await client.chain_id()
@@ -465,21 +482,28 @@ async def acollect(
             ChunkTask(dataset=dataset, start=part.start, end=part.end, filters=flt, u256=u256, chunk_size=size, path="")
             for part in slots(resolved, size)
         ]
-        tables: list[pa.Table] = [DATASETS[dataset].empty(u256)] * len(tasks)
+        tables: list[pa.Table] = [task.schema().empty_table() for task in tasks]
         state, decode, chunks = SplitState(), anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
+
+        bar = Progress(0, enabled=progress, client=client, counters=RunCounters(), desc="collect")
+        bar.add_tasks(tasks)
 
         async def one(i: int, task: ChunkTask) -> None:
             async with chunks:
                 tables[i] = await _collect_chunk(task, client, chain_id, finalized, state, decode)
+            bar.chunk(task, tables[i].num_rows, written=False)
 
-        async with anyio.create_task_group() as tg:
-            for i, task in enumerate(tasks):
-                tg.start_soon(one, i, task)
+        try:
+            async with anyio.create_task_group() as tg:
+                for i, task in enumerate(tasks):
+                    tg.start_soon(one, i, task)
+        finally:
+            bar.close()
     table = pa.concat_tables(tables)
     if output == "polars":
         return pl.from_arrow(table)
-    if output == "pandas":
-        return table.to_pandas()
+    if output == "pandas":  # through Polars: pyarrow cannot give pandas a list of fixed-size binaries
+        return pl.from_arrow(table).to_pandas()
     return table
 
 
@@ -502,7 +526,7 @@ async def _collect_chunk(
 
         done, _ = await on_one_fork(read)
         if done:
-            return pa.concat_tables(pieces) if pieces else DATASETS[task.dataset].empty(task.u256)
+            return pa.concat_tables(pieces) if pieces else task.schema().empty_table()
     raise ChainUnstable(f"{task.dataset} blocks {task.start}..{task.end}: the chain kept reorganizing under it")
 
 
@@ -533,13 +557,13 @@ def collect(dataset: str, **options: Any) -> Any:
     return _blocking(acollect, dataset, **options)
 
 
-def off_chain(out: str | Path, **options: Any) -> list[dict[str, Any]]:
+def off_chain(out: str | Location, **options: Any) -> list[dict[str, Any]]:
     """Blocking :func:`aoff_chain`."""
     result: list[dict[str, Any]] = _blocking(aoff_chain, out, **options)
     return result
 
 
-def repair(out: str | Path, **options: Any) -> RunReport:
+def repair(out: str | Location, **options: Any) -> RunReport:
     """Blocking :func:`arepair`."""
     result: RunReport = _blocking(arepair, out, **options)
     return result
@@ -551,35 +575,71 @@ def follow(datasets: str | Sequence[str], **options: Any) -> RunReport | None:
     return result
 
 
-def series_folder(folder: str | Path, dataset: str, **filters: Any) -> Path:
-    """The folder of the series of ``dataset`` with these filters (and ``u256``) under an output folder."""
+@_typed_errors
+async def averify_stored(
+    out: str | Location,
+    *,
+    rpc: str | Endpoint | None = None,
+    network: str | None = None,
+    key: str | None = None,
+    client_options: Mapping[str, Any] | None = None,
+) -> Any:
+    """Prove every series stored under ``out`` against the node's headers (and receipts, for logs): a
+    :class:`chainframe.verify.Report` (nothing is written)."""
+    from chainframe.engine._verified import averify_stored as prove_folder
+
+    folder = location(out)
+    if not series_folders(folder):
+        raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to verify")
+    async with _client(endpoint_of(rpc, network, key), client_options, rpc) as client:
+        return await prove_folder(folder, client)
+
+
+def verify_stored(out: str | Location, **options: Any) -> Any:
+    return _blocking(averify_stored, out, **options)
+
+
+# help(), IPython's ``?`` and editors inspecting live objects show the options, not ``**options``.
+for _blocking_twin, _coroutine in ((extract, aextract), (collect, acollect), (follow, afollow), (repair, arepair),
+                                   (off_chain, aoff_chain), (verify_stored, averify_stored)):  # fmt: skip
+    _blocking_twin.__signature__ = inspect.signature(_coroutine)  # type: ignore[union-attr]
+
+
+def series_folder(folder: str | Location, dataset: str, **filters: Any) -> Location:
+    """The folder of the series of ``dataset`` with these filters (and ``u256``) under an output folder (a local
+    path, or an ``s3://bucket/prefix`` URL)."""
     u256 = filters.pop("u256", "decimal")
     check_datasets([dataset])
-    return Path(folder) / series_name(dataset, check_filters(dataset, filters), u256)
+    return location(folder) / series_name(dataset, check_filters(dataset, filters), u256)
 
 
-def scan(folder: str | Path, dataset: str, **filters: Any) -> pl.LazyFrame:
+def scan(folder: str | Location, dataset: str, **filters: Any) -> pl.LazyFrame:
     """A lazy Polars scan of one series: ``dataset`` with the given filters (as given to ``extract``; and
-    ``u256="binary"`` for that encoding) under an output folder. A series folder's name works as ``dataset`` too."""
-    root = Path(folder)
-    path = root / dataset if dataset not in DATASETS and (root / dataset).is_dir() else None
+    ``u256="binary"`` for that encoding) under an output folder (local, or ``s3://bucket/prefix``: Polars reads the
+    bucket itself, with the same ``AWS_*`` settings). A series folder's name works as ``dataset`` too."""
+    root = location(folder)
+    path = root / dataset if dataset not in DATASETS and storage(root / dataset).files(root / dataset) else None
     path = path or series_folder(root, dataset, **filters)
-    if not any(path.glob("*.parquet")):
+    if not storage(path).files(path):
         raise InputError(f"{path} holds no chunk files; extract {dataset!r} (with these filters) into {folder} first")
-    return pl.scan_parquet(str(path / "*.parquet"))
+    return pl.scan_parquet(f"{path}/*.parquet")
 
 
-def open_duckdb(folder: str | Path, connection: Any = None) -> Any:
+def open_duckdb(folder: str | Location, connection: Any = None) -> Any:
     """A DuckDB connection with one view per series folder under ``folder`` (named as the folder: ``logs``,
-    ``logs__f1a2b3c4d``, ...) and the ``hex0x`` macros."""
+    ``logs__f1a2b3c4d``, ...) and the ``hex0x`` macros. For ``s3://bucket/prefix``, the connection reads the bucket
+    through the store's S3 file system (s3fs, registered with DuckDB), so no DuckDB extension is downloaded."""
     import duckdb
 
     con = connection or duckdb.connect()
     register_duckdb(con)
-    found = series_folders(Path(folder))
+    root = location(folder)
+    found = series_folders(root)
     if not found:
         raise InputError(f"{folder} holds no dataset folders with chunk files")
+    if isinstance(root, ObjectPath) and "s3" not in con.list_filesystems():
+        con.register_filesystem(s3_filesystem())
     for path in found:
-        glob = str(path / "*.parquet").replace("'", "''")
+        glob = f"{path}/*.parquet".replace("'", "''")
         con.execute(f"CREATE OR REPLACE VIEW \"{path.name}\" AS SELECT * FROM read_parquet('{glob}')")  # noqa: S608
     return con

@@ -179,7 +179,10 @@ class _Runtime:
                 stopped.set()
         if scope.cancel_called:
             outcome["error"] = ChainframeError(f"chunk {task.start}..{task.end} was stopped: the run ended")
-        outcome.update(refetched=report.refetched, stats=asdict(self.client.stats), splits=self.state.splits)
+        outcome.update(
+            refetched=report.refetched, verified_blocks=report.verified_blocks, verified_rows=report.verified_rows,
+            unverified=report.unverified, stats=asdict(self.client.stats), splits=self.state.splits,
+        )  # fmt: skip
         return outcome
 
     def pause(self, seconds: float) -> None:
@@ -302,6 +305,9 @@ class DaskRunner:
                         raise outcome["error"]
                     report = counters.dataset(task.dataset)
                     report.refetched += outcome["refetched"]
+                    report.verified_blocks += outcome["verified_blocks"]
+                    report.verified_rows += outcome["verified_rows"]
+                    report.unverified.update(outcome["unverified"])
                     report.written += 1
                     report.rows += outcome["rows"]
                     if on_chunk:
@@ -316,9 +322,11 @@ class DaskRunner:
         report.chunks += 1
         report.blocks += task.end - task.fetch_start + 1
         self._submitted += 1
-        path = Path(task.path).absolute()  # workers' working folders are their own
-        key = f"chainframe-{path.parent.name}-{task.start}-{task.end}-{self.plan.run}-{self._submitted}"
-        shipped = {**task.to_json(), "path": str(path)}
+        local = "://" not in str(task.path)
+        path = str(Path(task.path).absolute()) if local else str(task.path)  # workers' working folders are their own
+        series = path.rstrip("/").rsplit("/", 2)[-2]
+        key = f"chainframe-{series}-{task.start}-{task.end}-{self.plan.run}-{self._submitted}"
+        shipped = {**task.to_json(), "path": path}
         future: distributed.Future[Any] = self.dask.submit(
             run_on_worker, self.plan.run, shipped, chain_id, finalized, key=key, retries=SUBMIT_RETRIES, pure=False
         )

@@ -18,7 +18,6 @@ from typing import Any, Protocol
 import anyio
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from chainframe._version import __version__
 from chainframe.datasets import DATASETS, BlockRange, TokenTransfers
@@ -36,7 +35,8 @@ from chainframe.engine._canonical import (
 from chainframe.engine._logs import SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._sink import InOrder
-from chainframe.store import ChunkMeta, ChunkWriter, read_meta
+from chainframe.engine._verified import Material, Proven, material, verify_piece
+from chainframe.store import ChunkMeta, ChunkWriter, read_batches, read_meta
 
 PIECE_BLOCKS = 100
 """Blocks per piece for the datasets fetched block by block (all but logs, whose pieces follow the answers' size)."""
@@ -59,6 +59,12 @@ class DatasetReport:
     """Blocks fetched (kept rows of extended files not counted)."""
     refetched: int = 0
     """Chunks fetched again because the chain moved under them."""
+    verified_blocks: int = 0
+    """With ``verify``: blocks whose rows were proven against their headers (kept rows of extended files not
+    counted)."""
+    verified_rows: int = 0
+    unverified: dict[str, str] = field(default_factory=dict)
+    """With ``verify``: the checks that could not run, and why (never counted as passed)."""
 
 
 @dataclass
@@ -79,13 +85,15 @@ async def fetch_and_decode(
     decode: Any,
     sink: InOrder,
     check: ChunkCheck | None = None,
+    proven: Proven | None = None,
 ) -> None:
     """Fetch the chunk's answers, decode them in a worker thread and hand the rows, sorted, to ``sink``.
 
     Pieces (logs: sized by the answers; others: ``PIECE_BLOCKS`` blocks) are fetched concurrently, at most
     ``state.in_flight`` at once across chunks, and each is decoded and handed on as it arrives: memory is bounded by
     the pieces in flight, not by the chunk. With ``check``, pieces reaching above its finalized block carry
-    witnesses and their rows' hashes are kept, for :meth:`ChunkCheck.confirm` at commit."""
+    witnesses and their rows' hashes are kept, for :meth:`ChunkCheck.confirm` at commit. With ``proven`` (the task
+    asks ``verify``), each piece's rows are proven against its blocks' headers first and counted there."""
     dataset = DATASETS[task.dataset]
     blocks = BlockRange(task.fetch_start, task.end)
 
@@ -110,34 +118,48 @@ async def fetch_and_decode(
     if task.dataset == "logs" or isinstance(dataset, TokenTransfers):
         # Token transfers are logs of one event: fetched (and split, and checked) as logs, then decoded.
         log_filters = {**task.filters, **({"topics": dataset.topics} if isinstance(dataset, TokenTransfers) else {})}
+        events: list[Any] = []
+        if task.filters.get("event"):
+            from chainframe.decode import as_events, with_event_columns
 
-        def decode_logs(part: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
+            events = as_events(list(task.filters["event"]))
+
+        def decode_logs(part: BlockRange, logs: list[bytes], receipts: list[bytes], proof: Material | None) -> pa.Table:
             check_bodies("logs", logs)
             check_bodies("receipts", receipts)
             table = logs_table(logs, receipts, log_filters, chain_id=chain_id, u256=task.u256)
             check_rows("logs", table, part, log_filters)
             if table.num_rows and pc.any(table["removed"]).as_py():
                 raise StaleChunk(f"{task.dataset} {part.start}..{part.end}: the node flagged logs as removed (a reorg)")
+            if proven is not None:
+                proven.add(verify_piece("logs", table, part, proof, chain_id=chain_id, filters=log_filters))
             if isinstance(dataset, TokenTransfers):
                 table = dataset.from_logs(table, u256=task.u256)
+            elif events:
+                table = with_event_columns(table, events, u256=task.u256)
             return sort_table(table, dataset.sort)
 
         async def decode_piece(part: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
-            return await anyio.to_thread.run_sync(decode_logs, part, logs, receipts, limiter=decode)
+            proof = await material(client, task.dataset, part) if proven is not None else None
+            return await anyio.to_thread.run_sync(decode_logs, part, logs, receipts, proof, limiter=decode)
 
         await fetch_logs(client, blocks, log_filters, state, decode_piece, put, wrap=witnessed)
     else:
 
-        def work(bodies: list[bytes], part: BlockRange) -> pa.Table:
+        def work(bodies: list[bytes], part: BlockRange, proof: Material | None) -> pa.Table:
             check_bodies(task.dataset, bodies)
             table = dataset.transform(bodies, chain_id=chain_id, u256=task.u256)
             check_rows(task.dataset, table, part, task.filters)
+            if proven is not None:
+                proven.add(verify_piece(task.dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
+                                        bodies=bodies))  # fmt: skip
             return sort_table(table, dataset.sort)
 
         async def piece(part: BlockRange) -> None:
             async def answer() -> pa.Table:
                 bodies = await dataset.fetch(client, part, **task.filters)
-                return await anyio.to_thread.run_sync(work, bodies, part, limiter=decode)
+                proof = await material(client, task.dataset, part) if proven is not None else None
+                return await anyio.to_thread.run_sync(work, bodies, part, proof, limiter=decode)
 
             try:
                 method = METHODS.get(task.dataset, task.dataset)
@@ -167,7 +189,7 @@ def kept_meta(task: ChunkTask) -> ChunkMeta | None:
     """The metadata of the file whose rows ``task`` keeps, if it still holds them."""
     if task.keep_through is None:
         return None
-    meta = read_meta(Path(task.path))
+    meta = read_meta(task.path)
     if meta is None or meta.start != task.start or meta.end < task.keep_through:
         return None
     return meta
@@ -178,8 +200,7 @@ def copy_kept(task: ChunkTask, writer: ChunkWriter) -> int:
     assert task.keep_through is not None
     rows = 0
     try:
-        source = pq.ParquetFile(task.path, page_checksum_verification=True)
-        for batch in source.iter_batches(batch_size=100_000):
+        for batch in read_batches(task.path, batch_size=100_000):
             table = pa.Table.from_batches([batch]).cast(writer.schema)
             table = table.filter(pc.less_equal(table["block_number"], task.keep_through))
             rows += table.num_rows
@@ -220,7 +241,7 @@ async def run_chunk(
             task = ChunkTask(**{**task.to_json(), "keep_through": None})  # the kept rows may be what moved
         done, rows = await on_one_fork(
             partial(_attempt, task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=state,
-                    decode=decode)
+                    decode=decode, report=report)
         )  # fmt: skip
         if done:
             assert rows is not None
@@ -232,13 +253,21 @@ async def run_chunk(
 
 
 async def _attempt(
-    task: ChunkTask, client: Any, *, chain_id: int, endpoint: str, finalized: int, state: SplitState, decode: Any
+    task: ChunkTask,
+    client: Any,
+    *,
+    chain_id: int,
+    endpoint: str,
+    finalized: int,
+    state: SplitState,
+    decode: Any,
+    report: DatasetReport,
 ) -> int:
     # No thread hop when nothing is kept: chunks then take the planning lock in the order they were handed out.
     kept = await anyio.to_thread.run_sync(kept_meta, task) if task.keep_through is not None else None
     if task.keep_through is not None and kept is None:
         task = ChunkTask(**{**task.to_json(), "keep_through": None})
-    with ChunkWriter(Path(task.path), DATASETS[task.dataset].schema_for(task.u256)) as writer:
+    with ChunkWriter(task.path, task.schema()) as writer:
         kept_rows = await anyio.to_thread.run_sync(copy_kept, task, writer) if kept is not None else 0
 
         async def write(table: pa.Table) -> None:
@@ -246,7 +275,10 @@ async def _attempt(
 
         sink = InOrder(task.fetch_start, write)
         check = ChunkCheck(task.dataset, finalized)
-        await fetch_and_decode(task, client, chain_id=chain_id, state=state, decode=decode, sink=sink, check=check)
+        proven = Proven() if task.verify else None
+        await fetch_and_decode(
+            task, client, chain_id=chain_id, state=state, decode=decode, sink=sink, check=check, proven=proven
+        )
         blocks = f"{task.start}..{task.end}"
         chain = await chain_for(client, task, finalized)
         check.confirm(chain, blocks=blocks)
@@ -271,6 +303,10 @@ async def _attempt(
             rows=kept_rows + sink.rows, endpoint=endpoint, tool_version=__version__,
         )  # fmt: skip
         await anyio.to_thread.run_sync(writer.commit, meta)
+    if proven is not None:  # counted once the rows are kept, not per attempt
+        report.verified_blocks += proven.blocks
+        report.verified_rows += proven.rows
+        report.unverified.update(proven.skipped)
     return sink.rows
 
 

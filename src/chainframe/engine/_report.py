@@ -2,29 +2,51 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from chainframe._version import __version__
 from chainframe.engine._engine import RunCounters
 from chainframe.engine._plan import ChunkTask
+from chainframe.store import Location, location, write_bytes
+
+
+def in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel (where stderr is no terminal, yet a progress bar is wanted)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None  # imported already if we are in a kernel
+    return getattr(shell, "kernel", None) is not None
+
+
+def _bar_class() -> Any:
+    """tqdm's widget bar in Jupyter when ipywidgets is there (``chainframe[notebook]``), else its text bar, which a
+    notebook shows as text: never tqdm.auto's warning about a missing IProgress."""
+    if in_notebook() and importlib.util.find_spec("ipywidgets") is not None:
+        from tqdm.notebook import tqdm as notebook_bar
+
+        return notebook_bar
+    from tqdm.std import tqdm as text_bar
+
+    return text_bar
 
 
 class Progress:
-    """A progress bar over blocks, with rows, retries and splits; off when ``enabled`` is False (None: on a TTY)."""
+    """A progress bar over blocks, with rows, retries and splits. ``enabled``: True, False, or None for on where
+    someone watches (stderr is a terminal, or a Jupyter notebook)."""
 
-    def __init__(self, total_blocks: int, *, enabled: bool | None, client: Any, counters: RunCounters) -> None:
+    def __init__(
+        self, total_blocks: int, *, enabled: bool | None, client: Any, counters: RunCounters, desc: str = "extract"
+    ) -> None:
         self._total = total_blocks
-        from tqdm.auto import tqdm
-
         self._client, self._counters = client, counters
         self._rows = 0
-        self._bar = tqdm(
-            total=total_blocks, unit="block", desc="extract", disable=None if enabled is None else not enabled
-        )
+        if enabled is None:
+            enabled = in_notebook() or sys.stderr.isatty()
+        self._bar = _bar_class()(total=total_blocks, unit="block", desc=desc, disable=not enabled)
 
     def add_tasks(self, tasks: list[ChunkTask]) -> None:
         """Planned work: the blocks these tasks fetch count towards the bar's total."""
@@ -58,7 +80,7 @@ class RunReport:
     """The blocks asked for, resolved (None when nothing was left to ask, e.g. ``align`` before a whole chunk)."""
     range: str
     out: str | None
-    datasets: dict[str, dict[str, int]]
+    datasets: dict[str, dict[str, Any]]
     requests: int
     calls: int
     retries: int
@@ -81,7 +103,7 @@ class RunReport:
     @classmethod
     def make(
         cls, *, started: datetime, seconds: float, endpoint: str, chain_id: int, blocks: tuple[int, int] | None,
-        text: str, out: Path | None, counters: RunCounters, client: Any, head: int | None = None,
+        text: str, out: Location | None, counters: RunCounters, client: Any, head: int | None = None,
         finalized: int | None = None, stop: str = "", reorgs: list[dict[str, Any]] | None = None,
     ) -> RunReport:  # fmt: skip
         stats = client.stats
@@ -116,23 +138,33 @@ class RunReport:
     def __str__(self) -> str:
         return self.summary()
 
+    def __repr__(self) -> str:
+        """Short: where and how much (``summary()`` has the lines, ``to_json()`` every field)."""
+        what = f"blocks {self.blocks[0]}..{self.blocks[1]}" if self.blocks else "no new blocks"
+        rows = sum(d["rows"] for d in self.datasets.values())
+        names = ", ".join(self.datasets) or "no datasets"
+        return f"<RunReport {what} of chain {self.chain_id}: {names}, {rows:,} rows>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's terminal: the summary lines."""
+        printer.text(self.summary())
+
     def _repr_html_(self) -> str:
         """In Jupyter: the summary, not a 600-character line of fields (``to_json()`` has them all)."""
         import html
 
         return f"<pre>{html.escape(self.summary())}</pre>"
 
-    def save(self, path: Path) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
-        tmp.replace(path)
+    def save(self, path: Location | str) -> Location:
+        """Write the report to ``path`` (a local file or an S3 object), atomically."""
+        path = location(path)
+        write_bytes(path, (json.dumps(self.to_json(), indent=2) + "\n").encode())
         return path
 
-    def default_path(self) -> Path:
+    def default_path(self) -> Location:
         assert self.out is not None
         stamp = self.started.replace(":", "").replace("-", "")
-        return Path(self.out) / ".chainframe" / "runs" / f"{stamp}.json"
+        return location(self.out) / ".chainframe" / "runs" / f"{stamp}.json"
 
     def summary(self) -> str:
         what = f"blocks {self.blocks[0]}..{self.blocks[1]}" if self.blocks else "no new blocks"
@@ -151,6 +183,10 @@ class RunReport:
                 f"  {name:<18} {d['rows']:>12,} rows  {d['written']:>5} chunks written  {d['skipped']:>5} skipped"
                 + refetched
             )
+            if d.get("verified_blocks"):
+                lines.append(f"  {'':<18} verified: {d['verified_blocks']:,} blocks, {d['verified_rows']:,} rows")
+            for check, reason in sorted(d.get("unverified", {}).items()):
+                lines.append(f"  {'':<18} not verified: {check} ({reason})")
         lines.append(
             f"  {self.requests:,} requests ({self.calls:,} calls), {self.retries} retries, {self.splits} splits, "
             f"{self.rate_limited} rate limits, {self.bytes_received / 1e6:,.1f} MB received"

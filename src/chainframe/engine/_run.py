@@ -14,9 +14,8 @@ A round (what ``extract`` runs once and ``follow`` runs every poll):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -26,7 +25,7 @@ from chainframe.datasets import U256, BlockRange
 from chainframe.engine._canonical import ChainUnstable, Repair, find_stale
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._plan import ChunkTask, plan
-from chainframe.store import Series, load_series, series_folders, series_name
+from chainframe.store import Location, Series, load_series, location, series_folders, series_name, storage
 
 CHECK_ROUNDS = 3
 """Times a round re-checks and repairs what moved while it ran, before it gives up as :class:`ChainUnstable`."""
@@ -68,7 +67,7 @@ class RoundResult:
     skipped: dict[str, int] = field(default_factory=dict)
 
 
-def check_series(folder: Path, series: Series, chain_id: int) -> None:
+def check_series(folder: Location, series: Series, chain_id: int) -> None:
     """Refuse to write into a folder that is not one table: foreign files, mixed chunks, another chain."""
     if series.mixed:
         raise InputError(f"{series.folder} is not one table ({'; '.join(series.mixed)}); extract into another --out")
@@ -89,7 +88,7 @@ def check_series(folder: Path, series: Series, chain_id: int) -> None:
 async def extract_round(
     client: Any,
     *,
-    folder: Path,
+    folder: Location,
     wanted: list[Wanted],
     blocks: BlockRange | None,
     head: int,
@@ -102,6 +101,7 @@ async def extract_round(
     counters: RunCounters,
     on_tasks: Callable[[list[ChunkTask]], None] | None = None,
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
+    verify: bool = False,
     runner: TaskRunner = run_tasks,
 ) -> RoundResult:
     """Bring ``wanted`` series over ``blocks`` up to date in ``folder`` and repair every series there. ``runner``
@@ -110,9 +110,7 @@ async def extract_round(
     asked: dict[str, Wanted] = {}
     for want in wanted:
         asked[series_name(want.dataset, want.filters, want.u256)] = want
-    every = {p.name: load_series(p) for p in series_folders(folder)}
-    for name in asked:
-        every.setdefault(name, load_series(folder / name))
+    every = await _every_series(folder, list(asked))
     for series in every.values():
         await anyio.to_thread.run_sync(check_series, folder, series, chain_id)
     sizes: dict[str, int] = {}
@@ -129,13 +127,15 @@ async def extract_round(
     repairs = await find_stale(client, list(every.values()), head)
     tasks = _plan_round(every, asked, sizes, repairs, blocks, chain_id, overwrite, head, result)
     for rounds in range(CHECK_ROUNDS + 1):
+        if verify:
+            tasks = [replace(task, verify=True) for task in tasks]
         if on_tasks is not None:
             on_tasks(tasks)
         await runner(
             iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
             concurrency=concurrency, counters=counters, on_chunk=on_chunk,
         )  # fmt: skip
-        every = {p.name: load_series(p) for p in series_folders(folder)}
+        every = await _every_series(folder)
         head = int(await client.block_number())  # a reorganization during the round may have moved it either way
         repairs = await find_stale(client, list(every.values()), head)
         if not repairs:
@@ -147,6 +147,20 @@ async def extract_round(
         f"the chain kept reorganizing while {folder} was brought up to date ({CHECK_ROUNDS} repairs); "
         "try again later, or stop further from the head (--confirmations)"
     )
+
+
+async def _every_series(folder: Location, asked: list[str] | None = None) -> dict[str, Series]:
+    """Every series in ``folder`` (and the asked ones, which may not exist yet), from their footers. Read in a worker
+    thread (in a bucket it is a listing and a GET per file), abandoned at once if the run is cancelled: reading
+    changes nothing, so Ctrl-C need not wait for it."""
+
+    def read() -> dict[str, Series]:
+        every = {p.name: load_series(p) for p in series_folders(folder)}
+        for name in asked or ():
+            every.setdefault(name, load_series(folder / name))
+        return every
+
+    return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
 
 
 def _plan_round(
@@ -184,7 +198,7 @@ def _plan_round(
             filters=filters, u256=u256, overwrite=overwrite, repairs=by_series.get(name), head=head,
         )  # fmt: skip
         for path in deletions:  # slots wholly above a head that moved back: their blocks are gone
-            Path(path).unlink(missing_ok=True)
+            storage(location(path)).delete(location(path))
         if want is not None and blocks is not None:
             untouched = set(range(blocks.start // size, blocks.end // size + 1)) - {t.start // size for t in planned}
             result.skipped[dataset] = result.skipped.get(dataset, 0) + len(untouched)

@@ -257,7 +257,10 @@ class AsyncClient(TypedMethods):
     def _on_retry(self, state: RetryCallState) -> None:
         self.stats.retries += 1
         exc = state.outcome.exception() if state.outcome else None
-        _log.info("attempt %d failed, retrying: %s", state.attempt_number, exc)  # errors carry no key
+        wait = state.next_action.sleep if state.next_action else 0.0
+        # Errors carry no key. ``retry`` is for whoever shows it (the CLI's "retrying (n/N): reason" line).
+        _log.info("attempt %d failed, retrying: %s", state.attempt_number, exc,
+                  extra={"retry": (state.attempt_number, self.retry.attempts, wait, exc)})  # fmt: skip
         if isinstance(exc, RateLimited):
             self.stats.rate_limited += 1
             if exc.backoff:

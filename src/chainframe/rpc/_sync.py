@@ -7,7 +7,8 @@ is the async client's coroutine, called through an anyio blocking portal: writte
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+import inspect
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from types import TracebackType
@@ -25,18 +26,38 @@ R = TypeVar("R")
 
 
 def _blocking(method: Callable[Concatenate[AsyncClient, P], Awaitable[R]]) -> Callable[Concatenate[Client, P], R]:
+    """The blocking twin of one async method. Type checkers read its parameters through ``P`` and its result
+    through ``R``; ``help()``, IPython and editors that inspect live objects read ``__signature__``: the async
+    method's own (its return annotation is already the awaited type)."""
+
     def call(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> R:
         return self._portal.call(functools.partial(method, self._client, *args, **kwargs))
 
     call.__name__, call.__qualname__, call.__doc__ = method.__name__, f"Client.{method.__name__}", method.__doc__
+    call.__signature__ = inspect.signature(method)  # type: ignore[attr-defined]
+    call.__annotations__ = dict(method.__annotations__)
+    call.__wrapped__ = method  # type: ignore[attr-defined]  # typing.get_type_hints resolves names in its module
     return call
+
+
+def _options_of(
+    init: Callable[Concatenate[AsyncClient, P], None],
+) -> Callable[[Callable[..., None]], Callable[Concatenate[Client, P], None]]:
+    """``Client.__init__`` takes what ``AsyncClient.__init__`` takes, for type checkers and for ``help()``."""
+
+    def same(function: Callable[..., None]) -> Callable[Concatenate[Client, P], None]:
+        function.__signature__ = inspect.signature(init)  # type: ignore[attr-defined]
+        return function
+
+    return same
 
 
 class Client:
     """Same options and methods as :class:`AsyncClient`, blocking. Use as a context manager or call :meth:`close`."""
 
-    def __init__(self, endpoint: Endpoint | str, **options: Any) -> None:
-        self._client = AsyncClient(endpoint, **options)  # checks the options before any thread starts
+    @_options_of(AsyncClient.__init__)
+    def __init__(self, *args: Any, **options: Any) -> None:
+        self._client = AsyncClient(*args, **options)  # checks the options before any thread starts
         self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
         self._stop: anyio.Event | None = None
@@ -79,11 +100,11 @@ class Client:
     def stats(self) -> ClientStats:
         return self._client.stats
 
-    def batch(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
-        return self._portal.call(self._client.batch, calls)
-
+    # One line per method of the async client (a test checks that none is missing and that the signatures match).
     request = _blocking(AsyncClient.request)
     request_bytes = _blocking(AsyncClient.request_bytes)
+    batch = _blocking(AsyncClient.batch)
+    batch_bytes = _blocking(AsyncClient.batch_bytes)
     block_number = _blocking(AsyncClient.block_number)
     chain_id = _blocking(AsyncClient.chain_id)
     get_block = _blocking(AsyncClient.get_block)

@@ -267,6 +267,36 @@ class _Model:
                 out[key] = None if value is None else row.codec.encode(value)
         return out
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython and Jupyter show every field with bytes as ``0x`` hex; ``repr`` stays one short line."""
+        printer.text(_pretty(self))
+
+    def __init_subclass__(cls) -> None:
+        # IPython takes a class's own __repr__ (each dataclass has one) before an inherited _repr_pretty_. (No
+        # super() call: slots=True rebuilds the class, which breaks zero-argument super; object's does nothing.)
+        cls._repr_pretty_ = _Model._repr_pretty_  # type: ignore[method-assign]
+
+
+def _pretty(value: Any, indent: str = "") -> str:
+    """A result object for people (IPython and Jupyter): every field, bytes as ``0x`` hex, long lists cut at 5."""
+    inner = indent + "  "
+    if isinstance(value, bytes):
+        text = "0x" + value.hex()
+        return text if len(value) <= 32 else f"{text[:66]}... ({len(value)} bytes)"
+    if isinstance(value, _Model):
+        shown = [f for f in dataclasses.fields(value) if f.name[0] != "_" and (f.name != "extra" or value.extra)]
+        lines = [f"{inner}{f.name}={_pretty(getattr(value, f.name), inner)}" for f in shown]
+        return f"{type(value).__name__}(\n" + ",\n".join(lines) + f"\n{indent})"
+    if isinstance(value, Mapping | tuple | list):
+        pairs = list(value.items()) if isinstance(value, Mapping) else [(None, v) for v in value]
+        if not pairs:
+            return "{}" if isinstance(value, Mapping) else "()"
+        lines = [f"{inner}{'' if k is None else _pretty(k, inner) + ': '}{_pretty(v, inner)}" for k, v in pairs[:5]]
+        lines += [f"{inner}... {len(pairs) - 5} more"] if len(pairs) > 5 else []
+        open_, close = "{}" if isinstance(value, Mapping) else "()"
+        return f"{open_}\n" + ",\n".join(lines) + f"\n{indent}{close}"
+    return repr(value)
+
 
 def _lowercased(value: Any) -> Any:
     """The input as a canonical encoding is compared with it: hex digits are case-insensitive."""
@@ -562,6 +592,10 @@ class Prestate(Mapping[bytes, PrestateAccount]):
             return cls(accounts=_ACCOUNTS.decode(obj))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{cls.__name__}: {exc}") from exc
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython and Jupyter: the accounts, addresses and bytes as ``0x`` hex."""
+        printer.text(f"Prestate({_pretty(self.accounts)})")
 
     def to_json(self) -> dict[str, Any]:
         """The ``{address: account}`` object."""

@@ -1,6 +1,7 @@
 """The dataset store: series folders of chunk files, one file per slot of blocks, each written atomically and
 describing itself (range, hashes for reorganization checks, filters) in its footer; what a folder holds; one writer
-per folder. The engine plans, fetches and decodes; everything about files lives here."""
+per folder. A folder is a local path or an S3 prefix (``s3://bucket/prefix``), both behind one small interface
+(:mod:`chainframe.store._storage`). The engine plans, fetches and decodes; everything about files lives here."""
 
 from chainframe.store._chunks import (
     SCHEMA_VERSION,
@@ -16,7 +17,9 @@ from chainframe.store._chunks import (
     write_chunk,
 )
 from chainframe.store._info import folder_info, format_info, series_json
-from chainframe.store._lock import FolderLock
+from chainframe.store._lease import ObjectLease
+from chainframe.store._lock import FolderLock, folder_lock
+from chainframe.store._s3 import s3_filesystem
 from chainframe.store._series import (
     Series,
     StoredChunk,
@@ -28,6 +31,16 @@ from chainframe.store._series import (
     series_folders,
     series_name,
 )
+from chainframe.store._storage import (
+    LeaseLost,
+    Location,
+    ObjectPath,
+    StoreError,
+    location,
+    read_batches,
+    storage,
+    write_bytes,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -35,7 +48,12 @@ __all__ = [
     "ChunkMeta",
     "ChunkWriter",
     "FolderLock",
+    "LeaseLost",
+    "Location",
+    "ObjectLease",
+    "ObjectPath",
     "Series",
+    "StoreError",
     "StoredChunk",
     "canonical_filters",
     "chunk_path",
@@ -43,15 +61,21 @@ __all__ = [
     "dataset_of",
     "filters_digest",
     "folder_info",
+    "folder_lock",
     "format_info",
     "gaps_between",
     "linked",
     "load_series",
+    "location",
     "merge_ranges",
+    "read_batches",
     "read_meta",
+    "s3_filesystem",
     "series_folders",
     "series_json",
     "series_name",
     "slot_of",
+    "storage",
+    "write_bytes",
     "write_chunk",
 ]

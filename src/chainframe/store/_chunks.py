@@ -11,9 +11,9 @@ Because a slot always has the same name, every change to a series is one atomic 
 replaced by a longer one, a slot rewritten after a reorganization. A reader globbing ``*.parquet`` sees each block's
 rows exactly once at every moment, the old version or the new one, never both and never neither.
 
-Atomicity: :class:`ChunkWriter` streams rows into ``.<name>.tmp-<pid>-<random>`` in the same folder, then fsyncs
-it, renames it over the final name (``os.replace`` is atomic within a filesystem) and fsyncs the folder. A killed run
-leaves only a temporary, which :func:`clean_temporaries` removes.
+Atomicity: :class:`ChunkWriter` streams rows into a pending file of the folder's storage and commits it in one atomic
+step (:mod:`chainframe.store._storage`): locally a temporary renamed over the final name, on S3 one PUT of the
+object. A killed run leaves only a temporary (locally; none on S3), which :func:`clean_temporaries` removes.
 """
 
 from __future__ import annotations
@@ -21,12 +21,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -34,6 +31,7 @@ import pyarrow.parquet as pq
 
 from chainframe._redact import redact_url
 from chainframe._version import __version__
+from chainframe.store._storage import Location, Pending, location, storage
 
 SCHEMA_VERSION = 2
 """Version of the layout of chunk files and their metadata (2: one file per slot, hashes for reorg checks); a file of
@@ -62,7 +60,6 @@ _FIELDS = (
 _HASH_FIELDS = ("first_block_hash", "first_parent_hash", "last_block_hash")
 DATASET_NAME = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*$")  # no "__", which separates the parts of a file name
 _HEX = re.compile(r"^0[xX][0-9a-fA-F]*$")
-_TEMPORARY = re.compile(r"^\..+\.tmp-(\d+)-[0-9a-f]+$")
 
 U256Name = Literal["decimal", "binary"]
 BlockSpan = tuple[int, int]
@@ -251,14 +248,14 @@ def slot_of(block: int, chunk_size: int) -> BlockSpan:
     return first, first + chunk_size - 1
 
 
-def chunk_path(folder: Path, *, dataset: str, chain_id: int, slot: BlockSpan) -> Path:
+def chunk_path(folder: Location, *, dataset: str, chain_id: int, slot: BlockSpan) -> Location:
     """The one file name for a slot of a series folder: same slot, same path, whatever part of it the file covers."""
     if not DATASET_NAME.match(dataset):
         raise ValueError(f"dataset name {dataset!r} must be lowercase words joined by single underscores")
     start, end = slot
     if not 0 <= start <= end:
         raise ValueError(f"a slot needs 0 <= start <= end; got {start}..{end}")
-    return Path(folder) / f"{dataset}__{chain_id}__{start:010d}_to_{end:010d}.parquet"
+    return location(folder) / f"{dataset}__{chain_id}__{start:010d}_to_{end:010d}.parquet"
 
 
 # --- writing ---------------------------------------------------------------------------------------------------------
@@ -267,24 +264,23 @@ def chunk_path(folder: Path, *, dataset: str, chain_id: int, slot: BlockSpan) ->
 class ChunkWriter:
     """One chunk file written as its rows arrive, atomically, zstd-compressed, with its metadata in the footer.
 
-    Rows go to a temporary in the same folder, in row groups of ``row_group_rows`` (smaller tables are held until a
-    group is full, so memory is bounded by a row group, not by the chunk). :meth:`commit` writes the metadata, fsyncs,
-    renames over ``path`` and fsyncs the folder; :meth:`abort` (or leaving a ``with`` block on an error) removes the
-    temporary. Readers and resumers see either no file or the whole file.
+    Rows go to a pending file of the folder's storage, in row groups of ``row_group_rows`` (smaller tables are held
+    until a group is full, so memory is bounded by a row group, not by the chunk). :meth:`commit` writes the metadata
+    and puts the file at ``path`` in one atomic step; :meth:`abort` (or leaving a ``with`` block on an error) drops the
+    pending file. Readers and resumers see either no file or the whole file.
     """
 
-    def __init__(self, path: Path, schema: pa.Schema, *, row_group_rows: int = 100_000) -> None:
+    def __init__(self, path: Location | str, schema: pa.Schema, *, row_group_rows: int = 100_000) -> None:
         if row_group_rows <= 0:
             raise ValueError(f"row_group_rows must be positive; got {row_group_rows}")
-        self.path = Path(path)
+        self.path = location(path)
         kept = {k: v for k, v in (schema.metadata or {}).items() if not k.startswith(PREFIX)}
         self.schema = schema.with_metadata(kept)
         self.rows = 0
         self._group = row_group_rows
         self._held: list[pa.Table] = []
         self._held_rows = 0
-        self._temporary: Path | None = None
-        self._sink: Any = None
+        self._pending: Pending | None = None
         self._writer: pq.ParquetWriter | None = None
 
     def write(self, table: pa.Table) -> None:
@@ -303,11 +299,11 @@ class ChunkWriter:
 
     def _write(self, table: pa.Table) -> None:
         if self._writer is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._temporary = self.path.parent / f".{self.path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-            self._sink = open(self._temporary, "xb")  # noqa: SIM115 (closed by commit or abort)
+            self._pending = storage(self.path).begin(self.path)
             # Page checksums: a data page corrupted under an intact footer is caught when the rows are read again.
-            self._writer = pq.ParquetWriter(self._sink, self.schema, compression="zstd", write_page_checksum=True)
+            self._writer = pq.ParquetWriter(
+                self._pending.sink, self.schema, compression="zstd", write_page_checksum=True
+            )
         self._writer.write_table(table, row_group_size=self._group)
 
     def commit(self, meta: ChunkMeta) -> None:
@@ -319,31 +315,24 @@ class ChunkWriter:
                 self._write(pa.concat_tables(self._held) if self._held else self.schema.empty_table())
             self._held = []
             assert self._writer is not None
-            assert self._temporary is not None
+            assert self._pending is not None
             self._writer.add_key_value_metadata(meta.to_metadata())
             self._writer.close()
-            self._sink.flush()
-            os.fsync(self._sink.fileno())
-            self._sink.close()
-            os.replace(self._temporary, self.path)
+            self._pending.commit()
         except BaseException:
             self.abort()
             raise
-        self._writer = self._sink = self._temporary = None
-        _fsync_folder(self.path.parent)
+        self._writer = self._pending = None
 
     def abort(self) -> None:
-        """Drop the temporary (and what is held); the final path is left as it was."""
+        """Drop the pending file (and what is held); the final path is left as it was."""
         self._held = []
         if self._writer is not None:
             with contextlib.suppress(Exception):
                 self._writer.close()  # else its finalizer would write to a closed file
-        if self._sink is not None:
-            self._sink.close()
-        if self._temporary is not None:
-            with contextlib.suppress(FileNotFoundError):
-                self._temporary.unlink()
-        self._writer = self._sink = self._temporary = None
+        if self._pending is not None:
+            self._pending.abort()
+        self._writer = self._pending = None
 
     def __enter__(self) -> ChunkWriter:
         return self
@@ -352,7 +341,7 @@ class ChunkWriter:
         self.abort()  # after commit there is nothing left to drop
 
 
-def write_chunk(table: pa.Table, path: Path, meta: ChunkMeta, *, row_group_rows: int = 100_000) -> None:
+def write_chunk(table: pa.Table, path: Location | str, meta: ChunkMeta, *, row_group_rows: int = 100_000) -> None:
     """Write ``table`` (already sorted) to ``path`` in one go: see :class:`ChunkWriter`."""
     if table.num_rows != meta.rows:
         raise ValueError(f"metadata says {meta.rows} rows but the table has {table.num_rows}")
@@ -361,65 +350,31 @@ def write_chunk(table: pa.Table, path: Path, meta: ChunkMeta, *, row_group_rows:
         writer.commit(meta)
 
 
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename durable (POSIX); a no-op where folders cannot be opened."""
-    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-    try:
-        fd = os.open(folder, flags)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def clean_temporaries(folder: Location | str) -> int:
+    """Remove what killed runs left in ``folder`` (temporaries; on S3, uploads never completed); return how many.
+    Locally a temporary whose process is still alive belongs to a concurrent writer and is kept."""
+    folder = location(folder)
+    return storage(folder).clean_temporaries(folder)
 
 
-def clean_temporaries(folder: Path) -> int:
-    """Remove the temporaries (``.<name>.tmp-<pid>-<random>``) that killed runs left in ``folder``; return how many.
-
-    A temporary whose process is still alive belongs to a concurrent writer and is kept."""
-    removed = 0
-    for path in temporaries(Path(folder)):
-        match = _TEMPORARY.match(path.name)
-        if match is None or _process_alive(int(match.group(1))):
-            continue
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-            removed += 1
-    return removed
-
-
-def temporaries(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.glob(".*.tmp-*") if _TEMPORARY.match(p.name) and p.is_file())
-
-
-def _process_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False  # kill(0) would signal our own process group
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except (OverflowError, OSError, ValueError):
-        return False
-    return True
+def temporaries(folder: Location) -> list[Location]:
+    return storage(folder).temporaries(folder)
 
 
 # --- reading ---------------------------------------------------------------------------------------------------------
 
 
-def read_meta(path: Path) -> ChunkMeta | None:
+def read_meta(path: Location | str) -> ChunkMeta | None:
     """A chunk's metadata from its footer only; None for a missing, unreadable, truncated or foreign file, one without
     the complete marker, or one whose row count disagrees with its metadata."""
-    try:
-        footer = pq.read_metadata(path)
-    except (OSError, ValueError, pa.ArrowException):
-        return None
-    meta = ChunkMeta.from_metadata(footer.metadata)
-    if meta is None or footer.num_rows != meta.rows:
-        return None
-    return meta
+    path = location(path)
+    return metas(storage(path).footers([path]))[0]
+
+
+def metas(footers: list[pq.FileMetaData | None]) -> list[ChunkMeta | None]:
+    """The chunk metadata in each footer (see :func:`read_meta`)."""
+    out: list[ChunkMeta | None] = []
+    for footer in footers:
+        meta = ChunkMeta.from_metadata(footer.metadata) if footer is not None else None
+        out.append(meta if meta is not None and footer is not None and footer.num_rows == meta.rows else None)
+    return out

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from chainframe.store._chunks import BlockSpan
 from chainframe.store._series import Series, load_series, series_folders
+from chainframe.store._storage import Location, location, storage
 
 
-def folder_info(out: Path) -> dict[str, Series]:
+def folder_info(out: Location | str) -> dict[str, Series]:
     """Every series folder under ``out`` (or ``out`` itself if it is one), by folder name."""
-    out = Path(out)
+    out = location(out)
     found = {folder.name: load_series(folder) for folder in series_folders(out)}
-    if not found and out.is_dir() and any(out.glob("*.parquet")):
+    if not found and storage(out).files(out):
         found[out.name] = load_series(out)
     return found
 

@@ -1,13 +1,25 @@
-"""One writer per output folder: an advisory lock that the kernel releases when the process ends, however it ends."""
+"""One writer per output folder: locally an advisory lock that the kernel releases when the process ends, however it
+ends; on S3 a lease object (:mod:`chainframe.store._lease`)."""
 
 from __future__ import annotations
 
 import fcntl
 import os
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from chainframe._errors import InputError
+from chainframe.store._lease import ObjectLease
+from chainframe.store._storage import Location, ObjectPath, location
+
+
+def folder_lock(out: Location | str) -> AbstractContextManager[Any]:
+    """Held while a run writes into ``out``: a :class:`FolderLock` for a local folder, an :class:`ObjectLease` for an
+    S3 prefix. A second run fails at once with a clear error."""
+    out = location(out)
+    return ObjectLease(out) if isinstance(out, ObjectPath) else FolderLock(out)
 
 
 class FolderLock:

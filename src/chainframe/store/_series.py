@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
 from chainframe.store._chunks import (
@@ -25,9 +24,10 @@ from chainframe.store._chunks import (
     ChunkMeta,
     chunk_path,
     filters_digest,
-    read_meta,
+    metas,
     temporaries,
 )
+from chainframe.store._storage import Location, location, storage
 
 BINARY_SUFFIX = "__binary"
 
@@ -48,7 +48,7 @@ def dataset_of(name: str) -> str | None:
 class StoredChunk:
     """One chunk file of a series, as its footer describes it."""
 
-    path: Path
+    path: Location
     meta: ChunkMeta
     nbytes: int
 
@@ -57,16 +57,16 @@ class StoredChunk:
 class Series:
     """What a series folder holds, read from the Parquet footers only."""
 
-    folder: Path
+    folder: Location
     chunks: tuple[StoredChunk, ...]
     """The series' chunk files, by block."""
-    foreign: tuple[tuple[Path, str], ...] = ()
+    foreign: tuple[tuple[Location, str], ...] = ()
     """Parquet files that are not chunks of this series under their slot's name, with why."""
-    damaged: tuple[tuple[int, Path], ...] = ()
+    damaged: tuple[tuple[int, Location], ...] = ()
     """Files named for a slot of this series that are not complete chunks (cut short, corrupted): slot start, path.
     An extraction over the slot writes it anew."""
-    temporaries: tuple[Path, ...] = ()
-    """Leftover temporaries of killed runs (or of a run still going)."""
+    temporaries: tuple[Location, ...] = ()
+    """Leftover temporaries of killed runs (or of a run still going); on S3, uploads never completed."""
     mixed: tuple[str, ...] = field(default=())
     """Disagreements between the chunks (chain ids, chunk sizes, filters): the folder is not one table."""
 
@@ -144,17 +144,18 @@ def linked(earlier: ChunkMeta, later: ChunkMeta) -> bool:
     )
 
 
-def load_series(folder: Path) -> Series:
+def load_series(folder: Location | str) -> Series:
     """The series in ``folder`` (which need not exist yet)."""
-    folder = Path(folder)
+    folder = location(folder)
+    where = storage(folder)
     dataset = dataset_of(folder.name)
-    files = sorted(p for p in folder.glob("*.parquet") if p.is_file()) if folder.is_dir() else []
+    files = where.files(folder)
     chunks: list[StoredChunk] = []
-    foreign: list[tuple[Path, str]] = []
-    damaged: list[tuple[int, Path]] = []
+    foreign: list[tuple[Location, str]] = []
+    damaged: list[tuple[int, Location]] = []
     slot_name = re.compile(rf"^{re.escape(dataset or '')}__\d+__(\d{{10}})_to_\d{{10}}\.parquet$")
-    for path in files:
-        meta = read_meta(path)
+    for entry, meta in zip(files, metas(where.footers([e.path for e in files])), strict=True):
+        path = entry.path
         why = _not_member(path, meta, folder.name, dataset)
         if meta is None and (named := slot_name.match(path.name)):
             damaged.append((int(named.group(1)), path))
@@ -162,7 +163,7 @@ def load_series(folder: Path) -> Series:
             foreign.append((path, why))
         else:
             assert meta is not None
-            chunks.append(StoredChunk(path=path, meta=meta, nbytes=path.stat().st_size))
+            chunks.append(StoredChunk(path=path, meta=meta, nbytes=entry.size))
     chunks.sort(key=lambda c: c.meta.start)
     mixed: list[str] = []
     for what in ("chain_id", "chunk_size"):
@@ -181,7 +182,7 @@ def load_series(folder: Path) -> Series:
     )
 
 
-def _not_member(path: Path, meta: ChunkMeta | None, name: str, dataset: str | None) -> str:
+def _not_member(path: Location, meta: ChunkMeta | None, name: str, dataset: str | None) -> str:
     """Why ``path`` is not a chunk of the series folder ``name`` ("" when it is one)."""
     if meta is None:
         return "not a complete chunk of this chainframe layout (foreign, truncated, unfinished or older)"
@@ -192,16 +193,11 @@ def _not_member(path: Path, meta: ChunkMeta | None, name: str, dataset: str | No
     return ""
 
 
-def series_folders(out: Path) -> list[Path]:
+def series_folders(out: Location | str) -> list[Location]:
     """The series folders under an output folder (sub-folders named like one that hold Parquet files)."""
-    out = Path(out)
-    if not out.is_dir():
-        return []
-    return [
-        p
-        for p in sorted(out.iterdir())
-        if p.is_dir() and not p.name.startswith(".") and dataset_of(p.name) and any(p.glob("*.parquet"))
-    ]
+    out = location(out)
+    where = storage(out)
+    return [p for p in where.folders(out) if not p.name.startswith(".") and dataset_of(p.name) and where.files(p)]
 
 
 def merge_ranges(ranges: Iterable[BlockSpan]) -> list[BlockSpan]:

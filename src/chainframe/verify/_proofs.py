@@ -7,7 +7,7 @@ must match an empty account or a zero slot).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pyarrow as pa
 
@@ -59,11 +59,36 @@ def _unprefix(encoded: bytes) -> tuple[tuple[int, ...], bool]:
 def proven_value(root: bytes, key: bytes, proof: Sequence[bytes]) -> bytes | None:
     """The value under ``keccak(key)`` in the trie of ``root`` that ``proof`` shows, or None when it shows absence.
 
-    Raises ValueError when the proof does not hang together (a node not matching its parent's reference).
+    Raises ValueError when the proof does not hang together: a node on the path not matching its parent's reference,
+    or any other node that no earlier node refers to (nodes send neighbours of an absent key's path too; each must be
+    a node of this trie, so a changed one cannot pass unseen).
     """
+    known = {root}
+    for raw in proof:
+        digest = keccak(raw)
+        if digest not in known:
+            raise ValueError("a proof node is not referred to by the root or an earlier node")
+        known.update(_references(rlp_decode(raw)))
+    return _walk(root, key, iter(proof))
+
+
+def _references(node: RlpItem) -> list[bytes]:
+    """The child hashes a branch or extension node holds (embedded nodes under 32 bytes, recursively)."""
+    if not isinstance(node, list):
+        return []
+    children = node[:16] if len(node) == 17 else node[1:] if len(node) == 2 else []
+    out: list[bytes] = []
+    for child in children:
+        if isinstance(child, bytes) and len(child) == 32:
+            out.append(child)
+        elif isinstance(child, list):
+            out.extend(_references(child))
+    return out
+
+
+def _walk(root: bytes, key: bytes, nodes: Iterator[bytes]) -> bytes | None:
     path = tuple(n for b in keccak(key) for n in (b >> 4, b & 15))
     wanted: RlpItem = root
-    nodes = iter(proof)
     node: RlpItem
     while True:
         if isinstance(wanted, list):

@@ -53,3 +53,25 @@ def check_receipts_roots(receipts: pa.Table, logs: pa.Table, blocks: pa.Table, r
             )
     report.skip("receipts", "receipts_root", "deposit (type 0x7e+) receipts do not encode the Ethereum way",
                 blocks=foreign)  # fmt: skip
+
+
+def check_receipt_gas(receipts: pa.Table, blocks: pa.Table, report: Report) -> None:
+    """``gasUsed`` is not in the receipt's encoding, so the root cannot prove it; it must be the step in cumulative gas
+    from the receipt before, and the last receipt's cumulative gas the header's ``gasUsed``."""
+    import polars as pl
+
+    frame = pl.DataFrame(pl.from_arrow(receipts.select(["block_number", "transaction_index", "gas_used",
+                                                         "cumulative_gas_used"])))  # fmt: skip
+    step = pl.col("cumulative_gas_used") - pl.col("cumulative_gas_used").shift(1, fill_value=0).over("block_number")
+    wrong = frame.sort("block_number", "transaction_index").filter(pl.col("gas_used") != step)
+    for number, index, used, cumulative in wrong.head(10).rows():
+        report.failures.append(
+            Failure("receipts", number, "gas_used", f"cumulative {cumulative} (transaction {index})", f"{used} used")
+        )
+    last = frame.group_by("block_number").agg(pl.col("cumulative_gas_used").max().alias("receipts_gas"))
+    headers = pl.DataFrame(pl.from_arrow(blocks.select(["block_number", "gas_used"])))
+    joined = headers.join(last, on="block_number", how="left").with_columns(pl.col("receipts_gas").fill_null(0))
+    for number, header_gas, receipts_gas in joined.filter(pl.col("gas_used") != pl.col("receipts_gas")).rows():
+        report.failures.append(
+            Failure("receipts", number, "block_gas_used", f"{header_gas} in the header", f"{receipts_gas} in receipts")
+        )

@@ -51,8 +51,21 @@ class Report:
         self.rows_verified[dataset] = self.rows_verified.get(dataset, 0) + rows
 
     def skip(self, dataset: str, check: str, reason: str, *, blocks: int) -> None:
-        if blocks:
-            self.skipped.append(Skip(dataset, check, reason, blocks))
+        """Record a check not run, adding to an earlier skip of the same check for the same reason."""
+        if not blocks:
+            return
+        for i, earlier in enumerate(self.skipped):
+            if (earlier.dataset, earlier.check, earlier.reason) == (dataset, check, reason):
+                self.skipped[i] = Skip(dataset, check, reason, earlier.blocks + blocks)
+                return
+        self.skipped.append(Skip(dataset, check, reason, blocks))
+
+    def merge(self, other: Report) -> None:
+        for name, blocks in other.blocks_verified.items():
+            self.count(name, blocks=blocks, rows=other.rows_verified.get(name, 0))
+        self.failures.extend(other.failures)
+        for s in other.skipped:
+            self.skip(s.dataset, s.check, s.reason, blocks=s.blocks)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -20,6 +20,7 @@ NAMES = (
     "block_number", "transaction_index", "transaction_hash", "transaction_type", "to_address", "value", "nonce",
     "gas", "gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "input",
     "transaction_chain_id", "v", "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list",
+    "from_address",
 )  # fmt: skip
 
 
@@ -27,13 +28,17 @@ def _word(value: bytes | None) -> bytes:
     return uint(int.from_bytes(value or b"", "big"))
 
 
-def transaction_bytes(tx: dict[str, Any]) -> bytes:
+def transaction_bytes(tx: dict[str, Any], *, signed: bool = True) -> bytes:
+    """The transaction's encoding (its hash's preimage), or with ``signed=False`` the payload its sender signed."""
     kind = tx["transaction_type"] or 0
     to = tx["to_address"] or b""
     signature: list[RlpItem] = [_word(tx["r"]), _word(tx["s"])]
     if kind == 0:
-        return rlp([uint(tx["nonce"]), integer(tx["gas_price"]), uint(tx["gas"]), to, integer(tx["value"]),
-                    tx["input"], uint(tx["v"]), *signature])  # fmt: skip
+        body = [uint(tx["nonce"]), integer(tx["gas_price"]), uint(tx["gas"]), to, integer(tx["value"]), tx["input"]]
+        if signed:
+            return rlp([*body, uint(tx["v"]), *signature])
+        v = tx["v"]
+        return rlp(body if v in (27, 28) else [*body, uint((v - 35) // 2), b"", b""])  # EIP-155 signs the chain id
     parity = uint(tx["y_parity"] if tx["y_parity"] is not None else tx["v"])
     access: list[RlpItem] = [[a["address"], list(a["storage_keys"])] for a in tx["access_list"] or []]
     if kind == 1:
@@ -52,7 +57,27 @@ def transaction_bytes(tx: dict[str, Any]) -> bytes:
                 for a in tx["authorization_list"] or []
             ]
         )
-    return bytes([kind]) + rlp([*fields, parity, *signature])
+    return bytes([kind]) + rlp([*fields, parity, *signature] if signed else fields)
+
+
+def sender(tx: dict[str, Any]) -> bytes | None:
+    """The address that signed ``tx``, recovered from its signature (None when the signature cannot be recovered)."""
+    from coincurve import PublicKey
+
+    v = tx["v"] if (tx["transaction_type"] or 0) == 0 else tx["y_parity"] if tx["y_parity"] is not None else tx["v"]
+    if v is None or tx["r"] is None or tx["s"] is None:
+        return None
+    recovery = v - 27 if v in (27, 28) else (v - 35) % 2 if (tx["transaction_type"] or 0) == 0 else v
+    if recovery not in (0, 1):
+        return None
+    signature = (tx["r"] or b"").rjust(32, b"\0") + (tx["s"] or b"").rjust(32, b"\0") + bytes([recovery])
+    try:
+        public = PublicKey.from_signature_and_message(
+            signature, keccak(transaction_bytes(tx, signed=False)), hasher=None
+        )
+    except ValueError:
+        return None
+    return keccak(public.format(compressed=False)[1:])[12:]
 
 
 def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: Report) -> None:
@@ -84,5 +109,14 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
                     "transactions", number, "transactions_root", "0x" + (stored or b"").hex(), "0x" + computed.hex()
                 )
             )
+        for row in rows:
+            if "from_address" not in row:
+                continue
+            recovered = sender(row)
+            if recovered != row["from_address"]:
+                shown = "an unrecoverable signature" if recovered is None else "0x" + recovered.hex()
+                report.failures.append(
+                    Failure("transactions", number, "sender", f"{shown} signed", f"from 0x{row['from_address'].hex()}")
+                )
     report.skip("transactions", "transactions_root", "transaction types other than 0-4 (e.g. OP deposits)",
                 blocks=foreign)  # fmt: skip

@@ -1,0 +1,276 @@
+"""``verify=True``: each piece's rows proven against its blocks' headers before they are kept.
+
+For a piece of blocks the engine fetches the headers (``eth_getBlockByNumber``) and, for logs and receipts, the
+blocks' receipts (``eth_getBlockReceipts``), then runs :func:`chainframe.verify.verify_tables` on them with the rows:
+
+- every header hashes to its block hash (all header fields are what the node signed off);
+- ``blocks``: the rows are headers themselves; ``transactions``: ``transactionsRoot``; ``receipts``: ``receiptsRoot``
+  (with the logs inside the same answers); ``uncles``: ``sha3Uncles``; ``account_proofs`` and ``storage_proofs``: the
+  proofs against ``stateRoot``;
+- logs (plain, filtered, ``event=`` series and the token transfers): the blocks' receipts are proven against
+  ``receiptsRoot`` and ``logsBloom``, and the logs kept must be exactly the receipts' logs that match the filter
+  (a dropped, added or altered log fails ``log_set``);
+- every row's block hash is its header's.
+
+A failed check is :class:`~chainframe.engine._answers.WrongAnswer`: the piece is fetched again, then the error names
+the method, blocks, endpoint and the check with both values. Call traces have no header field that commits to them:
+they are reported as skipped, with the reason, never as verified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import anyio
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from chainframe._errors import InputError
+from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, U256, BlockRange
+from chainframe.engine._answers import WrongAnswer
+from chainframe.store import Location, storage
+from chainframe.verify import Report
+
+LOG_DATASETS = frozenset({"logs", "erc20_transfers", "erc721_transfers", "erc1155_transfers"})
+_TABLE_ARGUMENT = {
+    "blocks": "blocks", "transactions": "transactions", "receipts": "receipts", "uncles": "uncles",
+    "account_proofs": "account_proofs", "storage_proofs": "storage_proofs",
+}  # fmt: skip
+_UNPROVABLE = {
+    "call_traces": "no header field commits to execution traces",
+    "prestate_accounts": "no header field commits to execution traces",
+    "prestate_storage": "no header field commits to execution traces",
+}
+
+
+_NOT_IN_RECEIPTS = frozenset({"chain_id", "block_timestamp", "block_time", "removed"})
+"""Log columns a receipt's logs do not carry (or that are ours): not compared."""
+
+
+@dataclass
+class Material:
+    """What a piece is proven against: its blocks' headers, and their receipts where the dataset needs them."""
+
+    headers: list[bytes]
+    receipts: list[bytes] = field(default_factory=list)
+
+
+@dataclass
+class Proven:
+    """Blocks and rows proven, and the checks skipped (with why), for a run's report."""
+
+    blocks: int = 0
+    rows: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def add(self, other: Proven) -> None:
+        self.blocks += other.blocks
+        self.rows += other.rows
+        self.skipped.update(other.skipped)
+
+
+async def material(client: Any, dataset: str, part: BlockRange, *, receipts: bool = False) -> Material | None:
+    """Fetch what ``dataset``'s rows for ``part`` are proven against (None: nothing can prove them); ``receipts``:
+    the blocks' receipts too, for stored receipts (whose logs are not stored with them)."""
+    if dataset in _UNPROVABLE:
+        return None
+    if dataset == "blocks":
+        return Material([])  # the rows are the headers
+    headers = await BLOCKS.fetch(client, part)
+    wanted = dataset in LOG_DATASETS or (receipts and dataset == "receipts")
+    return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [])
+
+
+def _read(path: Location) -> pa.Table:
+    """A stored chunk's rows, from disk or a bucket (page checksums verified)."""
+    import pyarrow.parquet as pq
+
+    with storage(path).open_input(path) as source:
+        return pq.ParquetFile(source, page_checksum_verification=True).read()
+
+
+async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 100) -> Report:
+    """Prove every series under ``folder`` against the node behind ``client``: each stored file in pieces of
+    ``piece_blocks`` blocks (memory bounded by a piece), every failure collected rather than raised."""
+    from chainframe.store import load_series, series_folders
+
+    report = Report()
+    chain_id = await client.chain_id()
+    for path in series_folders(folder):
+        series = load_series(path)
+        for chunk in series.chunks:
+            meta = chunk.meta
+            if meta.chain_id != chain_id:
+                raise InputError(f"{chunk.path} is of chain {meta.chain_id}; the node serves chain {chain_id}")
+            table = await anyio.to_thread.run_sync(_read, chunk.path)
+            column = "nephew_number" if meta.dataset == "uncles" else "block_number"
+            for start in range(meta.start, meta.end + 1, piece_blocks):
+                part = BlockRange(start, min(start + piece_blocks - 1, meta.end))
+                numbers = table[column]
+                rows = table.filter(pc.and_(pc.greater_equal(numbers, part.start), pc.less_equal(numbers, part.end)))
+                proof = await material(client, meta.dataset, part, receipts=True)
+                prove(meta.dataset, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
+                      report=report, name=path.name)  # fmt: skip
+        for bad, why in series.foreign:
+            report.skip(path.name, "file", f"{bad.name}: {why}", blocks=1)
+        for _, bad in series.damaged:
+            from chainframe.verify import Failure
+
+            report.failures.append(Failure(path.name, 0, "chunk_file", "a complete chunk file", f"{bad.name} is not"))
+    return report
+
+
+def prove(
+    dataset: str,
+    rows: pa.Table,
+    part: BlockRange,
+    proof: Material | None,
+    *,
+    chain_id: int,
+    filters: Mapping[str, Any],
+    bodies: Sequence[bytes] = (),
+    u256: U256 = "decimal",
+    report: Report,
+    name: str | None = None,
+) -> None:
+    """Prove ``rows`` (the dataset's rows for ``part``; in an extraction, the logs datasets' logs before decoding)
+    against ``proof``, adding counts, failures and skips to ``report``. ``bodies``: the rows' own answers (receipts
+    carry their logs); without them, receipts are proven with the node's receipts' logs."""
+    from chainframe.verify import verify_tables
+
+    name = name or dataset
+    if proof is None:
+        report.skip(name, "all", _UNPROVABLE.get(dataset, "nothing to prove it against"), blocks=len(part))
+        return
+    # The blocks dataset's rows are the headers; every other dataset is proven against headers fetched for it.
+    headers = rows if dataset == "blocks" else BLOCKS.transform(proof.headers, chain_id=chain_id, u256="binary")
+    # verify_tables counts what it proves per dataset (headers among them): only its failures and skips are kept,
+    # and the rows counted are this series' own.
+    found = Report()
+    if dataset in LOG_DATASETS:
+        receipts = RECEIPTS.transform(proof.receipts, chain_id=chain_id, u256="binary")
+        logs = LOGS.from_receipts(proof.receipts, chain_id=chain_id, u256="binary")
+        verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found)
+        _same_logs(dataset, rows, logs, filters, u256, found)
+    elif dataset == "receipts":
+        logs = LOGS.from_receipts(list(bodies or proof.receipts), chain_id=chain_id, u256="binary")
+        verify_tables(blocks=headers, receipts=rows, logs=logs, report=found)
+    elif dataset == "blocks":
+        verify_tables(blocks=rows, report=found)
+    else:
+        verify_tables(blocks=headers, report=found, **{_TABLE_ARGUMENT[dataset]: rows})
+    _same_block_hashes(dataset, rows, headers, found)
+    for failure in found.failures:
+        report.failures.append(replace(failure, dataset=name))
+    for skip in found.skipped:
+        report.skip(name, skip.check, skip.reason, blocks=skip.blocks)
+    report.count(name, blocks=len(part), rows=rows.num_rows)
+
+
+def verify_piece(
+    dataset: str,
+    rows: pa.Table,
+    part: BlockRange,
+    proof: Material | None,
+    *,
+    chain_id: int,
+    filters: Mapping[str, Any],
+    bodies: Sequence[bytes] = (),
+) -> Proven:
+    """:func:`prove` in an extraction: the first failure raises :class:`WrongAnswer` naming the block and check."""
+    report = Report()
+    prove(dataset, rows, part, proof, chain_id=chain_id, filters=filters, bodies=bodies, report=report)
+    if report.failures:
+        first = report.failures[0]
+        more = f" (and {len(report.failures) - 1} more)" if len(report.failures) > 1 else ""
+        raise WrongAnswer(
+            f"block {first.block_number}: the header or receipts say {first.expected}, the rows give {first.actual}"
+            f"{more}",
+            check=f"verify {first.check}",
+        )
+    return Proven(
+        blocks=len(part) if proof is not None else 0,
+        rows=rows.num_rows if proof is not None else 0,
+        skipped={(s.dataset if s.check == "all" else f"{s.dataset} {s.check}"): s.reason for s in report.skipped},
+    )
+
+
+def _same_block_hashes(dataset: str, rows: pa.Table, headers: pa.Table, report: Report) -> None:
+    """Every row's block hash is the proven header's (a row from another fork would otherwise pass)."""
+    from chainframe.verify import Failure
+
+    if rows.num_rows == 0 or "block_hash" not in rows.column_names or "block_number" not in rows.column_names:
+        return
+    have = pl.DataFrame(pl.from_arrow(rows.select(["block_number", "block_hash"])))
+    want = pl.DataFrame(pl.from_arrow(headers.select(["block_number", "block_hash"]))).rename(
+        {"block_hash": "header_hash"}
+    )
+    wrong = have.join(want, on="block_number", how="left").filter(
+        pl.col("header_hash").is_null() | (pl.col("block_hash") != pl.col("header_hash"))
+    )
+    for number, stored, header in wrong.unique("block_number").sort("block_number").head(3).rows():
+        shown = "no header" if header is None else "0x" + bytes(header).hex()
+        report.failures.append(Failure(dataset, number, "row_block_hash", shown, "0x" + bytes(stored).hex()))
+
+
+def _same_logs(
+    dataset: str, rows: pa.Table, proven: pa.Table, filters: Mapping[str, Any], u256: U256, report: Report
+) -> None:
+    """The rows are exactly what the proven receipts' logs give: the logs matching the filter (none dropped, added or
+    changed), with their decoded columns (``event=``), or decoded into the token-transfer dataset's rows."""
+    from chainframe.datasets import DATASETS, TokenTransfers
+    from chainframe.engine._logs import matches
+
+    spec = DATASETS[dataset]
+    if isinstance(spec, TokenTransfers):
+        filters = {"address": filters.get("address"), "topics": spec.topics}
+    if filters.get("address") or filters.get("topics"):
+        frame = pl.DataFrame(pl.from_arrow(proven.select(["address", "topics"])))
+        proven = proven.filter(pa.array(frame.select(matches(filters)).to_series().to_arrow()))
+    if isinstance(spec, TokenTransfers):
+        want = spec.from_logs(proven, u256=u256)
+        key = list(spec.sort)
+    else:
+        want, key = proven, ["block_number", "log_index"]
+        events = [c for c in rows.column_names if c not in want.column_names]
+        if events and filters.get("event"):
+            from chainframe.decode import as_events, with_event_columns
+
+            want = with_event_columns(want, as_events(list(filters["event"])), u256=u256)
+    values = [c for c in want.column_names if c in rows.column_names and c not in key and c not in _NOT_IN_RECEIPTS]
+    _same_table(dataset, "log_set", rows.select(key + values), want.select(key + values), key, report)
+
+
+def _same_table(dataset: str, check: str, rows: pa.Table, want: pa.Table, key: list[str], report: Report) -> None:
+    """Rows equal to the proven ones, matched by ``key``: the first few differences as failures."""
+    from chainframe.verify import Failure
+
+    have, expected = pl.DataFrame(pl.from_arrow(rows)), pl.DataFrame(pl.from_arrow(want))
+    values = [c for c in have.columns if c not in key]
+    joined = expected.join(have, on=key, how="full", suffix="_kept", coalesce=True)
+    present = pl.col(values[0]).is_not_null() if values else pl.lit(True)
+    kept = pl.col(f"{values[0]}_kept").is_not_null() if values else pl.lit(True)
+    differ = pl.any_horizontal([pl.col(c).ne_missing(pl.col(f"{c}_kept")) for c in values]) if values else pl.lit(False)
+    bad = joined.with_columns(present.alias("__want"), kept.alias("__have")).filter(differ)
+    where = " ".join(f"{k} {{{k}}}" for k in key[1:])
+    for row in bad.sort(key).head(3).iter_rows(named=True):
+        at = where.format(**row)
+        if not row["__want"]:
+            expected_text, actual = "no such row", f"a row at {at}"
+        elif not row["__have"]:
+            expected_text, actual = f"a row at {at}", "none"
+        else:
+            column = next(c for c in values if row[c] != row[f"{c}_kept"])
+            expected_text, actual = f"{at} {column} {_shown(row[column])}", _shown(row[f"{column}_kept"])
+        report.failures.append(Failure(dataset, row["block_number"], check, expected_text, actual))
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if isinstance(value, list):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    return str(value)

@@ -1,0 +1,243 @@
+"""One writer per S3 prefix: a lease object created with a conditional PUT, renewed while the run writes.
+
+S3 has no ``flock``. The run that writes ``s3://bucket/prefix`` holds ``prefix/.chainframe/lease``, a small JSON
+object (owner token, host, boot id, pid, expiry; no credentials):
+
+- **acquire**: ``PUT`` with ``If-None-Match: *``, which S3 (and moto, MinIO, R2) refuses with 412 when the object
+  exists, so of two runs starting together exactly one creates it;
+- **renew**: every :data:`RENEW` seconds a thread rewrites it with a later expiry, ``If-Match`` the ETag it last wrote;
+  a 412 means another run took it over: the lease is lost;
+- **take over** a lease that is stale (its expiry passed, with :data:`SKEW` seconds of allowance for clocks, or its
+  holder was a process on this machine that is gone, as after a SIGKILL): ``PUT`` ``If-Match`` the stale ETag, so of
+  two runs taking over together exactly one wins;
+- **release**: ``DELETE`` ``If-Match`` our ETag.
+
+Every commit (a chunk's PUT, a deletion) first checks that the lease is held and was renewed within :data:`VALID`
+seconds; a run that cannot renew it (a network partition, a process paused for a minute) stops writing before its
+lease can expire, and fails with :class:`LeaseLost`.
+
+Limits, as for any lease without fencing tokens on the storage side: a PUT that was checked and then stalls in flight
+for longer than ``TTL - VALID`` (30 s) could land after another run took over the prefix; and the clocks of two
+machines sharing a prefix must agree within :data:`SKEW`. The server must support conditional writes (AWS S3 since
+2024, moto, MinIO, Cloudflare R2); one that ignores the headers would let two runs write at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import socket
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from chainframe._errors import InputError
+from chainframe.store._local import process_alive
+from chainframe.store._s3 import S3Objects, s3_storage
+from chainframe.store._storage import LeaseLost, ObjectPath
+
+TTL = 60.0
+"""Seconds a lease lasts without renewal."""
+RENEW = 10.0
+"""Seconds between renewals."""
+VALID = 30.0
+"""A commit needs a renewal (or the acquisition) at most this many seconds old."""
+SKEW = 30.0
+"""Seconds past its expiry before another machine may take a lease over (clocks are not exactly in step)."""
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+class Leases:
+    """The leases this process holds, by prefix: commits under a prefix check its lease (if this process took one)."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, ObjectLease] = {}
+        self._guard = threading.Lock()
+
+    def add(self, lease: ObjectLease) -> None:
+        with self._guard:
+            self._held[str(lease.root)] = lease
+
+    def remove(self, lease: ObjectLease) -> None:
+        with self._guard:
+            if self._held.get(str(lease.root)) is lease:
+                del self._held[str(lease.root)]
+
+    def check(self, path: ObjectPath) -> None:
+        """Raise :class:`LeaseLost` if a lease of this process covers ``path`` and is no longer safely held."""
+        with self._guard:
+            held = [lease for root, lease in self._held.items() if str(path).startswith(root + "/")]
+        for lease in held:
+            lease.check()
+
+
+class ObjectLease:
+    """Hold the lease on an S3 prefix while a run writes into it (``with ObjectLease(root):``)."""
+
+    def __init__(
+        self, root: ObjectPath, objects: S3Objects | None = None, *, ttl: float = TTL, renew: float = RENEW
+    ) -> None:
+        self.root = root
+        self.path = root / ".chainframe" / "lease"
+        self.objects = objects or s3_storage()
+        self.ttl, self.renew = ttl, renew
+        self.token = secrets.token_hex(8)
+        self._etag: str | None = None
+        self._renewed = 0.0
+        self._lost = ""
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- the object --
+
+    def _body(self) -> bytes:
+        holder = {
+            "owner": self.token, "host": socket.gethostname(), "boot": _boot_id(), "pid": os.getpid(),
+            "expires": time.time() + self.ttl,
+        }  # fmt: skip
+        return json.dumps(holder, sort_keys=True).encode()
+
+    def _put(self, **condition: str) -> str:
+        path = self.path
+        answer = self.objects.fs.call_s3(
+            "put_object", Bucket=path.bucket, Key=path.key, Body=self._body(), ContentType="application/json",
+            **condition,
+        )  # fmt: skip
+        etag: str = answer["ETag"]
+        return etag
+
+    def _read(self) -> tuple[dict[str, Any], str] | None:
+        path = self.path
+        try:
+            answer = self.objects.fs.call_s3("get_object", Bucket=path.bucket, Key=path.key)
+        except FileNotFoundError:
+            return None
+        data = _read_body(self.objects, answer["Body"])
+        try:
+            holder = json.loads(data)
+        except ValueError:
+            holder = {}
+        return (holder if isinstance(holder, dict) else {}), str(answer["ETag"])
+
+    # -- acquire, renew, release --
+
+    def __enter__(self) -> ObjectLease:
+        self.objects.call("take the lease on", self.root, self._acquire)
+        self._renewed = time.monotonic()
+        self.objects.leases.add(self)
+        self._thread = threading.Thread(target=self._renew_loop, name="chainframe-lease", daemon=True)
+        self._thread.start()
+        return self
+
+    def _acquire(self) -> None:
+        for _ in range(3):  # the lease may vanish between a refused create and our read
+            try:
+                self._etag = self._put(IfNoneMatch="*")
+                return
+            except OSError as exc:
+                if not _precondition(exc):
+                    raise
+            current = self._read()
+            if current is None:
+                continue
+            holder, etag = current
+            why = _stale(holder)
+            if not why:
+                raise InputError(_busy(self.root, holder))
+            try:
+                self._etag = self._put(IfMatch=etag)
+                return
+            except OSError as exc:
+                if not _precondition(exc):
+                    raise
+                continue  # another run took it over first: look again
+        raise InputError(f"{self.root} is being written by another chainframe run (its lease keeps changing)")
+
+    def _renew_loop(self) -> None:
+        while not self._stop.wait(self.renew):
+            try:
+                assert self._etag is not None
+                self._etag = self._put(IfMatch=self._etag)
+                self._renewed = time.monotonic()
+            except OSError as exc:
+                if _precondition(exc):
+                    self._lost = "another run took the lease over"
+                    return
+            except Exception:  # noqa: S112 (a failed renewal is retried; check() stops commits once it is too old)
+                continue
+
+    @property
+    def lost(self) -> str:
+        """Why the lease was lost ("" while it is held)."""
+        return self._lost
+
+    def check(self) -> None:
+        if self._lost:
+            raise LeaseLost(f"the lease on {self.root} is lost ({self._lost}); nothing more is written")
+        age = time.monotonic() - self._renewed
+        if age > min(VALID, self.ttl / 2):
+            raise LeaseLost(
+                f"the lease on {self.root} was last renewed {age:.0f} s ago (S3 unreachable, or this process was "
+                "paused): another run may take it over, so nothing more is written; run again"
+            )
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=self.renew + 70)  # a renewal in flight is bounded by the client's timeouts
+        self.objects.leases.remove(self)
+        if self._etag is not None and not self._lost:
+            path = self.path
+            with contextlib.suppress(Exception):  # an expired lease is taken over by the next run anyway
+                self.objects.fs.call_s3("delete_object", Bucket=path.bucket, Key=path.key, IfMatch=self._etag)
+        self._etag = None
+
+
+def _read_body(objects: S3Objects, body: Any) -> bytes:
+    """The bytes of a get_object answer's streaming body (aiobotocore's, read on s3fs's event loop)."""
+    from fsspec.asyn import sync
+
+    async def read() -> bytes:
+        async with body:
+            data: bytes = await body.read()
+            return data
+
+    result: bytes = sync(objects.fs.loop, read)
+    return result
+
+
+def _precondition(exc: BaseException) -> bool:
+    """Whether S3 answered 412 Precondition Failed (s3fs turns it into FileExistsError or an OSError)."""
+    return isinstance(exc, FileExistsError) or "pre-condition" in str(exc).lower() or "412" in str(exc)
+
+
+def _stale(holder: dict[str, Any]) -> str:
+    """Why the holder's lease can be taken over ("" if it cannot)."""
+    same_machine = holder.get("host") == socket.gethostname() and holder.get("boot") == _boot_id()
+    pid = holder.get("pid")
+    if same_machine and isinstance(pid, int) and pid != os.getpid() and not process_alive(pid):
+        return f"its holder (pid {pid} on this machine) is gone"
+    expires = holder.get("expires")
+    if not isinstance(expires, int | float) or expires + SKEW < time.time():
+        return "it expired"
+    return ""
+
+
+def _busy(root: ObjectPath, holder: dict[str, Any]) -> str:
+    expires = holder.get("expires")
+    left = f"; if that run is gone, its lease expires in {expires + SKEW - time.time():.0f} s" if isinstance(
+        expires, int | float) else ""  # fmt: skip
+    who = f"pid {holder.get('pid')} on {holder.get('host')}"
+    return f"{root} is being written by another chainframe run ({who}){left}; wait for it, or write to another prefix"

@@ -1,0 +1,118 @@
+"""Every notebook runs top to bottom in a real Jupyter kernel against the devnet, as a reader would run it.
+
+Each runs in a temporary folder and must write nothing beside itself; its plots must be real pictures (each PNG is
+saved, decoded and checked for size and for more than one colour); binary values must show as ``0x`` hex, never as
+Python bytes; and the extraction shows a progress bar without being asked.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat", reason="the notebook extra: pip install 'chainframe[notebook]'")
+nbclient = pytest.importorskip("nbclient", reason="the notebook extra: pip install 'chainframe[notebook]'")
+Image = pytest.importorskip("PIL.Image", reason="matplotlib's pillow, from the notebook extra")
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+# What each notebook must show: its number of figures and texts its tables must hold.
+EXPECTED = {
+    "quickstart": (3, ["fees_eth", "Token", "reverted", "0x"]),
+    "erc20_transfers": (2, ["balance", "transfers", "0x"]),
+    "typed_client_tour": (1, ["trace_address", "storage_key", "Block(", "0x"]),
+}
+BYTES_REPR = re.compile(r"""\bb['"]\\x""")  # b'\x..' or b"\x..": bytes shown raw instead of as 0x hex
+
+
+def _run(path: Path, workdir: Path, jupyter: Path) -> Any:
+    """Execute the notebook in a kernel of this very Python (a kernelspec of its own, first on JUPYTER_PATH, so a
+    machine's other "python3" kernel cannot stand in)."""
+    spec = jupyter / "kernels" / "chainframe-test"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "chainframe", "language": "python"}))
+    notebook = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        notebook, timeout=120, kernel_name="chainframe-test", resources={"metadata": {"path": str(workdir)}}
+    )
+    client.execute()  # raises CellExecutionError naming the cell when one fails
+    return notebook
+
+
+def _outputs(notebook: Any) -> list[dict[str, Any]]:
+    return [output for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs]
+
+
+def _texts(outputs: list[dict[str, Any]]) -> str:
+    parts = []
+    for output in outputs:
+        if output["output_type"] == "stream":
+            parts.append(output["text"])
+        for mime in ("text/plain", "text/html"):
+            parts.append(output.get("data", {}).get(mime, ""))
+    return "\n".join(parts)
+
+
+def test_every_notebook_is_tested() -> None:
+    assert {p.stem for p in NOTEBOOKS.glob("*.ipynb")} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_notebook_runs_with_pictures(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))  # the kernel's profile stays out of $HOME
+    monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    path = NOTEBOOKS / f"{name}.ipynb"
+    committed = nbformat.read(path, as_version=4)
+    assert not _outputs(committed), "commit notebooks without outputs"
+    beside = sorted(os.listdir(NOTEBOOKS))
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+
+    executed = _run(path, workdir, tmp_path / "jupyter")
+    outputs = _outputs(executed)
+
+    assert sorted(os.listdir(NOTEBOOKS)) == beside, "the notebook wrote beside itself"
+    assert not any(workdir.iterdir()), "the notebook wrote into its working folder (it should use a temporary one)"
+    figures, texts = EXPECTED[name]
+    pictures = [o["data"]["image/png"] for o in outputs if "image/png" in o.get("data", {})]
+    assert len(pictures) >= figures
+    for i, encoded in enumerate(pictures):
+        saved = tmp_path / f"{name}-{i}.png"
+        saved.write_bytes(base64.b64decode(encoded))
+        with Image.open(saved) as image:
+            assert image.format == "PNG"
+            assert image.width >= 300
+            assert image.height >= 150
+            colours = image.convert("RGB").getcolors(maxcolors=1 << 16)
+            assert colours is None or len(colours) > 10, f"{saved} is (nearly) one colour"
+    shown = _texts(outputs)
+    for text in texts:
+        assert text in shown
+    assert not BYTES_REPR.search(shown), f"bytes shown raw: {BYTES_REPR.search(shown)}"
+    assert not [o for o in outputs if o["output_type"] == "error"]
+    warnings = [o["text"] for o in outputs if o.get("name") == "stderr" and "Warning" in o["text"]]
+    assert not warnings
+    # extract and collect show their progress without being asked: widgets, which ran to the end
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+    widgets = executed.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"].values()
+    html = [str(w["state"].get("value", "")) for w in widgets if w["model_name"] == "HTMLModel"]
+    texts_shown = [t.replace("\u2007", " ") for t in html]  # tqdm spaces its text with figure spaces
+    assert any(t.startswith(("extract: 100%", "collect: 100%")) for t in texts_shown), texts_shown
+    assert any(re.search(r"\b(\d+)/\1 .*rows=[\d,]+", t) for t in texts_shown)  # n/n blocks, with the rows
+
+
+def test_the_notebooks_pass_the_house_lint_and_format() -> None:
+    ruff = [sys.executable, "-m", "ruff"]
+    lint = subprocess.run([*ruff, "check", str(NOTEBOOKS)], capture_output=True, text=True, check=False)
+    assert lint.returncode == 0, lint.stdout
+    layout = subprocess.run([*ruff, "format", "--check", str(NOTEBOOKS)], capture_output=True, text=True, check=False)
+    assert layout.returncode == 0, layout.stdout

@@ -1,0 +1,344 @@
+"""Output to an S3 bucket: a real S3-compatible server (moto's, started as its own process) and a real devnet.
+
+The same guarantees as on disk: a bucket run equals a local run row by row (DuckDB, Polars, ``scan``,
+``open_duckdb``), a SIGKILLed run leaves nothing half-written and the same command finishes the job, reorganizations
+are repaired, one run writes a prefix at a time (a lease object), and the credentials appear nowhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from chainframe import extract, follow, open_duckdb, scan
+from chainframe._errors import InputError
+from chainframe.cli import main as cli_main
+from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings
+from chainframe.devnet._node_rpc import NodeRPC
+from chainframe.engine import verify_stored
+from chainframe.store import (
+    ChunkMeta,
+    LeaseLost,
+    ObjectLease,
+    ObjectPath,
+    _s3,
+    folder_info,
+    load_series,
+    location,
+    read_meta,
+    s3_filesystem,
+    storage,
+    write_chunk,
+)
+from tests.store.s3server import moto_server
+
+MAIN = ("blocks", "transactions", "receipts", "logs")
+KILLED = ("blocks", "logs")  # the SIGKILL test's (fewer requests per round: the test stays fast)
+KEYS = {"blocks": "block_number", "logs": "block_number, log_index"}
+KEY_ID = "AKIACHAINFRAME" + secrets.token_hex(3).upper()
+SECRET = "cfsecret" + secrets.token_hex(16)
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """moto's S3 server in a process of its own, and the AWS_* variables every reader uses pointed at it."""
+    isolated = tmp_path_factory.mktemp("aws")
+    with moto_server(isolated / "moto.log") as url, pytest.MonkeyPatch.context() as patch:
+        env = {
+            "AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET, "AWS_ENDPOINT_URL": url,
+            "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
+            "AWS_CONFIG_FILE": str(isolated / "config"), "AWS_SHARED_CREDENTIALS_FILE": str(isolated / "credentials"),
+        }  # fmt: skip
+        for name, value in env.items():
+            patch.setenv(name, value)
+        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):  # would override the above
+            patch.delenv(name, raising=False)
+        _s3.s3_storage.cache_clear()
+        try:
+            yield url
+        finally:
+            _s3.s3_storage.cache_clear()
+
+
+@pytest.fixture
+def bucket(s3_endpoint: str) -> str:
+    """A new empty bucket: ``s3://<name>``."""
+    name = f"cf-{secrets.token_hex(4)}"
+    s3_filesystem().mkdir(name)
+    return f"s3://{name}"
+
+
+@pytest.fixture
+def chain() -> Iterator[Devnet]:
+    """A devnet of its own: these tests mine and reorganize its chain."""
+    with Devnet() as devnet:
+        yield devnet
+
+
+@pytest.fixture
+def node(chain: Devnet) -> Iterator[NodeRPC]:
+    rpc = NodeRPC(chain.node.url)
+    yield rpc
+    rpc.close()
+
+
+def reorg(node: NodeRPC, depth: int) -> None:
+    transfer = {"from": DEV_ACCOUNTS[0], "to": DEV_ACCOUNTS[1], "value": "0x1"}
+    node.call("anvil_reorg", depth, [[transfer, 0]])
+
+
+def _read(glob: str, series: str, con: Any = None) -> pl.DataFrame:
+    keys = KEYS.get(series.split("__")[0], "block_number, transaction_index")
+    con = con or duckdb.connect()
+    if glob.startswith("s3://") and "s3" not in con.list_filesystems():
+        con.register_filesystem(s3_filesystem())
+    frame: pl.DataFrame = con.sql(f"SELECT * FROM read_parquet('{glob}') ORDER BY {keys}").pl()  # noqa: S608
+    return frame
+
+
+def assert_same_as_local(devnet: Devnet, out: str, tmp: Path, datasets: tuple[str, ...] = MAIN, **kw: Any) -> None:
+    """The bucket holds exactly what a clean local extraction of the node's chain gives, for every reader."""
+    clean = tmp / f"clean-{time.monotonic_ns()}"
+    extract(list(datasets), blocks="0:latest", out=clean, rpc=devnet.node.url, progress=False, **kw)
+    con = open_duckdb(out)
+    for name in datasets:
+        want = _read(str(clean / name / "*.parquet"), name)
+        got = _read(f"{out}/{name}/*.parquet", name)
+        assert got.height == want.height > 0, name
+        assert got.equals(want), name
+        assert con.execute(f'SELECT count(*) FROM "{name}"').fetchall()[0][0] == want.height  # noqa: S608
+        assert scan(out, name).select(pl.len()).collect().item() == want.height  # Polars reads the bucket itself
+        assert pl.scan_parquet(f"{out}/{name}/*.parquet").select(pl.len()).collect().item() == want.height
+    for series in folder_info(out).values():
+        assert series.problems == [], series.name
+
+
+def _objects(root: str) -> dict[str, bytes]:
+    fs = s3_filesystem()
+    return {key: fs.cat_file(key) for key in fs.find(root[5:])}
+
+
+def _no_duplicates(out: str) -> None:
+    for name in KILLED:
+        if storage(location(f"{out}/{name}")).files(location(f"{out}/{name}")):
+            frame = _read(f"{out}/{name}/*.parquet", name)
+            keys = ["block_number", "log_index" if name == "logs" else "transaction_index"]
+            assert frame.select(keys[:1] if name == "blocks" else keys).is_duplicated().sum() == 0, name
+
+
+def test_a_bucket_run_equals_a_local_run_and_extends_in_place(
+    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path
+) -> None:
+    out = f"{bucket}/chains/dev"
+    report = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    assert report.out == out
+    assert report.datasets["logs"]["written"] == 3
+    assert_same_as_local(chain, out, tmp_path, chunk_size=100)
+    tip = read_meta(f"{out}/logs/logs__31337__0000000200_to_0000000299.parquet")
+    assert tip is not None
+    assert tip.end == chain.truth.head
+    node.call("anvil_mine", hex(7))  # the tip object is replaced by a longer one, under the same key
+    again = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, progress=False)
+    assert again.datasets["logs"]["written"] == 1
+    assert len(load_series(f"{out}/logs").chunks) == 3
+    assert_same_as_local(chain, out, tmp_path, chunk_size=100)
+    runs = [k for k in _objects(out) if "/.chainframe/runs/" in k]
+    assert len(runs) >= 1  # the run reports are kept in the bucket, beside the data
+    assert not [k for k in _objects(out) if k.endswith("/.chainframe/lease")]  # released
+    proven = verify_stored(out, rpc=chain.node.url)  # every series in the bucket proven against the node
+    assert proven.ok, proven.failures[:3]
+    assert proven.rows_verified["logs"] == _read(f"{out}/logs/*.parquet", "logs").height
+
+
+def test_sigkill_then_the_same_command_finishes_the_job(
+    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path
+) -> None:
+    """Killed during a first run and during a reorg repair; a glob never sees a row twice, and the same command
+    (which takes over the dead run's lease at once: its holder is a gone process of this machine) finishes."""
+    rng = random.Random(1)
+    assert chain.gateway is not None
+    chain.gateway.configure(GatewaySettings(latency=0.01))
+    out = f"{bucket}/dev"
+    argv = [
+        sys.executable, "-m", "chainframe.cli", "extract", *KILLED, "--blocks", "0:latest", "--rpc", chain.http_url,
+        "--out", out, "--chunk-size", "40", "--concurrency", "2", "--no-progress",
+    ]  # fmt: skip
+    for phase in ("first run", "repair"):
+        if phase == "repair":
+            reorg(node, rng.randint(1, 30))
+        with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
+            time.sleep(rng.uniform(0.5, 2.0))
+            run.send_signal(signal.SIGKILL)
+        _no_duplicates(out)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    chain.gateway.configure(GatewaySettings())
+    assert_same_as_local(chain, out, tmp_path, datasets=KILLED, chunk_size=40)
+
+
+def test_a_reorg_between_runs_is_repaired_in_the_bucket(
+    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path
+) -> None:
+    out = f"{bucket}/dev"
+    extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    reorg(node, 5)
+    assert cli_main(["info", out, "--check", "--rpc", chain.http_url]) == 1  # it sees what the reorg took back
+    report = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, progress=False)
+    assert {r["series"] for r in report.reorgs} == set(MAIN)
+    assert {r["fork_block"] for r in report.reorgs} == {chain.truth.head - 4}
+    assert_same_as_local(chain, out, tmp_path, chunk_size=100)
+
+
+def test_follow_extends_and_repairs_the_bucket_round_after_round(
+    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path
+) -> None:
+    out = f"{bucket}/dev"
+    heads: list[int] = []
+
+    def between_rounds(report: Any) -> None:
+        heads.append(report.head)
+        if len(heads) == 1:
+            node.call("anvil_mine", hex(5))
+        elif len(heads) == 2:
+            reorg(node, 3)
+
+    last = follow(list(KILLED), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, poll=0.05,
+                  rounds=3, on_round=between_rounds)  # fmt: skip
+    assert heads == [240, 245, 245]
+    assert last is not None
+    assert {r["fork_block"] for r in last.reorgs} == {243}
+    assert_same_as_local(chain, out, tmp_path, datasets=KILLED, chunk_size=100)
+
+
+def test_a_second_run_into_a_prefix_being_written_fails_at_once(chain: Devnet, bucket: str) -> None:
+    assert chain.gateway is not None
+    chain.gateway.configure(GatewaySettings(latency=0.05))
+    out = f"{bucket}/dev"
+    argv = [
+        sys.executable, "-m", "chainframe.cli", "extract", *KILLED, "--blocks", "0:latest", "--rpc", chain.http_url,
+        "--out", out, "--chunk-size", "20", "--no-progress",
+    ]  # fmt: skip
+    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as first:
+        lease = location(f"{out}/.chainframe/lease")
+        assert isinstance(lease, ObjectPath)
+        deadline = time.monotonic() + 30
+        while not s3_filesystem().exists(lease.path):
+            assert first.poll() is None, "the first run ended before it was seen holding the lease"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        started = time.monotonic()
+        with pytest.raises(InputError, match=r"being written by another chainframe run \(pid \d+ on "):
+            extract(["blocks"], blocks="0:latest", out=out, rpc=chain.http_url, progress=False)
+        assert time.monotonic() - started < 5
+        assert first.wait(timeout=120) == 0, first.stderr.read() if first.stderr else ""
+    chain.gateway.configure(GatewaySettings())
+    assert not s3_filesystem().exists(lease.path)  # released at the end
+
+
+def test_credentials_appear_in_no_output_object_or_error(
+    chain: Devnet, bucket: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    out = f"{bucket}/dev"
+    argv = ["extract", "blocks", "logs", "--blocks", "0:latest", "--rpc", chain.http_url, "--out", out]
+    assert cli_main(argv) == 0
+    assert cli_main(["info", out]) == 0
+    assert cli_main(["info", out, "--json"]) == 0
+    assert cli_main([*argv[:-1], "s3://no-such-bucket-cf/x"]) == 2  # refused before any request, in one line
+    missing = subprocess.run(
+        [sys.executable, "-m", "chainframe.cli", "info", "s3://no-such-bucket-cf/x"], capture_output=True, text=True
+    )
+    printed = capfd.readouterr()
+    text = printed.out + printed.err + missing.stdout + missing.stderr
+    assert "no-such-bucket-cf" in printed.err
+    assert "Traceback" not in text
+    stored = b"".join(_objects(bucket).values())
+    for secret in (SECRET, KEY_ID):
+        assert secret not in text
+        assert secret.encode() not in stored
+    with pytest.raises(InputError, match="not writable") as refused:
+        extract(["blocks"], blocks="0:5", out="s3://no-such-bucket-cf/x", rpc=chain.http_url, progress=False)
+    assert SECRET not in str(refused.value)
+    assert chain.gateway is not None
+
+
+def test_one_run_writes_a_prefix_at_a_time(bucket: str) -> None:
+    root = ObjectPath(f"{bucket}/dev")
+    with ObjectLease(root):
+        with pytest.raises(InputError, match="being written by another chainframe run"):
+            ObjectLease(root).__enter__()  # a live holder (this very process) is never taken over
+        with ObjectLease(ObjectPath(f"{bucket}/other")):  # another prefix is another table
+            pass
+    lease = root / ".chainframe" / "lease"
+    fs = s3_filesystem()
+    # A holder elsewhere whose lease expired long ago is taken over; one still in time is not.
+    for expires, taken in ((time.time() - 3600, True), (time.time() + 3600, False)):
+        holder = {"owner": "x", "host": "elsewhere", "boot": "", "pid": 1, "expires": expires}
+        fs.pipe_file(lease.path, json.dumps(holder).encode())
+        if taken:
+            with ObjectLease(root):
+                assert json.loads(fs.cat_file(lease.path))["pid"] == os.getpid()
+        else:
+            with pytest.raises(InputError, match="pid 1 on elsewhere"):
+                ObjectLease(root).__enter__()
+    fs.rm(lease.path)
+
+
+def test_a_lost_lease_stops_every_write(bucket: str) -> None:
+    root = ObjectPath(f"{bucket}/dev")
+    table = pa.table({"block_number": pa.array([1], pa.uint64())})
+    meta = ChunkMeta(dataset="blocks", chain_id=1, start=1, end=1, chunk_size=10, rows=1, finalized=5)
+    target = root / "blocks" / "blocks__1__0000000000_to_0000000009.parquet"
+    with ObjectLease(root, renew=0.05) as held:
+        write_chunk(table, target, meta)  # held: writes go through
+        s3_filesystem().pipe_file((root / ".chainframe" / "lease").path, b"{}")  # another run took it over
+        deadline = time.monotonic() + 10
+        while not held.lost and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with pytest.raises(LeaseLost, match="another run took the lease over"):
+            write_chunk(table, target, meta)
+        with pytest.raises(LeaseLost):
+            storage(target).delete(target)
+    assert read_meta(target) == meta  # the first write stands; nothing after the loss
+
+
+def test_a_large_object_goes_up_in_parts_and_a_killed_upload_stays_invisible(
+    bucket: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_s3, "PART_BYTES", 5 * 2**20)  # S3's smallest part
+    rows = 12
+    blob = pa.array([os.urandom(2**20) for _ in range(rows)], pa.binary())  # incompressible: 12 MiB
+    table = pa.table({"block_number": pa.array(range(rows), pa.uint64()), "data": blob})
+    meta = ChunkMeta(dataset="blocks", chain_id=1, start=0, end=rows - 1, chunk_size=100, rows=rows, finalized=rows)
+    folder = location(f"{bucket}/dev/blocks")
+    target = folder / "blocks__1__0000000000_to_0000000099.parquet"
+    write_chunk(table, target, meta, row_group_rows=4)
+    assert read_meta(target) == meta
+    assert _read(f"{folder}/*.parquet", "blocks")["data"].to_list() == blob.to_pylist()
+    # A run killed mid-upload leaves an upload that never completed: no object, nothing for a glob to read.
+    fs = s3_filesystem()
+    assert isinstance(target, ObjectPath)
+    other = folder / "blocks__1__0000000100_to_0000000199.parquet"
+    assert isinstance(other, ObjectPath)
+    started = fs.call_s3("create_multipart_upload", Bucket=other.bucket, Key=other.key)
+    fs.call_s3(
+        "upload_part", Bucket=other.bucket, Key=other.key, UploadId=started["UploadId"], PartNumber=1,
+        Body=b"x" * 5 * 2**20,
+    )  # fmt: skip
+    assert [e.path for e in storage(folder).files(folder)] == [target]
+    assert _read(f"{folder}/*.parquet", "blocks").height == rows
+    assert load_series(folder).temporaries == (other,)  # info shows it (S3 bills its parts)
+    assert storage(folder).clean_temporaries(folder) == 1
+    assert load_series(folder).temporaries == ()
