@@ -59,7 +59,7 @@ def test_two_workers_write_the_dataset_one_process_writes(devnet: Devnet, tmp_pa
     options: dict[str, Any] = {"blocks": "0:latest", "rpc": devnet.http_url, "chunk_size": 25, "progress": False}
     alone = extract(list(DATASETS), out=tmp_path / "alone", **options)
     with get_task_stream(cluster) as stream:
-        spread = extract(list(DATASETS), out=tmp_path / "spread", executor=cluster, **options)
+        spread = extract(list(DATASETS), out=tmp_path / "spread", executor=cluster, verify=True, **options)
     chunks = [t for t in stream.data if str(t["key"]).startswith("chainframe-")]
     assert len(chunks) == sum(d["chunks"] for d in spread.datasets.values()) > 20
     assert len({t["worker"] for t in chunks}) == 2  # both worker processes wrote chunks
@@ -68,6 +68,7 @@ def test_two_workers_write_the_dataset_one_process_writes(devnet: Devnet, tmp_pa
         assert _table(tmp_path / "spread", series).equals(_table(tmp_path / "alone", series))  # row by row
         assert spread.datasets[series]["rows"] == alone.datasets[series]["rows"] > 0
     assert spread.requests > 0  # the workers' requests are in the report
+    assert spread.datasets["logs"]["verified_rows"] == spread.datasets["logs"]["rows"]  # workers proved them too
     # Re-running finds everything stored: nothing is sent to the workers.
     with get_task_stream(cluster) as stream:
         again = extract(list(DATASETS), out=tmp_path / "spread", executor=cluster, **options)
