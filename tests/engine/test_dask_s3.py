@@ -3,15 +3,26 @@ get the AWS_* variables from the environment, as workers elsewhere would from th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import s3fs
 
 from chainframe import extract
 from chainframe.devnet import Devnet
 from tests.store.test_s3 import assert_same_as_local, bucket, chain, s3_endpoint
 
 __all__ = ["bucket", "chain", "s3_endpoint"]  # the fixtures this module uses, from the store's S3 tests
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_client_outlives_the_server(s3_endpoint: str) -> Iterator[None]:
+    """s3fs keeps one file system per set of arguments, bound to the endpoint it was made for: with this module's
+    moto server gone, the next module's server would be asked for at this one's address (and the other way)."""
+    s3fs.S3FileSystem.clear_instance_cache()
+    yield
+    s3fs.S3FileSystem.clear_instance_cache()
 
 
 @pytest.mark.slow
