@@ -1,9 +1,10 @@
 """One extraction per process, so peak memory is the tool's own: ``python runners.py TOOL DATASET URL START END OUT``.
 
-Prints one JSON line: ``{"rows": N, "peak_rss_mb": M, "work_seconds": S}`` (or ``{"error": "..."}``), where S is
-the wall time after the tool's imports. The peers' runners import only the peers, so this
-file also runs in the peers' virtualenv (cryo, web3.py, pandas), apart from the project's pins. Block ranges here
-are inclusive (START..END).
+Prints one JSON line: ``{"rows": N, "peak_rss_mb": M, "work_seconds": S, "cpu_seconds": C}`` (or
+``{"error": "..."}``), where S is the wall time after the tool's imports and C the CPU time (user + sys) of the whole
+process, imports included: steadier than wall time on a shared machine. The peers' runners import only the peers,
+so this file also runs in the peers' virtualenv (cryo, web3.py, pandas), apart from the project's pins. Block ranges
+here are inclusive (START..END).
 """
 
 from __future__ import annotations
@@ -140,7 +141,10 @@ if __name__ == "__main__":
         work = time.perf_counter() - WORK_STARTED[0]
         # Peak resident memory of this process (and anything it waited for), in MB.
         peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-        print(json.dumps({"rows": rows, "peak_rss_mb": round(peak / 1024, 1), "work_seconds": round(work, 3)}))
+        usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+        cpu = sum(u.ru_utime + u.ru_stime for u in usage)
+        print(json.dumps({"rows": rows, "peak_rss_mb": round(peak / 1024, 1), "work_seconds": round(work, 3),
+                          "cpu_seconds": round(cpu, 3)}))  # fmt: skip
     except Exception as exc:  # reported, not raised: a tool that fails is a result
         print(json.dumps({"error": f"{type(exc).__name__}: {str(exc)[:300]}"}))
         sys.exit(1)
