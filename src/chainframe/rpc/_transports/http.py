@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import ssl
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 import anyio
@@ -25,6 +25,9 @@ from chainframe.rpc._errors import TransportError
 from chainframe.rpc._transports.base import Reply, Transport
 from chainframe.rpc._transports.body import Body
 from chainframe.rpc._transports.options import MAX_ANSWER_BYTES, Timeout
+
+if TYPE_CHECKING:
+    import ssl  # loaded for https only (18 ms of start-up)
 
 READ_SIZE = 1 << 20
 """Bytes asked of the socket buffer per read of a body; also the longest status line plus headers accepted."""
@@ -108,7 +111,7 @@ class HTTPTransport(Transport):
                 )
         except TimeoutError:
             raise TransportError("no answer in time (ConnectTimeout)") from None
-        except (OSError, ssl.SSLError) as exc:
+        except OSError as exc:  # ssl.SSLError included
             raise TransportError(f"connection failed ({type(exc).__name__})") from None
 
     async def _exchange(self, conn: _Connection, request: bytes, *, reused: bool) -> Reply:
@@ -210,6 +213,8 @@ def _parse_head(head: bytes) -> tuple[int, dict[str, str]]:
 
 def _tls_context() -> ssl.SSLContext:
     """The CA bundle httpx uses (certifi's), so a host trusted before is trusted now; else the system's."""
+    import ssl
+
     try:
         import certifi
     except ImportError:
