@@ -54,14 +54,17 @@ class SplitState:
 
     spans: dict[str, int] = field(default_factory=dict)
     """Blocks per piece of each dataset fetched block by block (all but logs), learned from its answers like ``span``
-    (same target size): a piece's fixed cost (a few Polars calls, ~10 ms) is then paid per ~2 MB, not per 100 blocks,
-    while a chain with large blocks gets small pieces."""
+    so an answer holds about ``piece_bytes``: a piece's fixed cost (Polars calls, ~10 ms) is paid per 8 MB, not per
+    100 blocks, while a chain with large blocks gets small pieces."""
+    piece_bytes: int = 8_000_000
+    """Larger than ``target_bytes``: these answers are batches of many small calls (receipts of 100 benchmark blocks,
+    10 MB, decode in half the CPU of five 2 MB pieces)."""
 
     def piece_span(self, dataset: str) -> int:
         return self.spans.get(dataset, PIECE_BLOCKS)
 
     def observe_pieces(self, dataset: str, blocks: int, size: int) -> None:
-        wanted = int(blocks * self.target_bytes / max(size, 1))
+        wanted = int(blocks * self.piece_bytes / max(size, 1))
         self.spans[dataset] = max(MIN_PIECE_BLOCKS, min(wanted, blocks * 4, MAX_PIECE_BLOCKS))
 
     def observe(self, blocks: int, size: int) -> None:
