@@ -122,26 +122,30 @@ def run_raw(dataset: str, url: str, start: int, end: int, out: str) -> int:
 
         async def one(body: Any) -> None:
             nonlocal received
-            reader, writer = await pool.get()
             data = json.dumps(body).encode()
-            writer.write(f"{head}content-length: {len(data)}\r\n\r\n".encode() + data)
-            lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower().split("\r\n")
-            if " 200 " not in lines[0] + " ":
-                raise RuntimeError(lines[0])
-            fields = dict(line.split(":", 1) for line in lines[1:] if ":" in line)
-            if "content-length" in fields:
-                answer = await reader.readexactly(int(fields["content-length"]))
-            else:  # chunked
-                chunks = []
-                while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
-                    chunks.append(await reader.readexactly(size))
-                    await reader.readexactly(2)
-                await reader.readuntil(b"\r\n")
-                answer = b"".join(chunks)
-            if b'"error"' in answer[:200]:
-                raise RuntimeError(answer[:200].decode())
-            received += len(answer)
-            pool.put_nowait((reader, writer))
+            for _ in range(100):  # a rate limit (remote mode) is waited out: the floor keeps to the budget too
+                reader, writer = await pool.get()
+                writer.write(f"{head}content-length: {len(data)}\r\n\r\n".encode() + data)
+                lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower().split("\r\n")
+                fields = dict(line.split(":", 1) for line in lines[1:] if ":" in line)
+                if "content-length" in fields:
+                    answer = await reader.readexactly(int(fields["content-length"]))
+                else:  # chunked
+                    chunks = []
+                    while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
+                        chunks.append(await reader.readexactly(size))
+                        await reader.readexactly(2)
+                    await reader.readuntil(b"\r\n")
+                    answer = b"".join(chunks)
+                pool.put_nowait((reader, writer))
+                if " 429 " in lines[0] + " ":
+                    await asyncio.sleep(float(fields.get("retry-after", "0.2")))
+                    continue
+                if " 200 " not in lines[0] + " " or b'"error"' in answer[:200]:
+                    raise RuntimeError(f"{lines[0]}: {answer[:200].decode()}")
+                received += len(answer)
+                return
+            raise RuntimeError("still rate limited after 100 tries")
 
         await asyncio.gather(*(one(c) for c in calls()))
         while not pool.empty():
