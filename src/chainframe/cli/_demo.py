@@ -11,11 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
 from chainframe._redact import redact_url
-from chainframe.devnet import Devnet
-from chainframe.engine import extract, open_duckdb, scan
 
 DATASETS = ("blocks", "transactions", "receipts", "logs")
 
@@ -43,6 +39,11 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import polars as pl  # here, not at the top: every other command would pay for the devnet's import
+
+    from chainframe.devnet import Devnet
+    from chainframe.engine import extract, open_duckdb, scan
+
     print("starting the local devnet (the first start builds and caches the workload chain)...")
     with Devnet() as devnet:
         truth = devnet.truth

@@ -6,9 +6,8 @@ import argparse
 import time
 from typing import Any
 
-from chainframe.devnet import BENCH_WORKLOAD, TEST_WORKLOAD, Devnet, DevnetError, GatewaySettings, LogLimits
-
-WORKLOADS = {"test": TEST_WORKLOAD, "bench": BENCH_WORKLOAD}
+WORKLOADS = ("bench", "test")
+"""The devnet's workloads (the devnet itself is imported by the command: an extract does not pay for it)."""
 
 
 def add_parser(commands: Any) -> None:
@@ -28,10 +27,13 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from chainframe.devnet import BENCH_WORKLOAD, TEST_WORKLOAD, Devnet, DevnetError, GatewaySettings, LogLimits
+
+    workloads = {"test": TEST_WORKLOAD, "bench": BENCH_WORKLOAD}
     settings = GatewaySettings(limits=LogLimits(max_results=args.max_logs))
     print(f"starting the devnet ({args.workload} workload; the first start builds and caches the chain)...")
     try:
-        devnet = Devnet(workload=WORKLOADS[args.workload], key=args.key, settings=settings, port=args.port)
+        devnet = Devnet(workload=workloads[args.workload], key=args.key, settings=settings, port=args.port)
     except DevnetError as exc:
         print(f"error: {exc}")
         return 1

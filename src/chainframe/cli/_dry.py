@@ -21,7 +21,7 @@ import anyio
 from chainframe._errors import InputError
 from chainframe.engine._api import _aligned, _inputs, aextract, endpoint_of
 from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, ChunkTask, plan, slots
-from chainframe.engine._ranges import parse_range, resolve
+from chainframe.engine._ranges import chain_state, parse_range, resolve
 from chainframe.engine._run import Wanted
 from chainframe.rpc import AsyncClient, Pacing
 from chainframe.store import load_series, series_name
@@ -81,6 +81,10 @@ class _Recording(AsyncClient):
         self.asked.append(method)
         return await super().request(method, params)
 
+    async def batch(self, calls: Sequence[tuple[str, Sequence[Any]]], *args: Any, **kwargs: Any) -> Any:
+        self.asked.extend(method for method, _ in calls)
+        return await super().batch(calls, *args, **kwargs)
+
 
 async def _numbers(args: argparse.Namespace, options: Mapping[str, Any]) -> tuple[Any, int, list[str]]:
     """The range as numbers, the head, and the calls it took to learn them."""
@@ -92,10 +96,15 @@ async def _numbers(args: argparse.Namespace, options: Mapping[str, Any]) -> tupl
     client = _Recording(endpoint, **options)
     client.asked = []
     async with client:
-        head = int(await client.block_number())
+        safe = None
+        if spec.end is None and spec.count is None:  # to the safe end: read as a run reads it, in one batch
+            state = await chain_state(client, args.confirmations)
+            head, safe = state.head, state.safe
+        else:
+            head = int(await client.block_number())
         if spec.end == "latest":  # known now: not asked twice
             spec = dataclasses.replace(spec, end=head)
-        blocks = await resolve(spec, client, confirmations=args.confirmations, head=head)
+        blocks = await resolve(spec, client, confirmations=args.confirmations, head=head, safe=safe)
     return blocks, head, client.asked
 
 

@@ -7,11 +7,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chainframe._errors import InputError
 from chainframe.cli._endpoint import add_endpoint_options
-from chainframe.verify import Report, verify_folder
+
+if TYPE_CHECKING:  # imported by the command that uses it: an extract does not pay for verification
+    from chainframe.verify import Report
 
 DESCRIPTION = """\
 Check what chainframe wrote under DIR (DIR/blocks, DIR/transactions, DIR/receipts,
@@ -87,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     elif not Path(folder).is_dir():
         raise InputError(f"{folder} is not a folder")
     else:
+        from chainframe.verify import verify_folder
+
         report = verify_folder(folder)
     if not report.blocks_verified and not report.skipped:
         raise InputError(f"{folder} holds no blocks, transactions, receipts or logs to verify")

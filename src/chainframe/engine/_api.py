@@ -37,7 +37,7 @@ from chainframe.engine._engine import (
 )
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS, ChunkTask, check_datasets, check_filters, slots
-from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, RangeSpec, parse_range, resolve, safe_end
+from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, RangeSpec, chain_state, parse_range, resolve
 from chainframe.engine._report import Progress, RunReport, now
 from chainframe.engine._run import Wanted, extract_round
 from chainframe.engine._sink import InOrder
@@ -399,9 +399,8 @@ class _Run:
         progress: bool | None, repair_only: bool = False, runner: TaskRunner = run_tasks,
     ) -> RunReport:  # fmt: skip
         started, clock = now(), time.monotonic()
-        chain_id = await client.chain_id()
-        head = int(await client.block_number())
-        finalized, why = await safe_end(client, confirmations)
+        state = await chain_state(client, confirmations)
+        chain_id, head, finalized, why = state.chain_id, state.head, state.safe, state.why
         resolved: BlockRange | None = None
         if not repair_only:
             resolved = await resolve(self.spec, client, confirmations=confirmations, head=head, safe=finalized)
@@ -475,9 +474,9 @@ async def acollect(
         raise InputError("output='pandas' needs pandas: pip install 'chainframe[notebook]' (or pip install pandas)")
     endpoint = endpoint_of(rpc, network, key)
     async with _client(endpoint, client_options, rpc) as client:
-        chain_id = await client.chain_id()
-        resolved = await resolve(spec, client, confirmations=confirmations)
-        finalized, _ = await safe_end(client, confirmations)
+        chain = await chain_state(client, confirmations)
+        chain_id, finalized = chain.chain_id, chain.safe
+        resolved = await resolve(spec, client, confirmations=confirmations, head=chain.head, safe=finalized)
         tasks = [
             ChunkTask(dataset=dataset, start=part.start, end=part.end, filters=flt, u256=u256, chunk_size=size, path="")
             for part in slots(resolved, size)

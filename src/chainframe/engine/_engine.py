@@ -38,8 +38,6 @@ from chainframe.engine._sink import InOrder
 from chainframe.engine._verified import Material, Proven, material, verify_piece
 from chainframe.store import ChunkMeta, ChunkWriter, read_batches, read_meta
 
-PIECE_BLOCKS = 100
-"""Blocks per piece for the datasets fetched block by block (all but logs, whose pieces follow the answers' size)."""
 DECODE_THREADS = 2  # this machine's cores; decoding releases the GIL in Polars and Arrow
 
 
@@ -89,7 +87,7 @@ async def fetch_and_decode(
 ) -> None:
     """Fetch the chunk's answers, decode them in a worker thread and hand the rows, sorted, to ``sink``.
 
-    Pieces (logs: sized by the answers; others: ``PIECE_BLOCKS`` blocks) are fetched concurrently, at most
+    Pieces (sized so an answer holds about ``state.target_bytes``) are fetched concurrently, at most
     ``state.in_flight`` at once across chunks, and each is decoded and handed on as it arrives: memory is bounded by
     the pieces in flight, not by the chunk. With ``check``, pieces reaching above its finalized block carry
     witnesses and their rows' hashes are kept, for :meth:`ChunkCheck.confirm` at commit. With ``proven`` (the task
@@ -158,6 +156,7 @@ async def fetch_and_decode(
         async def piece(part: BlockRange) -> None:
             async def answer() -> pa.Table:
                 bodies = await dataset.fetch(client, part, **task.filters)
+                state.observe_pieces(task.dataset, len(part), sum(map(len, bodies)))
                 proof = await material(client, task.dataset, part) if proven is not None else None
                 return await anyio.to_thread.run_sync(work, bodies, part, proof, limiter=decode)
 
@@ -167,8 +166,9 @@ async def fetch_and_decode(
             finally:
                 state.in_flight.release()
 
-        # In pieces, like logs: a chunk's answers are never held whole (receipts of 1,000 blocks peaked at 495 MB).
-        await plan_pieces(blocks, state, lambda: PIECE_BLOCKS, witnessed(piece))
+        # In pieces sized by the answers, like logs: a chunk's answers are never held whole (receipts of 1,000 blocks
+        # peaked at 495 MB).
+        await plan_pieces(blocks, state, lambda: state.piece_span(task.dataset), witnessed(piece))
     if sink.done_through != task.end:
         raise AssertionError(f"chunk {task.start}..{task.end}: rows handed on only through {sink.done_through}")
 

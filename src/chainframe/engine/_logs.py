@@ -23,6 +23,9 @@ from chainframe.rpc import LimitExceeded
 from chainframe.rpc import _params as params
 
 MAX_PIECES = 100_000  # a provider that refuses even after this many splits is refusing everything
+PIECE_BLOCKS = 100
+"""Blocks in the first piece of a dataset fetched block by block; later pieces follow its answers' size."""
+MIN_PIECE_BLOCKS, MAX_PIECE_BLOCKS = 10, 1000
 
 
 @dataclass
@@ -48,6 +51,21 @@ class SplitState:
     """Held by the chunk whose pieces are being planned: chunks take places in turn, in the order they started, so
     one chunk is fetched at a time (two while one ends), whatever the chunk concurrency: the rows held by open chunk
     files do not grow with it."""
+
+    spans: dict[str, int] = field(default_factory=dict)
+    """Blocks per piece of each dataset fetched block by block (all but logs), learned from its answers like ``span``
+    so an answer holds about ``piece_bytes``: a piece's fixed cost (Polars calls, ~10 ms) is paid per 8 MB, not per
+    100 blocks, while a chain with large blocks gets small pieces."""
+    piece_bytes: int = 8_000_000
+    """Larger than ``target_bytes``: these answers are batches of many small calls (receipts of 100 benchmark blocks,
+    10 MB, decode in half the CPU of five 2 MB pieces)."""
+
+    def piece_span(self, dataset: str) -> int:
+        return self.spans.get(dataset, PIECE_BLOCKS)
+
+    def observe_pieces(self, dataset: str, blocks: int, size: int) -> None:
+        wanted = int(blocks * self.piece_bytes / max(size, 1))
+        self.spans[dataset] = max(MIN_PIECE_BLOCKS, min(wanted, blocks * 4, MAX_PIECE_BLOCKS))
 
     def observe(self, blocks: int, size: int) -> None:
         wanted = max(1, int(blocks * self.target_bytes / max(size, 1)))

@@ -46,16 +46,21 @@ class Progress:
         self._rows = 0
         if enabled is None:
             enabled = in_notebook() or sys.stderr.isatty()
-        self._bar = _bar_class()(total=total_blocks, unit="block", desc=desc, disable=not enabled)
+        # tqdm is imported (16 ms) only for a bar that shows.
+        self._bar: Any = _bar_class()(total=total_blocks, unit="block", desc=desc) if enabled else None
 
     def add_tasks(self, tasks: list[ChunkTask]) -> None:
         """Planned work: the blocks these tasks fetch count towards the bar's total."""
         self._total += sum(task.end - task.fetch_start + 1 for task in tasks)
+        if self._bar is None:
+            return
         self._bar.total = self._total
         self._bar.refresh()
 
     def chunk(self, task: ChunkTask, rows: int, written: bool) -> None:
         self._rows += rows
+        if self._bar is None:
+            return
         stats, split = self._client.stats, self._counters.split
         skipped = sum(d.skipped for d in self._counters.datasets.values())
         self._bar.set_postfix(
@@ -64,7 +69,8 @@ class Progress:
         self._bar.update(task.end - task.fetch_start + 1)
 
     def close(self) -> None:
-        self._bar.close()
+        if self._bar is not None:
+            self._bar.close()
 
 
 @dataclass

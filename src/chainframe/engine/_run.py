@@ -135,6 +135,8 @@ async def extract_round(
             iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
             concurrency=concurrency, counters=counters, on_chunk=on_chunk,
         )  # fmt: skip
+        if not tasks:  # nothing written since the check above: a second check would only repeat it
+            return result
         every = await _every_series(folder)
         head = int(await client.block_number())  # a reorganization during the round may have moved it either way
         repairs = await find_stale(client, list(every.values()), head)

@@ -22,21 +22,24 @@ from chainframe.rpc._pacing import INFURA_CREDITS, Pacing
 from chainframe.rpc._retry import RetryPolicy
 from chainframe.rpc._sync import Client
 from chainframe.rpc._transports import MemoryTransport, Reply, Timeout, Transport
-from chainframe.rpc._types import (
-    AccessListEntry,
-    AccountProof,
-    Authorization,
-    Block,
-    CallFrame,
-    CallLog,
-    Log,
-    Prestate,
-    PrestateAccount,
-    PrestateDiff,
-    Receipt,
-    StorageProof,
-    Transaction,
-    Withdrawal,
+
+_TYPES = frozenset(
+    {
+        "AccessListEntry",
+        "AccountProof",
+        "Authorization",
+        "Block",
+        "CallFrame",
+        "CallLog",
+        "Log",
+        "Prestate",
+        "PrestateAccount",
+        "PrestateDiff",
+        "Receipt",
+        "StorageProof",
+        "Transaction",
+        "Withdrawal",
+    }
 )
 
 __all__ = [
@@ -82,3 +85,12 @@ __all__ = [
     "TransportError",
     "Withdrawal",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The typed result classes load on first use: an extraction reads raw answers and does not pay for them.
+    if name in _TYPES:
+        from chainframe.rpc import _types
+
+        return getattr(_types, name)
+    raise AttributeError(f"module 'chainframe.rpc' has no attribute {name!r}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
@@ -68,6 +69,12 @@ def blocks_of(method: str, params: Sequence[Any]) -> tuple[int, int] | None:
         n = number(params[position])
         return (n, n) if n is not None else None
     return None
+
+
+def _proxy_in_environment() -> bool:
+    """A proxy named as httpx reads it (``HTTPS_PROXY``, ``ALL_PROXY``...): then httpx carries the requests."""
+    names = ("http_proxy", "https_proxy", "all_proxy")
+    return any(value and name.lower() in names for name, value in os.environ.items())
 
 
 @dataclass
@@ -152,16 +159,26 @@ class AsyncClient(TypedMethods):
                 endpoint.ws_url, timeout=self._timeout, task_group=task_group, host_header=endpoint.host_header,
                 max_bytes=self._max_answer_bytes,
             )  # fmt: skip
-        if self._http2:
-            try:
-                import h2  # noqa: F401
-            except ImportError:
-                raise InputError("http2=True needs the h2 package: pip install 'chainframe[http2]'") from None
+        if self._http2 or _proxy_in_environment():
+            if self._http2:
+                try:
+                    import h2  # noqa: F401
+                except ImportError:
+                    raise InputError("http2=True needs the h2 package: pip install 'chainframe[http2]'") from None
+            from chainframe.rpc._transports.httpx_ import HTTPXTransport
+
+            return HTTPXTransport(
+                endpoint.http_url,
+                timeout=self._timeout,
+                max_connections=self.pacer.pacing.max_concurrency,
+                http2=self._http2,
+                host_header=endpoint.host_header,
+                max_bytes=self._max_answer_bytes,
+            )
         return HTTPTransport(
             endpoint.http_url,
             timeout=self._timeout,
             max_connections=self.pacer.pacing.max_concurrency,
-            http2=self._http2,
             host_header=endpoint.host_header,
             max_bytes=self._max_answer_bytes,
         )

@@ -8,11 +8,13 @@ these same coroutines.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from chainframe.rpc import _params as p
 from chainframe.rpc._errors import MalformedResponse
-from chainframe.rpc._types import AccountProof, Block, CallFrame, Log, Prestate, PrestateDiff, Receipt, Transaction
+
+if TYPE_CHECKING:  # imported where used: an extraction reads raw answers and never pays for the typed classes
+    from chainframe.rpc._types import AccountProof, Block, CallFrame, Log, Prestate, PrestateDiff, Receipt, Transaction
 
 T = TypeVar("T")
 
@@ -49,6 +51,8 @@ class TypedMethods:
 
     async def get_block(self, block: p.BlockParam, *, full_transactions: bool = False) -> Block | None:
         """eth_getBlockByNumber: the block (transactions as hashes, or full objects), or None if there is none."""
+        from chainframe.rpc._types import Block
+
         if isinstance(block, bytes) or (isinstance(block, str) and len(block) == 66):  # a block hash, not a number
             raw = await self.request("eth_getBlockByHash", [p.hash32(block, "block"), bool(full_transactions)])
             return None if raw is None else self._typed("eth_getBlockByHash", Block.from_json, raw)
@@ -57,6 +61,8 @@ class TypedMethods:
 
     async def get_block_receipts(self, block: p.BlockParam | bytes) -> tuple[Receipt, ...] | None:
         """eth_getBlockReceipts: every receipt of a block (by number, tag or hash), in order; None if no block."""
+        from chainframe.rpc._types import Receipt
+
         ref = (
             p.hash32(block, "block")
             if isinstance(block, bytes) or (isinstance(block, str) and len(block) == 66)
@@ -67,29 +73,39 @@ class TypedMethods:
 
     async def get_transaction_receipt(self, transaction_hash: bytes | str) -> Receipt | None:
         """eth_getTransactionReceipt: the receipt, or None (unknown or pending transaction)."""
+        from chainframe.rpc._types import Receipt
+
         raw = await self.request("eth_getTransactionReceipt", [p.hash32(transaction_hash, "transaction_hash")])
         return None if raw is None else self._typed("eth_getTransactionReceipt", Receipt.from_json, raw)
 
     async def get_transaction_by_block_number_and_index(self, block: p.BlockParam, index: int) -> Transaction | None:
         """eth_getTransactionByBlockNumberAndIndex."""
+        from chainframe.rpc._types import Transaction
+
         raw = await self.request("eth_getTransactionByBlockNumberAndIndex", [p.block(block), p.index(index)])
-        return (
-            None if raw is None else self._typed("eth_getTransactionByBlockNumberAndIndex", Transaction.from_json, raw)
-        )
+        build = Transaction.from_json
+        return None if raw is None else self._typed("eth_getTransactionByBlockNumberAndIndex", build, raw)
 
     async def get_transaction_by_block_hash_and_index(self, block_hash: bytes | str, index: int) -> Transaction | None:
         """eth_getTransactionByBlockHashAndIndex."""
+        from chainframe.rpc._types import Transaction
+
         params = [p.hash32(block_hash, "block_hash"), p.index(index)]
         raw = await self.request("eth_getTransactionByBlockHashAndIndex", params)
-        return None if raw is None else self._typed("eth_getTransactionByBlockHashAndIndex", Transaction.from_json, raw)
+        build = Transaction.from_json
+        return None if raw is None else self._typed("eth_getTransactionByBlockHashAndIndex", build, raw)
 
     async def get_uncle_by_block_number_and_index(self, block: p.BlockParam, index: int) -> Block | None:
         """eth_getUncleByBlockNumberAndIndex (use ``finalized`` rather than ``safe``, as the spec advises)."""
+        from chainframe.rpc._types import Block
+
         raw = await self.request("eth_getUncleByBlockNumberAndIndex", [p.block(block), p.index(index)])
         return None if raw is None else self._typed("eth_getUncleByBlockNumberAndIndex", Block.from_json, raw)
 
     async def get_uncle_by_block_hash_and_index(self, block_hash: bytes | str, index: int) -> Block | None:
         """eth_getUncleByBlockHashAndIndex."""
+        from chainframe.rpc._types import Block
+
         params = [p.hash32(block_hash, "block_hash"), p.index(index)]
         raw = await self.request("eth_getUncleByBlockHashAndIndex", params)
         return None if raw is None else self._typed("eth_getUncleByBlockHashAndIndex", Block.from_json, raw)
@@ -104,6 +120,8 @@ class TypedMethods:
         topics: Sequence[p.Topic] | None = None,
     ) -> tuple[Log, ...]:
         """eth_getLogs. ``topics``: up to 4 positions, each a topic, a list of topics (OR) or None (any)."""
+        from chainframe.rpc._types import Log
+
         flt = p.log_filter(
             from_block=from_block, to_block=to_block, block_hash=block_hash, address_=address, topics=topics
         )
@@ -117,6 +135,8 @@ class TypedMethods:
         self, address: bytes | str, storage_keys: Sequence[bytes | str] = (), block: p.BlockParam = "latest"
     ) -> AccountProof:
         """eth_getProof: the account and one storage proof per key, in the order asked."""
+        from chainframe.rpc._types import AccountProof
+
         params = [p.address(address), p.storage_keys(storage_keys), p.block(block)]
         return self._typed("eth_getProof", AccountProof.from_json, await self.request("eth_getProof", params))
 
@@ -133,6 +153,8 @@ class TypedMethods:
         with_log: bool = False,
     ) -> CallFrame:
         """debug_traceCall with callTracer: the call tree (``calls`` nested), with logs when ``with_log``."""
+        from chainframe.rpc._types import CallFrame
+
         call = p.call_request(to=to, from_=from_, data_=data, value=value, gas=gas)
         config = {"onlyTopCall": only_top_call, "withLog": with_log}
         raw = await self.request(
@@ -152,6 +174,8 @@ class TypedMethods:
         diff_mode: bool = False,
     ) -> Prestate | PrestateDiff:
         """debug_traceCall with prestateTracer: accounts touched (``diff_mode``: their pre and post state)."""
+        from chainframe.rpc._types import Prestate, PrestateDiff
+
         call = p.call_request(to=to, from_=from_, data_=data, value=value, gas=gas)
         options = {"tracer": "prestateTracer", "tracerConfig": {"diffMode": diff_mode}}
         raw = await self.request("debug_traceCall", [call, p.block(block), options])

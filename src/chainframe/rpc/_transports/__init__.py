@@ -5,5 +5,5 @@ from chainframe.rpc._transports.http import HTTPTransport
 from chainframe.rpc._transports.memory import MemoryTransport
 from chainframe.rpc._transports.options import Timeout
 
-# The WebSocket transport (and the websockets package) is imported where a WebSocket is asked for.
+# httpx (HTTP/2, proxies) and the WebSocket library are imported where they are asked for.
 __all__ = ["HTTPTransport", "MemoryTransport", "Reply", "Timeout", "Transport"]
