@@ -9,6 +9,18 @@ is drawn in :mod:`chainframe.rpc._errors`.
 class ChainframeError(Exception):
     """Root of every error chainframe raises on purpose."""
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Errors cross process boundaries (Dask workers): rebuilt from their args and attributes, whatever the
+        # subclass's __init__ takes (pickle's default calls it with the args alone, which keyword-only ones fail).
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls: type[ChainframeError], args: tuple[object, ...], state: dict[str, object]) -> ChainframeError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class InputError(ChainframeError, ValueError):
     """An argument was wrong; nothing was sent. The message names the argument and how to fix it."""

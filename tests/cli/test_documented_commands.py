@@ -44,6 +44,7 @@ NOT_RUN = {
     "./scripts/test": "the test suite itself",
     "export AWS_": "the bucket example's credentials and endpoint",
     "s3://": "tests/store/test_s3.py runs extract and info on a bucket of a moto server",
+    "--scheduler tcp://": "a cluster elsewhere; tests/engine/test_dask.py runs extract on a running cluster's client",
 }
 # Commands that fail as written, for a reason outside the CLI: each is expected to fail (so this list cannot go stale).
 KNOWN_BROKEN: dict[str, tuple[str, str]] = {}

@@ -1,5 +1,6 @@
 """The endpoint options every networked subcommand shares: --rpc URL, --rpc-env NAME or --rpc-file PATH (the last two
-keep a key out of the process list), or --network NAME (key from the environment)."""
+keep a key out of the process list), or --network NAME (key from the environment). ``extract`` takes several URLs
+(several keys or providers): --rpc repeated, whitespace-separated in the variable, one per line in the file."""
 
 from __future__ import annotations
 
@@ -11,9 +12,14 @@ from chainframe._errors import InputError
 from chainframe.rpc import KEY_ENV
 
 
-def add_endpoint_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+def add_endpoint_options(parser: argparse.ArgumentParser, *, required: bool = True, several: bool = False) -> None:
     where = parser.add_mutually_exclusive_group(required=required)
-    where.add_argument("--rpc", metavar="URL", help="any JSON-RPC URL, e.g. https://mainnet.infura.io/v3/KEY")
+    more = " (repeat it for more endpoints: the others are fallbacks, and Dask workers start from different ones)"
+    where.add_argument(
+        "--rpc", metavar="URL", action="append" if several else "store",
+        help="any JSON-RPC URL, e.g. https://mainnet.infura.io/v3/KEY" + (more if several else ""),
+    )  # fmt: skip
+    parser.set_defaults(several_rpc=several)
     where.add_argument(
         "--rpc-env", metavar="NAME", help="read the RPC URL from this environment variable (keeps the key out of ps)"
     )
@@ -31,16 +37,19 @@ def resolve_endpoint_options(args: argparse.Namespace) -> None:
     """Turn --rpc-env / --rpc-file into ``args.rpc`` (every subcommand then reads ``args.rpc``)."""
     name = getattr(args, "rpc_env", None)
     path = getattr(args, "rpc_file", None)
+    several = getattr(args, "several_rpc", False)
     if name:
-        url = os.environ.get(name, "").strip()
-        if not url:
+        urls = os.environ.get(name, "").split()
+        if not urls:
             raise InputError(f"--rpc-env {name}: the environment variable {name} is not set (or empty)")
-        args.rpc = url
+        args.rpc = urls if several else urls[0]
     elif path is not None:
         try:
-            lines = path.read_text().strip().splitlines()
+            lines = [line.strip() for line in path.read_text().splitlines() if line.strip()]
         except OSError as exc:
             raise InputError(f"--rpc-file {path}: {exc.strerror}") from None
-        if not lines or not lines[0].strip():
+        if not lines:
             raise InputError(f"--rpc-file {path} is empty; write the RPC URL on its first line")
-        args.rpc = lines[0].strip()
+        args.rpc = lines if several else lines[0]
+    if isinstance(getattr(args, "rpc", None), list) and len(args.rpc) == 1:
+        args.rpc = args.rpc[0]

@@ -45,14 +45,15 @@ def add_parser(commands: Any) -> None:
     )
     p.add_argument("datasets", nargs="+", metavar="DATASET", help=f"one or more of: {', '.join(DATASETS)}")
     p.add_argument("--blocks", required=True, metavar="RANGE", help="block range, e.g. 0:999, 18M:+10k, -1000:")
-    add_endpoint_options(p)
+    add_endpoint_options(p, several=True)
     p.add_argument(
         "--out", required=True, metavar="DIR", help="output folder or s3://bucket/prefix (one sub-folder per dataset)"
     )
     p.add_argument(
         "--chunk-size", type=int, metavar="N", help="blocks per file (default: 1000; 100 for proofs, traces)"
     )
-    p.add_argument("--concurrency", type=int, default=4, metavar="N", help="chunks in flight at once (default: 4)")
+    p.add_argument("--concurrency", type=int, default=4, metavar="N",
+                   help="chunks in flight at once (default: 4; per worker with --workers/--scheduler)")  # fmt: skip
     p.add_argument("--overwrite", action="store_true", help="refetch every asked chunk even if it is stored")
     p.add_argument("--align", action="store_true", help="store whole chunks only (the tip waits until it is full)")
     p.add_argument("--follow", action="store_true", help="keep the folder up to date as the chain grows, until Ctrl-C")
@@ -77,6 +78,15 @@ def add_parser(commands: Any) -> None:
     pace.add_argument("--credits-per-second", type=float, metavar="N", help="at most N provider credits per second")
     pace.add_argument("--max-in-flight", type=int, metavar="N", help="requests in flight at once (default: 16)")
     pace.add_argument("--transport", choices=("http", "ws"), help="http (default) or ws; a ws:// URL means ws")
+    dask = p.add_argument_group(
+        "distributed (Dask): chunk tasks on worker processes; planning and reorg checks stay here. The pacing "
+        "budget is shared by the workers, and several --rpc URLs (keys or providers) are spread over them"
+    )
+    where = dask.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N", help="start N local worker processes for the run")
+    where.add_argument("--scheduler", metavar="ADDR",
+                       help="run on the Dask cluster of this scheduler, e.g. tcp://10.0.0.5:8786 (workers need "
+                       "chainframe installed and --out at the same path)")  # fmt: skip
     logs = p.add_argument_group("logs filters")
     logs.add_argument("--address", nargs="+", metavar="ADDR", help="only logs from these contracts")
     logs.add_argument(
@@ -113,6 +123,16 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.transport:
         options["transport"] = args.transport
     return options
+
+
+def executor(args: argparse.Namespace) -> str | None:
+    """Where the chunk tasks run: ``--workers N`` (local processes) or ``--scheduler ADDR``; None: here."""
+    if args.workers is not None:
+        if args.workers < 1:
+            raise InputError(f"--workers must be at least 1; got {args.workers}")
+        return f"local:{args.workers}"
+    scheduler: str | None = args.scheduler
+    return scheduler
 
 
 def _topic(text: str | None) -> str | list[str] | None:
@@ -184,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         align=args.align,
         concurrency=args.concurrency,
+        executor=executor(args),
         u256=args.u256,
         confirmations=args.confirmations,
         progress=False if args.no_progress else None,
@@ -217,7 +238,7 @@ def _follow(args: argparse.Namespace) -> int:
     try:
         follow(
             args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
-            chunk_size=args.chunk_size, concurrency=args.concurrency, u256=args.u256,
+            chunk_size=args.chunk_size, concurrency=args.concurrency, executor=executor(args), u256=args.u256,
             confirmations=args.confirmations, poll=args.poll, on_round=on_round, client_options=client_options(args),
             verify=args.verify, **_filters(args),
         )  # fmt: skip

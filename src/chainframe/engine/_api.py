@@ -13,7 +13,8 @@ import functools
 import importlib.util
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal, ParamSpec, TypeVar
 
@@ -25,7 +26,15 @@ from anyio.from_thread import start_blocking_portal
 from chainframe._errors import InputError, first_error
 from chainframe.datasets import DATASETS, U256, BlockRange, register_duckdb
 from chainframe.engine._canonical import ChainUnstable, ChunkCheck, find_stale, on_one_fork
-from chainframe.engine._engine import ATTEMPTS, DECODE_THREADS, RunCounters, chain_for, fetch_and_decode
+from chainframe.engine._engine import (
+    ATTEMPTS,
+    DECODE_THREADS,
+    RunCounters,
+    TaskRunner,
+    chain_for,
+    fetch_and_decode,
+    run_tasks,
+)
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS, ChunkTask, check_datasets, check_filters, slots
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, RangeSpec, chain_state, parse_range, resolve
@@ -48,6 +57,9 @@ from chainframe.store import (
 
 Output = Literal["arrow", "polars", "pandas"]
 Blocks = str | int | tuple[int, int]
+RPC = str | Endpoint | Sequence[str | Endpoint]
+"""One endpoint, or several (keys or providers): the first is used, the others are its fallbacks; on a Dask
+cluster each worker starts from another one (see :mod:`chainframe.engine._dask`)."""
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -68,18 +80,29 @@ def _typed_errors(function: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[
 _CLIENT_OPTIONS = frozenset(inspect.signature(AsyncClient.__init__).parameters) - {"self", "endpoint"}
 
 
-def _client(endpoint: Endpoint, options: Mapping[str, Any] | None, rpc: Any = None) -> AsyncClient:
-    """The client for a run: ``client_options`` checked; a ``ws://`` or ``wss://`` URL is used over WebSocket."""
+def _options(options: Mapping[str, Any] | None, rpc: Any = None) -> dict[str, Any]:
+    """``client_options`` checked; a ``ws://`` or ``wss://`` URL means the WebSocket transport."""
     options = dict(options or {})
-    if isinstance(rpc, str) and rpc.startswith(("ws://", "wss://")):
+    first = rpc[0] if isinstance(rpc, list | tuple) and rpc else rpc
+    if isinstance(first, str) and first.startswith(("ws://", "wss://")):
         options.setdefault("transport", "ws")
-    unknown = sorted(set(options or {}) - _CLIENT_OPTIONS)
+    unknown = sorted(set(options) - _CLIENT_OPTIONS)
     if unknown:
         raise InputError(
             f"client_options does not take {', '.join(unknown)}; it takes {', '.join(sorted(_CLIENT_OPTIONS))}"
         )
+    return options
+
+
+def _client(
+    endpoint: Endpoint, options: Mapping[str, Any] | None, rpc: Any = None, fallbacks: Sequence[Endpoint] = ()
+) -> AsyncClient:
+    """The client for a run: ``client_options`` checked; further endpoints are the first one's fallbacks."""
+    checked = _options(options, rpc)
+    if fallbacks:
+        checked["fallbacks"] = [*fallbacks, *checked.get("fallbacks", ())]
     try:
-        return AsyncClient(endpoint, **dict(options or {}))
+        return AsyncClient(endpoint, **checked)
     except TypeError as exc:
         raise InputError(f"client_options: {exc}") from None
 
@@ -96,6 +119,45 @@ def endpoint_of(rpc: str | Endpoint | None, network: str | None, key: str | None
     if network is not None:
         return Endpoint.infura(network, key)
     return rpc if isinstance(rpc, Endpoint) else Endpoint.from_url(str(rpc))
+
+
+def endpoints_of(rpc: RPC | None, network: str | None, key: str | None) -> list[Endpoint]:
+    """The endpoints of ``rpc`` (one or several) or of ``network``."""
+    if isinstance(rpc, list | tuple):
+        if not rpc:
+            raise InputError("rpc=[] names no endpoint; give one URL or several")
+        if network is not None:
+            raise InputError("say where to read from with rpc=... or network=..., not both")
+        return [endpoint_of(one, None, None) for one in rpc]
+    if rpc is not None and not isinstance(rpc, str | Endpoint):
+        raise InputError(f"rpc must be a URL, an Endpoint or a list of them; got {type(rpc).__name__}")
+    return [endpoint_of(rpc, network, key)]
+
+
+@asynccontextmanager
+async def _runner(
+    executor: Any, endpoints: Sequence[Endpoint], options: Mapping[str, Any] | None, rpc: Any, concurrency: int
+) -> AsyncIterator[TaskRunner]:
+    """Where the chunk tasks run: here, or on the Dask cluster ``executor`` names (see :mod:`._dask`)."""
+    if executor is None:
+        yield run_tasks
+        return
+    from chainframe.engine._dask import dask_runner
+
+    async with dask_runner(
+        executor, endpoints=endpoints, client_options=_options(options, rpc), concurrency=concurrency
+    ) as runner:
+        yield runner
+
+
+def _check_executor(executor: Any) -> Any:
+    if executor is None:
+        return None
+    try:
+        from chainframe.engine._dask import check_executor
+    except ImportError:
+        raise InputError("executor= (Dask) needs dask.distributed: pip install 'chainframe[dask]'") from None
+    return check_executor(executor)
 
 
 def _chunk_size(dataset: str, chunk_size: int | None) -> int:
@@ -153,13 +215,14 @@ async def aextract(
     *,
     blocks: Blocks,
     out: str | Location,
-    rpc: str | Endpoint | None = None,
+    rpc: RPC | None = None,
     network: str | None = None,
     key: str | None = None,
     chunk_size: int | None = None,
     overwrite: bool = False,
     align: bool = False,
     concurrency: int = 4,
+    executor: Any = None,
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
     progress: bool | None = None,
@@ -177,14 +240,22 @@ async def aextract(
     ``out`` is checked against the chain first and repaired where a reorganization took stored blocks back.
     ``verify``: every piece's rows are proven against its blocks' headers (and receipts, for logs) before they are
     kept; the report counts the blocks and rows verified and names the checks that could not run.
+
+    ``executor``: where the chunk tasks run: this process (None), ``"local:N"`` (N worker processes here), a Dask
+    scheduler address or a ``distributed.Client`` (see :mod:`chainframe.engine._dask`); ``concurrency`` is then
+    chunks at once per worker. ``rpc`` may list several endpoints (keys or providers).
     """
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency, takes=aextract, verify=verify)  # fmt: skip
-    endpoint = endpoint_of(rpc, network, key)
-    async with _client(endpoint, client_options, rpc) as client:
+    executor = _check_executor(executor)
+    first, *more = endpoints = endpoints_of(rpc, network, key)
+    async with (
+        _client(first, client_options, rpc, more) as client,
+        _runner(executor, endpoints, client_options, rpc, concurrency) as runner,
+    ):
         result = await run.once(
-            client, endpoint=endpoint, overwrite=overwrite, align=align, confirmations=confirmations,
-            progress=progress,
+            client, endpoint=first, overwrite=overwrite, align=align, confirmations=confirmations,
+            progress=progress, runner=runner,
         )  # fmt: skip
     result.save(report if report is not None else result.default_path())
     return result
@@ -196,7 +267,7 @@ async def afollow(
     *,
     blocks: Blocks = ":",
     out: str | Location,
-    rpc: str | Endpoint | None = None,
+    rpc: RPC | None = None,
     network: str | None = None,
     key: str | None = None,
     poll: float = 12.0,
@@ -204,6 +275,7 @@ async def afollow(
     on_round: Callable[[RunReport], None] | None = None,
     chunk_size: int | None = None,
     concurrency: int = 4,
+    executor: Any = None,
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
     verify: bool = False,
@@ -224,15 +296,25 @@ async def afollow(
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
     if rounds is not None:
         _whole("rounds", rounds)
-    endpoint = endpoint_of(rpc, network, key)
+    executor = _check_executor(executor)
+    first, *more = endpoints = endpoints_of(rpc, network, key)
     last: RunReport | None = None
     done = 0
-    async with _client(endpoint, client_options, rpc) as client:
+    async with (
+        _client(first, client_options, rpc, more) as client,
+        _runner(executor, endpoints, client_options, rpc, concurrency) as runner,
+    ):
         while rounds is None or done < rounds:
             if done:
                 await anyio.sleep(poll)
             last = await run.once(
-                client, endpoint=endpoint, overwrite=False, align=False, confirmations=confirmations, progress=False
+                client,
+                endpoint=first,
+                overwrite=False,
+                align=False,
+                confirmations=confirmations,
+                progress=False,
+                runner=runner,
             )
             last.save(last.default_path())
             done += 1
@@ -314,7 +396,7 @@ class _Run:
 
     async def once(
         self, client: Any, *, endpoint: Endpoint, overwrite: bool, align: bool, confirmations: int,
-        progress: bool | None, repair_only: bool = False,
+        progress: bool | None, repair_only: bool = False, runner: TaskRunner = run_tasks,
     ) -> RunReport:  # fmt: skip
         started, clock = now(), time.monotonic()
         state = await chain_state(client, confirmations)
@@ -333,7 +415,7 @@ class _Run:
                     client, folder=self.folder, wanted=self.wanted, blocks=resolved, head=head, finalized=finalized,
                     chain_id=chain_id, endpoint=endpoint.display, default_sizes=DEFAULT_CHUNK_SIZE,
                     overwrite=overwrite, concurrency=self.concurrency, counters=counters,
-                    on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify,
+                    on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify, runner=runner,
                 )  # fmt: skip
         finally:
             bar.close()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import pyarrow as pa
@@ -308,6 +308,24 @@ async def _attempt(
         report.verified_rows += proven.rows
         report.unverified.update(proven.skipped)
     return sink.rows
+
+
+class TaskRunner(Protocol):
+    """What runs a round's chunk tasks: :func:`run_tasks` in this process, or
+    :class:`chainframe.engine._dask.DaskRunner` on the workers of a Dask cluster."""
+
+    async def __call__(
+        self,
+        tasks: Iterator[ChunkTask],
+        client: Any,
+        *,
+        chain_id: int,
+        endpoint: str,
+        finalized: int,
+        concurrency: int,
+        counters: RunCounters,
+        on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
+    ) -> None: ...
 
 
 async def run_tasks(

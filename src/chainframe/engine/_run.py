@@ -23,7 +23,7 @@ import anyio
 from chainframe._errors import InputError
 from chainframe.datasets import U256, BlockRange
 from chainframe.engine._canonical import ChainUnstable, Repair, find_stale
-from chainframe.engine._engine import RunCounters, run_tasks
+from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._plan import ChunkTask, plan
 from chainframe.store import Location, Series, load_series, location, series_folders, series_name, storage
 
@@ -102,8 +102,10 @@ async def extract_round(
     on_tasks: Callable[[list[ChunkTask]], None] | None = None,
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
     verify: bool = False,
+    runner: TaskRunner = run_tasks,
 ) -> RoundResult:
-    """Bring ``wanted`` series over ``blocks`` up to date in ``folder`` and repair every series there."""
+    """Bring ``wanted`` series over ``blocks`` up to date in ``folder`` and repair every series there. ``runner``
+    runs the chunk tasks (here, or on a Dask cluster); everything else stays in this process."""
     result = RoundResult(head=head, finalized=finalized, blocks=blocks)
     asked: dict[str, Wanted] = {}
     for want in wanted:
@@ -129,7 +131,7 @@ async def extract_round(
             tasks = [replace(task, verify=True) for task in tasks]
         if on_tasks is not None:
             on_tasks(tasks)
-        await run_tasks(
+        await runner(
             iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
             concurrency=concurrency, counters=counters, on_chunk=on_chunk,
         )  # fmt: skip

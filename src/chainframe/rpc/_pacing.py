@@ -3,12 +3,17 @@
 Buckets hold 0.75 s of allowance and may go into debt for a single request that costs more than that (an
 eth_getBlockReceipts at 1,000 credits on a 500-credit plan), so such a request waits for a full bucket, then runs.
 A rate-limit answer pauses everyone, not only the request that got it.
+
+Several processes on one budget (Dask workers, :mod:`chainframe.engine._dask`): each paces itself to an equal
+:meth:`Pacing.share` of it, and a pause one of them is told to take is announced to the others
+(:attr:`Pacer.announce`), which take it too (:meth:`Pacer.pause` with ``announce=False``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -44,6 +49,22 @@ class Pacing:
         """Credits of one request. A batch also pays for itself as one more call (Infura: 30 calls count as 31)."""
         surcharge = self.default_cost if len(methods) > 1 else 0
         return sum(self.credit_costs.get(m, self.default_cost) for m in methods) + surcharge
+
+    def share(self, parts: int) -> Pacing:
+        """One of ``parts`` equal shares of this budget (per second); the concurrency cap stays per process.
+
+        Equal shares of a per-second budget add up to the budget at every moment, with no message between the
+        sharers per request: what a provider's per-key bucket needs. The cost is a share left unused while its
+        holder has nothing to send."""
+        if parts < 1:
+            raise ValueError(f"parts must be at least 1; got {parts}")
+
+        def part(rate: float | None) -> float | None:
+            return None if rate is None else rate / parts
+
+        return dataclasses.replace(
+            self, requests_per_second=part(self.requests_per_second), credits_per_second=part(self.credits_per_second)
+        )
 
     @staticmethod
     def calls(methods: Sequence[str]) -> int:
@@ -89,10 +110,15 @@ class Pacer:
         self._resume_at = 0.0
         self.waited = 0.0
         """Seconds spent waiting for allowance (for run reports)."""
+        self.announce: Callable[[float], None] | None = None
+        """Told of every pause this pacer's own requests asked for, to pass on to the other sharers of a budget."""
 
-    def pause(self, seconds: float) -> None:
-        """Hold every request for ``seconds`` (the service asked us to back off)."""
+    def pause(self, seconds: float, *, announce: bool = True) -> None:
+        """Hold every request for ``seconds`` (the service asked us to back off); ``announce=False`` for a pause
+        another sharer of the budget was asked for (it is not passed on again)."""
         self._resume_at = max(self._resume_at, time.monotonic() + seconds)
+        if announce and self.announce is not None:
+            self.announce(seconds)
 
     async def _allowance(self, methods: Sequence[str]) -> None:
         async with self._lock:  # one waiter at a time keeps the order fair and the buckets consistent

@@ -1,0 +1,36 @@
+"""Dask workers writing into a bucket: the moto S3 server of the store's tests, two local worker processes (which
+get the AWS_* variables from the environment, as workers elsewhere would from theirs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import s3fs
+
+from chainframe import extract
+from chainframe.devnet import Devnet
+from tests.store.test_s3 import assert_same_as_local, bucket, chain, s3_endpoint
+
+__all__ = ["bucket", "chain", "s3_endpoint"]  # the fixtures this module uses, from the store's S3 tests
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_client_outlives_the_server(s3_endpoint: str) -> Iterator[None]:
+    """s3fs keeps one file system per set of arguments, bound to the endpoint it was made for: with this module's
+    moto server gone, the next module's server would be asked for at this one's address (and the other way)."""
+    s3fs.S3FileSystem.clear_instance_cache()
+    yield
+    s3fs.S3FileSystem.clear_instance_cache()
+
+
+@pytest.mark.slow
+def test_two_workers_fill_a_bucket_as_one_process_fills_a_folder(chain: Devnet, bucket: str, tmp_path: Path) -> None:
+    out = f"{bucket}/chains/dev"
+    report = extract(
+        ["blocks", "logs"], blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=50, progress=False,
+        executor="local:2",
+    )  # fmt: skip
+    assert report.datasets["logs"]["written"] == 5
+    assert_same_as_local(chain, out, tmp_path, datasets=("blocks", "logs"), chunk_size=50)
