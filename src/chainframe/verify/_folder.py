@@ -11,7 +11,7 @@ series against the node's headers instead (:func:`chainframe.engine._verified.ve
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,13 +107,6 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
                 verify_tables(blocks=chosen, report=report, headers=False, **{name: rows})
 
 
-def windows(folder: Path) -> Iterator[dict[str, pa.Table | None]]:
-    """Without stored blocks: one mapping of dataset -> rows per file of each other dataset, with no headers."""
-    for name in DATASETS[1:]:
-        for f in _files(folder, name):
-            yield {name: pq.read_table(f.path)}
-
-
 def read_folder(folder: Path, dataset: str) -> pa.Table | None:
     """The rows of one plain dataset under ``folder`` (all of them: for small folders and tests), or None."""
     files = sorted((folder / dataset).glob("*.parquet"))
@@ -122,19 +115,13 @@ def read_folder(folder: Path, dataset: str) -> pa.Table | None:
     return pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
 
 
-def _headerless(folder: Path, report: Report) -> None:
-    """Rows of blocks with no stored header are not proven: say so, per dataset."""
-    stored: set[int] = set()
-    for f in _files(folder, "blocks"):
-        stored.update(range(f.low, f.high + 1))
+def _headerless(files: Mapping[str, list[_File]], report: Report) -> None:
+    """Blocks a series covers with no stored header are not proven: say so, per dataset."""
+    stored = {n for f in files["blocks"] for n in range(f.low, f.high + 1)}
     if not stored:
         return  # verify_tables already reported every check that needs headers as skipped
     for name in DATASETS[1:]:
-        missing: set[int] = set()
-        for f in _files(folder, name):
-            column = _block_column(name)
-            numbers = set(pq.read_table(f.path, columns=[column])[column].to_pylist())
-            missing |= numbers - stored
+        missing = {n for f in files[name] for n in range(f.low, f.high + 1)} - stored
         report.skip(name, "against headers", "no stored header for these blocks (extract blocks over them)",
                     blocks=len(missing))  # fmt: skip
 
@@ -165,9 +152,10 @@ def verify_folder(folder: str | Path, *, rpc: Any = None, client_options: Mappin
     if files["blocks"]:
         for window in files["blocks"]:
             _verify_window(files, window, report)
-    else:
-        for tables in windows(folder):
-            verify_tables(**tables, report=report)  # type: ignore[arg-type]
-    _headerless(folder, report)
+    else:  # no headers: each file alone, its checks reported as skipped
+        for name in DATASETS[1:]:
+            for f in files[name]:
+                verify_tables(**{name: pq.read_table(f.path)}, report=report)
+    _headerless(files, report)
     _other_series(folder, report)
     return report

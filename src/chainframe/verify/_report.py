@@ -60,13 +60,6 @@ class Report:
                 return
         self.skipped.append(Skip(dataset, check, reason, blocks))
 
-    def merge(self, other: Report) -> None:
-        for name, blocks in other.blocks_verified.items():
-            self.count(name, blocks=blocks, rows=other.rows_verified.get(name, 0))
-        self.failures.extend(other.failures)
-        for s in other.skipped:
-            self.skip(s.dataset, s.check, s.reason, blocks=s.blocks)
-
     def as_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
