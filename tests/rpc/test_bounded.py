@@ -8,7 +8,6 @@ import asyncio
 import gzip
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 
@@ -17,6 +16,7 @@ import pytest
 from aiohttp import web
 
 from chainframe.rpc import AsyncClient, RetryPolicy, Timeout, TransportError
+from tests.threaded_server import serve_in_thread
 
 ONCE = RetryPolicy(attempts=1)
 ANSWER = b'{"jsonrpc":"2.0","id":0,"result":"0x1"}'
@@ -48,31 +48,8 @@ async def _bomb(request: web.Request) -> web.Response:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    box: dict[str, object] = {}
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        app = web.Application()
-        for path, handler in (("/trickle", _trickle), ("/endless", _endless), ("/bomb", _bomb)):
-            app.router.add_post(path, handler)
-        runner = web.AppRunner(app, access_log=None)
-        loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        loop.run_until_complete(site.start())
-        box["runner"], box["port"] = runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        ready.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    ready.wait(10)
-    yield f"http://127.0.0.1:{box['port']}"
-    asyncio.run_coroutine_threadsafe(box["runner"].cleanup(), loop).result(10)  # type: ignore[attr-defined]
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
-    loop.close()
+    with serve_in_thread([("/trickle", _trickle), ("/endless", _endless), ("/bomb", _bomb)]) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def test_a_trickled_answer_is_cut_off_at_the_deadline_for_the_whole_answer(server: str) -> None:

@@ -5,9 +5,7 @@ proxy named in the environment hands the requests to httpx."""
 
 from __future__ import annotations
 
-import asyncio
 import gzip
-import threading
 from collections.abc import Iterator
 
 import anyio
@@ -16,6 +14,7 @@ from aiohttp import web
 
 from chainframe.rpc import AsyncClient, RetryPolicy, Timeout
 from chainframe.rpc._transports.http import HTTPTransport
+from tests.threaded_server import serve_in_thread
 
 ONCE = RetryPolicy(attempts=1)
 BIG = b'{"jsonrpc":"2.0","id":1,"result":"0x' + b"ab" * 3_000_000 + b'"}'
@@ -62,32 +61,9 @@ class Server:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, Server]]:
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    box: dict[str, object] = {}
     state = Server()
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        app = web.Application()
-        app.router.add_post("/framed/{how}", state.framed)
-        app.router.add_post("/once", state.once)
-        runner = web.AppRunner(app, access_log=None)
-        loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        loop.run_until_complete(site.start())
-        box["runner"], box["port"] = runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        ready.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    ready.wait(10)
-    yield f"127.0.0.1:{box['port']}", state
-    asyncio.run_coroutine_threadsafe(box["runner"].cleanup(), loop).result(10)  # type: ignore[attr-defined]
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
-    loop.close()
+    with serve_in_thread([("/framed/{how}", state.framed), ("/once", state.once)]) as port:
+        yield f"127.0.0.1:{port}", state
 
 
 @pytest.mark.parametrize("how", ["length", "chunked", "close", "gzip"])

@@ -26,7 +26,7 @@ import pytest
 from chainframe import extract, follow, open_duckdb, scan
 from chainframe._errors import InputError
 from chainframe.cli import main as cli_main
-from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings
+from chainframe.devnet import Devnet, GatewaySettings
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.engine import verify_stored
 from chainframe.store import (
@@ -43,6 +43,7 @@ from chainframe.store import (
     storage,
     write_chunk,
 )
+from tests.engine.test_living import reorg
 from tests.store.s3server import moto_server
 
 MAIN = ("blocks", "transactions", "receipts", "logs")
@@ -93,11 +94,6 @@ def node(chain: Devnet) -> Iterator[NodeRPC]:
     rpc = NodeRPC(chain.node.url)
     yield rpc
     rpc.close()
-
-
-def reorg(node: NodeRPC, depth: int) -> None:
-    transfer = {"from": DEV_ACCOUNTS[0], "to": DEV_ACCOUNTS[1], "value": "0x1"}
-    node.call("anvil_reorg", depth, [[transfer, 0]])
 
 
 def _read(glob: str, series: str, con: Any = None) -> pl.DataFrame:
