@@ -235,8 +235,8 @@ def _same_logs(
         key = list(spec.sort)
     else:
         want, key = proven, ["block_number", "log_index"]
-        events = [c for c in rows.column_names if c not in want.column_names]
-        if events and filters.get("event"):
+        decoded_kept = any(c not in want.column_names for c in rows.column_names)  # stored rows, not an extraction's
+        if decoded_kept and filters.get("event"):
             from chainframe.decode import as_events, with_event_columns
 
             want = with_event_columns(want, as_events(list(filters["event"])), u256=u256)
