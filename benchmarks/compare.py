@@ -36,14 +36,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PEERS_VENV = ROOT / ".venv-peers"
 PEERS = ("cryo==0.3.2", "web3==8.0.0", "pandas==3.1.1", "pyarrow==26.0.1")
 TOOLS = {
-    "blocks": ("chainframe", "cryo", "raw"),
+    "blocks": ("chainframe", "pure", "cryo", "raw"),
     "transactions": ("chainframe", "cryo", "raw"),
-    "receipts": ("chainframe", "raw"),  # cryo has no receipts dataset
-    "logs": ("chainframe", "cryo", "raw", "web3"),
+    "receipts": ("chainframe", "pure", "raw"),  # cryo has no receipts dataset
+    "logs": ("chainframe", "pure", "cryo", "raw", "web3"),
 }
+"""``pure``: chainframe with its native scanner turned off (CHAINFRAME_NATIVE=0), the Polars path every answer
+took before it: the scanner's gain, measured in the same run."""
 REMOTE = GatewaySettings(latency=0.05, limits=LogLimits(max_results=10_000), credits_per_second=40_000.0)
 TIMEOUT = 900.0
-PEERS_SHOWN = ("cryo", "raw", "web3")
+PEERS_SHOWN = ("pure", "cryo", "raw", "web3")
 
 
 def peers_python() -> Path:
@@ -60,6 +62,8 @@ def peers_python() -> Path:
 
 def run(tool: str, dataset: str, url: str, blocks: tuple[int, int], env: dict[str, str], key: str) -> dict[str, Any]:
     python = str(peers_python()) if tool in ("cryo", "web3") else sys.executable
+    if tool == "pure":
+        tool, env = "chainframe", {**env, "CHAINFRAME_NATIVE": "0"}
     with tempfile.TemporaryDirectory() as out:
         argv = [python, str(ROOT / "benchmarks" / "runners.py"), tool, dataset, url, *map(str, blocks), out]
         started = time.perf_counter()
@@ -195,8 +199,8 @@ def markdown(rows: list[dict[str, Any]], table: list[dict[str, Any]], memory: di
         "chainframe / peer: whole-process wall time (after imports; CPU time); below 1.0, chainframe is faster.",
         "'raw' is the floor: the same calls, bytes discarded.",
         "",
-        "| mode | dataset | chainframe / cryo | chainframe / raw | chainframe / web3 |",
-        "|---|---|---|---|---|",
+        "| mode | dataset | " + " | ".join(f"chainframe / {o}" for o in PEERS_SHOWN) + " |",
+        "|---|---|" + "---|" * len(PEERS_SHOWN),
     ]
     for t in table:
         lines.append(f"| {t['mode']} | {t['dataset']} | " + " | ".join(ratio_cells(t, o) for o in PEERS_SHOWN) + " |")

@@ -11,9 +11,10 @@ import pyarrow as pa
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, build
 from chainframe.datasets._envelope import batch_rows
+from chainframe.datasets._native import BATCH
 from chainframe.datasets._objects import ObjectDataset
 
-BLOCK_SOURCES = {
+BLOCK_SOURCES: dict[str, str] = {
     "block_number": "number",
     "block_hash": "hash",
     "parent_hash": "parentHash",
@@ -61,6 +62,12 @@ class Blocks(ObjectDataset):
     sources = BLOCK_SOURCES
     columns = BLOCK_COLUMNS
     sort = ("block_number",)
+    answers = BATCH
+
+    def derived(self, out: dict[str, pa.Array]) -> dict[str, pa.Array]:
+        import pyarrow.compute as pc
+
+        return {"transaction_count": pc.list_value_length(out["transaction_hashes"]).cast(pa.uint64())}
 
     def rows(self, frame: pl.DataFrame, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         counts = frame["transactions"].list.len().cast(pl.UInt64).to_arrow()
@@ -72,6 +79,9 @@ class Blocks(ObjectDataset):
         return list(await client.batch_bytes(block_calls(blocks, full=False)))
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        table = self.scanned(bodies, chain_id=chain_id, u256=u256)
+        if table is not None:
+            return table
         return self.rows(self.stack([batch_rows(b, self.fields) for b in bodies]), chain_id=chain_id, u256=u256)
 
 

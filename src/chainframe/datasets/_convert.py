@@ -196,7 +196,7 @@ def convert_frame(
         key, kind = present[column]
         if lost != had:  # some value did not convert: the exact path raises with the column and value
             try:
-                out[column] = _leaf(frame[key].to_arrow(), kind, column)
+                out[column] = convert(frame[key].to_arrow(), kind, column)
             except DecodeError as exc:
                 raise type(exc)(f"{exc}{_where(frame, key, scalar[column], block_key)}") from None
             continue

@@ -21,14 +21,19 @@ def _result_slice(body: bytes) -> bytes | None:
     start = body.find(b'"result"')
     if start < 0:
         raise DecodeError("the answer has no result")
-    start = body.index(b":", start) + 1
+    start = body.find(b":", start) + 1
+    if start == 0:
+        raise DecodeError("the answer is cut short after its result key")
     while body[start : start + 1] in (b" ", b"\n", b"\r", b"\t"):
         start += 1
     if body.startswith(b"null", start):
         return None
     if body[start : start + 1] != b"[":
         raise DecodeError("expected the answer's result to be a list")
-    return body[start : body.rindex(b"]") + 1]  # id and jsonrpc never hold a ']'
+    end = body.rfind(b"]")  # id and jsonrpc never hold a ']'
+    if end < start:
+        raise DecodeError("the answer's result list is cut short")
+    return body[start : end + 1]
 
 
 def _read(data: bytes, schema: Mapping[str, pl.DataType]) -> pl.DataFrame:

@@ -11,6 +11,7 @@ import pyarrow as pa
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange
 from chainframe.datasets._envelope import batch_rows, result_rows
+from chainframe.datasets._native import RESULT
 from chainframe.datasets._objects import ObjectDataset
 
 LOG_SOURCES = {
@@ -36,6 +37,7 @@ class Logs(ObjectDataset):
         "transaction_hash", "log_index", "address", "topics", "data", "removed",
     )  # fmt: skip
     sort = ("block_number", "log_index")
+    answers = RESULT
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         from chainframe.rpc import _params
@@ -46,6 +48,9 @@ class Logs(ObjectDataset):
         return [await client.request_bytes("eth_getLogs", [flt])]
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        table = self.scanned(bodies, chain_id=chain_id, u256=u256)
+        if table is not None:
+            return table
         return self.rows(self.stack([result_rows(b, self.fields) for b in bodies]), chain_id=chain_id, u256=u256)
 
     def from_receipts(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 import polars as pl
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import Dataset, build, read_fields
+from chainframe.datasets._dataset import Dataset, build, build_arrow, read_fields
 
 
 class ObjectDataset(Dataset):
     """Rows are objects of one kind; ``sources`` maps each sourced column to its JSON key."""
 
     sources: Mapping[str, str]
+    answers: ClassVar[int | None] = None
+    """How the answers hold the rows, for the native scanner (``chainframe.datasets._native``: RESULT, BATCH or
+    BATCH_LISTS); None: the pure path only."""
 
     @property
     def fields(self) -> dict[str, pl.DataType]:
@@ -24,6 +28,35 @@ class ObjectDataset(Dataset):
     def rows(self, frame: pl.DataFrame, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         """Rows from a frame of objects (JSON keys as text); subclasses add derived columns."""
         return build(frame, self.sources, self.columns, chain_id=chain_id, u256=u256)
+
+    def native_kinds(self, u256: U256) -> dict[str, tuple[str, Any]]:
+        """``column -> (JSON key, kind)`` for the native scanner; subclasses add derived ones (a list's length)."""
+        from chainframe.datasets._native import kinds_of
+
+        return kinds_of(self.sources, u256)
+
+    def derived(self, out: dict[str, pa.Array]) -> dict[str, pa.Array]:
+        """Columns computed from the scanned ones (none by default)."""
+        return {}
+
+    def scanned(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table | None:
+        """The answers' rows through the native scanner, or None when it is off, not built, or declines one answer
+        (then the pure path decodes them all, and names any bad value)."""
+        if self.answers is None:
+            return None
+        from chainframe.datasets import _native
+
+        if not _native.available():
+            return None
+        kinds = self.native_kinds(u256)
+        tables = []
+        for body in bodies:
+            scanned = _native.scan(body, kinds, self.answers)
+            if scanned is None:
+                return None
+            n, out = scanned
+            tables.append(build_arrow({**out, **self.derived(out)}, self.columns, n, chain_id=chain_id, u256=u256))
+        return self.concat(tables, u256)
 
     def from_objects(self, array: bytes, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         """Rows from a JSON array of objects of this dataset's kind (e.g. recorded answers)."""

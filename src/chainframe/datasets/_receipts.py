@@ -12,6 +12,7 @@ import pyarrow as pa
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, build
 from chainframe.datasets._envelope import batch_rows
+from chainframe.datasets._native import BATCH_LISTS
 from chainframe.datasets._objects import ObjectDataset
 
 
@@ -44,6 +45,10 @@ class Receipts(ObjectDataset):
         "logs_bloom",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
+    answers = BATCH_LISTS
+
+    def native_kinds(self, u256: U256) -> dict[str, tuple[str, Any]]:
+        return {**super().native_kinds(u256), "log_count": ("logs", "count")}
 
     @property
     def fields(self) -> dict[str, pl.DataType]:
@@ -79,6 +84,9 @@ class Receipts(ObjectDataset):
         return json.dumps([{"jsonrpc": "2.0", "id": n, "result": r} for n, r in by_block.items()]).encode()
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        table = self.scanned(bodies, chain_id=chain_id, u256=u256)
+        if table is not None:
+            return table
         frames = [batch_rows(b, self.fields, each="list") for b in bodies]
         return self.rows(self.stack(frames), chain_id=chain_id, u256=u256)
 

@@ -23,7 +23,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import anyio
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -80,19 +79,16 @@ def check_rows(dataset: str, table: pa.Table, blocks: BlockRange, filters: Mappi
     for column in keys:
         if table[column].null_count:
             raise WrongAnswer(f"{table[column].null_count} rows without {column}", check=f"{column} present")
-    frame = pl.from_arrow(table.select([c for c in ("block_number", _INDEX.get(dataset)) if c]))
-    assert isinstance(frame, pl.DataFrame)
-    number = frame["block_number"]
+    number = _flat(table["block_number"])
     if dataset == "blocks":
-        if number.to_list() != list(range(blocks.start, blocks.end + 1)):
+        if len(number) != len(blocks) or not _consecutive(number, blocks.start):
             raise WrongAnswer(
-                f"asked for blocks {blocks.start}..{blocks.end}, got {frame.height} rows for blocks {_sample(number)}",
+                f"asked for blocks {blocks.start}..{blocks.end}, got {len(number)} rows for blocks {_sample(number)}",
                 check="one row per asked block",
             )
         return
-    low, high = number.min(), number.max()
-    assert isinstance(low, int)
-    assert isinstance(high, int)
+    bounds = pc.min_max(number)
+    low, high = bounds["min"].as_py(), bounds["max"].as_py()
     if low < blocks.start or high > blocks.end:
         raise WrongAnswer(
             f"rows for blocks {low}..{high} in an answer for blocks {blocks.start}..{blocks.end}",
@@ -104,9 +100,11 @@ def check_rows(dataset: str, table: pa.Table, blocks: BlockRange, filters: Mappi
             raise WrongAnswer(f"{missing} receipts with neither status nor root", check="receipt status present")
     index = _INDEX[dataset]
     filtered = dataset == "logs" and bool(filters)
-    if not _in_order(frame, index, filtered=filtered):  # the common case, checked in one pass: no hashing, no sort
-        _repeats_and_gaps(frame, index, filtered=filtered)
+    if not _in_order(number, _flat(table[index]), filtered=filtered):  # the common case: one pass, no sort
+        _repeats_and_gaps(table, index, filtered=filtered)
     if dataset == "logs" and filters:
+        import polars as pl
+
         from chainframe.engine._logs import matches
 
         logs = pl.from_arrow(table.select(["address", "topics"]))
@@ -116,19 +114,42 @@ def check_rows(dataset: str, table: pa.Table, blocks: BlockRange, filters: Mappi
             raise WrongAnswer(f"{stray} logs do not match the filter asked for", check="logs match the filter")
 
 
-def _in_order(frame: pl.DataFrame, index: str, *, filtered: bool) -> bool:
+def _flat(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def _consecutive(number: pa.Array, start: int) -> bool:
+    """``number`` is start, start + 1, start + 2, ..."""
+    if len(number) == 0:
+        return True
+    if number[0].as_py() != start:
+        return False
+    return bool(pc.all(pc.equal(pc.subtract(number[1:], number[:-1]), 1)).as_py() is not False)
+
+
+def _in_order(block: pa.Array, at: pa.Array, *, filtered: bool) -> bool:
     """True when the rows come ordered by block with indexes 0, 1, 2, ... in each block (filtered logs: strictly
-    increasing), as nodes send them: then there are neither repeats nor gaps. False: look closer."""
-    block, at = pl.col("block_number"), pl.col(index)
-    first = (block != block.shift(1)).fill_null(True)
+    increasing), as nodes send them: then there are neither repeats nor gaps. False: look closer. Arrow kernels on
+    neighbouring pairs (no Polars, no per-row Python)."""
+    if len(block) == 0:
+        return True
+    b0, b1, a0, a1 = block[:-1], block[1:], at[:-1], at[1:]
+    same = pc.equal(b0, b1)
     if filtered:
-        ok = (block > block.shift(1)) | ((block == block.shift(1)) & (at > at.shift(1)))
-        return bool(frame.select(ok.fill_null(True).all()).item())
-    expected = pl.when(first).then(pl.lit(0, pl.UInt64)).otherwise(at.shift(1) + 1)
-    return bool(frame.select(((block >= block.shift(1)).fill_null(True) & (at == expected)).all()).item())
+        ok = pc.or_(pc.greater(b1, b0), pc.and_(same, pc.greater(a1, a0)))
+        return pc.all(ok).as_py() is not False
+    if at[0].as_py() != 0:
+        return False
+    ok = pc.if_else(same, pc.equal(a1, pc.add(a0, 1)), pc.and_(pc.greater(b1, b0), pc.equal(a1, 0)))
+    return pc.all(ok).as_py() is not False
 
 
-def _repeats_and_gaps(frame: pl.DataFrame, index: str, *, filtered: bool) -> None:
+def _repeats_and_gaps(table: pa.Table, index: str, *, filtered: bool) -> None:
+    """Out of order: what is wrong, exactly (the rare path, so Polars is loaded only here)."""
+    import polars as pl
+
+    frame = pl.from_arrow(table.select(["block_number", index]))
+    assert isinstance(frame, pl.DataFrame)
     repeated = frame.select(pl.struct("block_number", index).is_duplicated().sum()).item()
     if repeated:
         raise WrongAnswer(f"{repeated} rows share a (block, {index})", check=f"no repeated {index}")
@@ -139,8 +160,8 @@ def _repeats_and_gaps(frame: pl.DataFrame, index: str, *, filtered: bool) -> Non
             raise WrongAnswer(f"{index} is not 0, 1, 2, ... in every block ({off} rows off)", check=f"{index} in order")
 
 
-def _sample(values: pl.Series) -> str:
-    shown = values.head(6).to_list()
+def _sample(values: pa.Array) -> str:
+    shown = values[:6].to_pylist()
     return ", ".join(map(str, shown)) + (", ..." if len(values) > 6 else "")
 
 

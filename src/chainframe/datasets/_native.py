@@ -1,0 +1,118 @@
+"""Answers to typed Arrow arrays in one native pass, when the scanner is built (see ``_native_rows.c``).
+
+The scanner decodes hex while it reads the answer's bytes and writes Arrow buffers, which are wrapped here without a
+copy. It takes only what the pure path (Polars' JSON reader, then :mod:`chainframe.datasets._convert`) would give
+the same typed values for; for anything else (an escape, a value out of range, a malformed answer, an error
+envelope, a kind it does not know) it answers None and the caller takes the pure path, which names the bad value.
+
+``CHAINFRAME_NATIVE=0`` in the environment turns it off (the benchmarks and tests compare both paths).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import pyarrow as pa
+
+from chainframe.datasets._columns import ARROW, COLUMNS, U256, Kind
+from chainframe.datasets._convert import STRUCT_FIELDS
+
+try:
+    from chainframe.datasets import _native_rows  # type: ignore[attr-defined]
+except ImportError:  # not built (no C compiler at install time): the pure path serves
+    _native_rows = None
+
+RESULT: int = 0
+BATCH: int = 1
+BATCH_LISTS: int = 2
+"""What a body is: one answer whose result is a list of row objects (eth_getLogs); a batch whose results are row
+objects, or null (eth_getBlockByNumber); a batch whose results are lists of row objects (eth_getBlockReceipts)."""
+
+Scanned = Kind | Literal["count"]
+"""A column kind, or ``count``: the number of items of a JSON list (0 for null or absent), as uint64."""
+
+_CODES: dict[Scanned, tuple[int, int]] = {
+    "u64": (0, 0),
+    "u8": (1, 0),
+    "bool": (2, 0),
+    "wei": (3, 0),
+    "word": (4, 0),
+    "address": (5, 20),
+    "hash": (5, 32),
+    "bytes8": (5, 8),
+    "bloom": (5, 256),
+    "data": (6, 0),
+    "hash_list": (7, 0),
+    "count": (9, 0),
+}
+_OBJECTS = 8
+_NESTED: frozenset[Kind] = frozenset({"withdrawals", "authorizations", "access_list"})  # lists of objects
+
+
+def available() -> bool:
+    return _native_rows is not None and os.environ.get("CHAINFRAME_NATIVE", "1") != "0"
+
+
+def _spec(kinds: Mapping[str, tuple[str, Scanned]]) -> tuple[tuple[str, int, int, Any], ...] | None:
+    """The scanner's spec for ``column -> (JSON key, kind)``, or None when a kind is one it does not take."""
+    spec: list[tuple[str, int, int, Any]] = []
+    for key, kind in kinds.values():
+        if kind in _CODES:
+            spec.append((key, *_CODES[kind], None))
+        elif kind in _NESTED:
+            fields = {name: (sub_key, sub) for sub_key, name, sub in STRUCT_FIELDS[kind]}
+            children = _spec(fields)
+            if children is None:
+                return None
+            spec.append((key, _OBJECTS, 0, children))
+        else:
+            return None
+    return tuple(spec)
+
+
+def _array(kind: Scanned, column: Any) -> pa.Array:
+    length, nulls, valid, data, offsets, children = column
+    dtype = pa.uint64() if kind == "count" else ARROW[kind]
+    validity = pa.py_buffer(valid) if valid is not None else None
+    if kind == "hash_list":
+        items = pa.Array.from_buffers(pa.binary(32), len(data) // 32, [None, pa.py_buffer(data)])
+        return pa.Array.from_buffers(dtype, length, [validity, pa.py_buffer(offsets)], nulls, children=[items])
+    if kind in _NESTED:
+        fields = STRUCT_FIELDS[kind]
+        struct_type = dtype.value_type
+        arrays = [_array(sub, child) for (_, _, sub), child in zip(fields, children, strict=True)]
+        items = pa.StructArray.from_arrays(arrays, fields=list(struct_type))
+        return pa.Array.from_buffers(dtype, length, [validity, pa.py_buffer(offsets)], nulls, children=[items])
+    buffers = (
+        [validity, pa.py_buffer(offsets), pa.py_buffer(data)] if offsets is not None else [validity, pa.py_buffer(data)]
+    )
+    return pa.Array.from_buffers(dtype, length, buffers, nulls)
+
+
+def scan(body: bytes, kinds: Mapping[str, tuple[str, Scanned]], mode: int) -> tuple[int, dict[str, pa.Array]] | None:
+    """``body``'s rows as typed arrays of ``kinds`` (``column -> (JSON key, kind)``), or None: take the pure path.
+    Batch rows follow the calls' ids; a null result is no row."""
+    if not available():
+        return None
+    spec = _spec(kinds)
+    if spec is None:
+        return None
+    scanned = _native_rows.scan(body, spec, mode)
+    if scanned is None:
+        return None
+    rows, ids, ids_sorted, columns = scanned
+    out = {name: _array(kind, col) for (name, (_, kind)), col in zip(kinds.items(), columns, strict=True)}
+    if not ids_sorted:
+        ids_array = pa.Array.from_buffers(pa.int64(), rows, [None, pa.py_buffer(ids)])
+        import pyarrow.compute as pc
+
+        order = pc.sort_indices(ids_array)  # stable: a list's rows keep their order
+        out = {name: arr.take(order) for name, arr in out.items()}
+    return rows, out
+
+
+def kinds_of(sources: Mapping[str, str], u256: U256) -> dict[str, tuple[str, Scanned]]:
+    """``column -> (JSON key, kind)`` for a dataset's sourced columns."""
+    return {column: (key, COLUMNS[column].kind_for(u256)) for column, key in sources.items()}

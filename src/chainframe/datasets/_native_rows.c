@@ -1,0 +1,686 @@
+/* JSON-RPC answers straight to Arrow buffers: one pass over the answer's bytes, hex decoded while it is scanned.
+
+The pure path (chainframe.datasets._envelope + _convert) reads every value as a JSON string with Polars, then
+converts the strings; this reads the bytes once and writes typed Arrow buffers (validity bitmaps, values, offsets)
+that chainframe.datasets._native wraps as arrays without copying.
+
+It never guesses and never raises for bad data: anything it does not take exactly as the pure path would (an
+escape in a string, a value out of its column's range, a wrong length, an error envelope, a duplicate key, a
+shape it does not know) makes scan() return None, and the caller takes the pure path, whose error messages name
+the column and value. Kinds and sizes come from the caller's spec (the column table's kinds).
+*/
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_U64 = 0, K_U8 = 1, K_BOOL = 2, K_WEI = 3, K_WORD = 4, K_FIXED = 5, K_DATA = 6, K_HASHES = 7, K_OBJECTS = 8, K_COUNT = 9 };
+enum { MODE_RESULT = 0, MODE_BATCH = 1, MODE_BATCH_LISTS = 2 };
+#define MAX_COLUMNS 64
+#define MAX_DEPTH 64
+
+/* FALLBACK: not an exception, the caller takes the pure path. NOMEM: out of memory (raised once the GIL is held). */
+#define FALLBACK (-1)
+#define NOMEM (-2)
+
+typedef struct {
+    unsigned char *p;
+    size_t len, cap;
+} Buf;
+
+static int reserve(Buf *b, size_t extra) {
+    if (b->len + extra <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra) cap *= 2;
+    unsigned char *q = realloc(b->p, cap);
+    if (q == NULL) return NOMEM; /* no Python call here: the scan runs without the GIL */
+    b->p = q;
+    b->cap = cap;
+    return 0;
+}
+
+struct Spec;
+
+typedef struct {
+    const char *key;
+    Py_ssize_t keylen;
+    int kind, size;
+    Buf data, valid, offsets;
+    int64_t n, nulls, bits; /* rows; nulls; for K_BOOL: values written to the data bitmap */
+    struct Spec *children;  /* K_OBJECTS: the items' fields */
+} Column;
+
+typedef struct Spec {
+    Column cols[MAX_COLUMNS];
+    int ncols, last;
+} Spec;
+
+typedef struct {
+    const unsigned char *p, *end;
+} Cur;
+
+static signed char HEX[256];
+
+static void init_hex(void) {
+    memset(HEX, -1, sizeof HEX);
+    for (int i = 0; i < 10; i++) HEX['0' + i] = (signed char)i;
+    for (int i = 0; i < 6; i++) {
+        HEX['a' + i] = (signed char)(10 + i);
+        HEX['A' + i] = (signed char)(10 + i);
+    }
+}
+
+static inline void ws(Cur *c) {
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t')) c->p++;
+}
+
+static inline int eat(Cur *c, unsigned char ch) {
+    ws(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+static inline int literal(Cur *c, const char *word, size_t n) {
+    if ((size_t)(c->end - c->p) >= n && memcmp(c->p, word, n) == 0) {
+        c->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+/* A string's raw bytes, between its quotes; a string with an escape is not taken. */
+static int string_raw(Cur *c, const unsigned char **s, size_t *n) {
+    ws(c);
+    if (c->p >= c->end || *c->p != '"') return FALLBACK;
+    const unsigned char *start = ++c->p;
+    const unsigned char *q = memchr(start, '"', (size_t)(c->end - start));
+    if (q == NULL) return FALLBACK;
+    if (memchr(start, '\\', (size_t)(q - start)) != NULL) return FALLBACK;
+    *s = start;
+    *n = (size_t)(q - start);
+    c->p = q + 1;
+    return 0;
+}
+
+static int skip_value(Cur *c, int depth) {
+    if (depth > MAX_DEPTH) return FALLBACK;
+    ws(c);
+    if (c->p >= c->end) return FALLBACK;
+    unsigned char ch = *c->p;
+    if (ch == '"') {
+        c->p++;
+        while (c->p < c->end) {
+            if (*c->p == '\\') {
+                c->p += 2;
+                continue;
+            }
+            if (*c->p == '"') {
+                c->p++;
+                return 0;
+            }
+            c->p++;
+        }
+        return FALLBACK;
+    }
+    if (ch == '{' || ch == '[') {
+        unsigned char close = ch == '{' ? '}' : ']';
+        c->p++;
+        if (eat(c, close)) return 0;
+        for (;;) {
+            if (ch == '{') {
+                if (skip_value(c, depth + 1) < 0) return FALLBACK; /* the key (escapes allowed) */
+                if (!eat(c, ':')) return FALLBACK;
+            }
+            if (skip_value(c, depth + 1) < 0) return FALLBACK;
+            if (eat(c, ',')) continue;
+            if (eat(c, close)) return 0;
+            return FALLBACK;
+        }
+    }
+    if (literal(c, "true", 4) || literal(c, "false", 5) || literal(c, "null", 4)) return 0;
+    const unsigned char *start = c->p;
+    while (c->p < c->end && (strchr("0123456789+-.eE", *c->p) != NULL) && *c->p) c->p++;
+    return c->p > start ? 0 : FALLBACK;
+}
+
+/* ---- appending values ---------------------------------------------------------------------------------------- */
+
+static int width(const Column *col) {
+    switch (col->kind) {
+        case K_U64:
+        case K_COUNT: return 8;
+        case K_U8: return 1;
+        case K_WEI: return 16;
+        case K_WORD: return 32;
+        case K_FIXED: return col->size;
+        default: return 0;
+    }
+}
+
+static int push_bit(Buf *b, int64_t i, int set) {
+    if (i % 8 == 0) {
+        if (reserve(b, 1) < 0) return NOMEM;
+        b->p[b->len++] = 0;
+    }
+    if (set) b->p[i / 8] |= (unsigned char)(1u << (i % 8));
+    return 0;
+}
+
+static int push_offset(Column *col, int64_t value) {
+    if (value > INT32_MAX) return FALLBACK;
+    if (reserve(&col->offsets, 4) < 0) return NOMEM;
+    int32_t v = (int32_t)value;
+    memcpy(col->offsets.p + col->offsets.len, &v, 4);
+    col->offsets.len += 4;
+    return 0;
+}
+
+static int64_t last_offset(const Column *col) {
+    int32_t v;
+    memcpy(&v, col->offsets.p + col->offsets.len - 4, 4);
+    return v;
+}
+
+/* The row is done: its validity bit. */
+static int finish(Column *col, int valid) {
+    int r = push_bit(&col->valid, col->n, valid);
+    if (r < 0) return r;
+    if (!valid) col->nulls++;
+    col->n++;
+    return 0;
+}
+
+static int push_null(Column *col) {
+    int r;
+    if (col->kind == K_COUNT) { /* a list's length: no list is no items */
+        if ((r = reserve(&col->data, 8)) < 0) return r;
+        memset(col->data.p + col->data.len, 0, 8);
+        col->data.len += 8;
+        return finish(col, 1);
+    }
+    size_t w = (size_t)width(col);
+    if (w) {
+        if ((r = reserve(&col->data, w)) < 0) return r;
+        memset(col->data.p + col->data.len, 0, w);
+        col->data.len += w;
+    } else if (col->kind == K_BOOL) {
+        if ((r = push_bit(&col->data, col->bits++, 0)) < 0) return r;
+    } else if (col->kind == K_DATA) {
+        if ((r = push_offset(col, last_offset(col))) < 0) return r;
+    } else { /* lists */
+        if ((r = push_offset(col, last_offset(col))) < 0) return r;
+    }
+    return finish(col, 0);
+}
+
+/* "0x" and the digits after it. */
+static int hex_digits(Cur *c, const unsigned char **d, size_t *n) {
+    const unsigned char *s;
+    size_t len;
+    if (string_raw(c, &s, &len) < 0) return FALLBACK;
+    if (len < 2 || s[0] != '0' || s[1] != 'x') return FALLBACK;
+    *d = s + 2;
+    *n = len - 2;
+    return 0;
+}
+
+static int parse_u64(Cur *c, uint64_t *out) {
+    ws(c);
+    if (c->p < c->end && *c->p >= '0' && *c->p <= '9') { /* a JSON number (anvil writes some so) */
+        uint64_t v = 0;
+        const unsigned char *start = c->p;
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+            uint64_t digit = (uint64_t)(*c->p - '0');
+            if (v > (UINT64_MAX - digit) / 10) return FALLBACK;
+            v = v * 10 + digit;
+            c->p++;
+        }
+        if (c->p < c->end && (*c->p == '.' || *c->p == 'e' || *c->p == 'E')) return FALLBACK;
+        if (c->p - start > 1 && *start == '0') return FALLBACK;
+        *out = v;
+        return 0;
+    }
+    const unsigned char *d;
+    size_t n;
+    if (hex_digits(c, &d, &n) < 0 || n == 0) return FALLBACK;
+    while (n > 1 && *d == '0') d++, n--;
+    if (n > 16) return FALLBACK;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        int h = HEX[d[i]];
+        if (h < 0) return FALLBACK;
+        v = (v << 4) | (uint64_t)h;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Bytes from hex digits (an even count), into dst. */
+static int unhex(const unsigned char *d, size_t n, unsigned char *dst) {
+    for (size_t i = 0; i < n; i += 2) {
+        int hi = HEX[d[i]], lo = HEX[d[i + 1]];
+        if ((hi | lo) < 0) return FALLBACK;
+        dst[i / 2] = (unsigned char)((hi << 4) | lo);
+    }
+    return 0;
+}
+
+static int parse_objects(Cur *c, Spec *spec, int depth);
+
+static int parse_value(Cur *c, Column *col, int depth) {
+    int r;
+    ws(c);
+    if (literal(c, "null", 4)) return push_null(col);
+    switch (col->kind) {
+        case K_U64:
+        case K_U8: {
+            uint64_t v;
+            if (parse_u64(c, &v) < 0) return FALLBACK;
+            if (col->kind == K_U8) {
+                if (v > 255) return FALLBACK;
+                if ((r = reserve(&col->data, 1)) < 0) return r;
+                col->data.p[col->data.len++] = (unsigned char)v;
+            } else {
+                if ((r = reserve(&col->data, 8)) < 0) return r;
+                memcpy(col->data.p + col->data.len, &v, 8); /* Arrow's buffers are in the machine's byte order */
+                col->data.len += 8;
+            }
+            return finish(col, 1);
+        }
+        case K_BOOL: {
+            int v;
+            if (literal(c, "true", 4)) v = 1;
+            else if (literal(c, "false", 5)) v = 0;
+            else return FALLBACK;
+            if ((r = push_bit(&col->data, col->bits++, v)) < 0) return r;
+            return finish(col, 1);
+        }
+        case K_WEI: { /* decimal128(38, 0): at most 10^38 - 1, or the pure path names the value */
+            const unsigned char *d;
+            size_t n;
+            if (hex_digits(c, &d, &n) < 0 || n == 0) return FALLBACK;
+            while (n > 1 && *d == '0') d++, n--;
+            if (n > 32) return FALLBACK;
+            unsigned __int128 v = 0;
+            for (size_t i = 0; i < n; i++) {
+                int h = HEX[d[i]];
+                if (h < 0) return FALLBACK;
+                v = (v << 4) | (unsigned __int128)h;
+            }
+            const unsigned __int128 limit = ((unsigned __int128)0x4B3B4CA85A86C47AULL << 64) | 0x098A224000000000ULL;
+            if (v >= limit) return FALLBACK; /* 10^38 */
+            if ((r = reserve(&col->data, 16)) < 0) return r;
+            for (int i = 0; i < 16; i++) col->data.p[col->data.len + i] = (unsigned char)(v >> (8 * i));
+            col->data.len += 16;
+            return finish(col, 1);
+        }
+        case K_WORD: { /* up to 64 digits, left-padded to 32 bytes ("0x" is zero, as on the pure path) */
+            const unsigned char *d;
+            size_t n;
+            if (hex_digits(c, &d, &n) < 0 || n > 64) return FALLBACK;
+            unsigned char padded[64];
+            memset(padded, '0', 64 - n);
+            memcpy(padded + 64 - n, d, n);
+            if ((r = reserve(&col->data, 32)) < 0) return r;
+            if (unhex(padded, 64, col->data.p + col->data.len) < 0) return FALLBACK;
+            col->data.len += 32;
+            return finish(col, 1);
+        }
+        case K_FIXED: {
+            const unsigned char *d;
+            size_t n;
+            if (hex_digits(c, &d, &n) < 0 || n != (size_t)col->size * 2) return FALLBACK;
+            if ((r = reserve(&col->data, (size_t)col->size)) < 0) return r;
+            if (unhex(d, n, col->data.p + col->data.len) < 0) return FALLBACK;
+            col->data.len += (size_t)col->size;
+            return finish(col, 1);
+        }
+        case K_DATA: {
+            const unsigned char *d;
+            size_t n;
+            if (hex_digits(c, &d, &n) < 0 || n % 2) return FALLBACK;
+            if ((r = reserve(&col->data, n / 2)) < 0) return r;
+            if (unhex(d, n, col->data.p + col->data.len) < 0) return FALLBACK;
+            col->data.len += n / 2;
+            if ((r = push_offset(col, (int64_t)col->data.len)) < 0) return r;
+            return finish(col, 1);
+        }
+        case K_HASHES: {
+            if (!eat(c, '[')) return FALLBACK;
+            int64_t items = last_offset(col);
+            if (!eat(c, ']')) {
+                for (;;) {
+                    const unsigned char *d;
+                    size_t n;
+                    if (hex_digits(c, &d, &n) < 0 || n != 64) return FALLBACK;
+                    if ((r = reserve(&col->data, 32)) < 0) return r;
+                    if (unhex(d, 64, col->data.p + col->data.len) < 0) return FALLBACK;
+                    col->data.len += 32;
+                    items++;
+                    if (eat(c, ',')) continue;
+                    if (eat(c, ']')) break;
+                    return FALLBACK;
+                }
+            }
+            if ((r = push_offset(col, items)) < 0) return r;
+            return finish(col, 1);
+        }
+        case K_COUNT: {
+            if (!eat(c, '[')) return FALLBACK;
+            uint64_t items = 0;
+            if (!eat(c, ']')) {
+                for (;;) {
+                    if (skip_value(c, depth + 1) < 0) return FALLBACK;
+                    items++;
+                    if (eat(c, ',')) continue;
+                    if (eat(c, ']')) break;
+                    return FALLBACK;
+                }
+            }
+            if ((r = reserve(&col->data, 8)) < 0) return r;
+            memcpy(col->data.p + col->data.len, &items, 8);
+            col->data.len += 8;
+            return finish(col, 1);
+        }
+        case K_OBJECTS: {
+            if (!eat(c, '[')) return FALLBACK;
+            if (!eat(c, ']')) {
+                for (;;) {
+                    if ((r = parse_objects(c, col->children, depth + 1)) < 0) return r;
+                    if (eat(c, ',')) continue;
+                    if (eat(c, ']')) break;
+                    return FALLBACK;
+                }
+            }
+            if ((r = push_offset(col, col->children->ncols ? col->children->cols[0].n : 0)) < 0) return r;
+            return finish(col, 1);
+        }
+    }
+    return FALLBACK;
+}
+
+static inline int find(Spec *spec, const unsigned char *k, size_t kn) {
+    int guess = spec->last + 1 < spec->ncols ? spec->last + 1 : 0; /* objects mostly repeat one key order */
+    Column *g = &spec->cols[guess];
+    if ((size_t)g->keylen == kn && memcmp(g->key, k, kn) == 0) return guess;
+    for (int i = 0; i < spec->ncols; i++) {
+        Column *col = &spec->cols[i];
+        if ((size_t)col->keylen == kn && memcmp(col->key, k, kn) == 0) return i;
+    }
+    return -1;
+}
+
+/* One object: a row of the spec's columns (an absent key is null, an unknown one skipped). */
+static int parse_objects(Cur *c, Spec *spec, int depth) {
+    int r;
+    if (depth > MAX_DEPTH) return FALLBACK;
+    if (!eat(c, '{')) return FALLBACK;
+    char seen[MAX_COLUMNS] = {0};
+    spec->last = -1;
+    if (!eat(c, '}')) {
+        for (;;) {
+            const unsigned char *k;
+            size_t kn;
+            if (string_raw(c, &k, &kn) < 0 || !eat(c, ':')) return FALLBACK;
+            int i = find(spec, k, kn);
+            if (i < 0) {
+                if (skip_value(c, depth + 1) < 0) return FALLBACK;
+            } else {
+                if (seen[i]) return FALLBACK; /* a key twice: the pure path decides */
+                seen[i] = 1;
+                spec->last = i;
+                if ((r = parse_value(c, &spec->cols[i], depth)) < 0) return r;
+            }
+            if (eat(c, ',')) continue;
+            if (eat(c, '}')) break;
+            return FALLBACK;
+        }
+    }
+    for (int i = 0; i < spec->ncols; i++)
+        if (!seen[i] && (r = push_null(&spec->cols[i])) < 0) return r;
+    return 0;
+}
+
+/* A list of row objects; null is no rows. */
+static int parse_rows(Cur *c, Spec *spec) {
+    int r;
+    ws(c);
+    if (literal(c, "null", 4)) return 0;
+    if (!eat(c, '[')) return FALLBACK;
+    if (eat(c, ']')) return 0;
+    for (;;) {
+        if ((r = parse_objects(c, spec, 0)) < 0) return r;
+        if (eat(c, ',')) continue;
+        if (eat(c, ']')) return 0;
+        return FALLBACK;
+    }
+}
+
+static int64_t rows_of(const Spec *spec) { return spec->ncols ? spec->cols[0].n : 0; }
+
+/* An envelope: its result parsed as mode says, its id into *id. An error envelope is not taken. */
+static int parse_envelope(Cur *c, Spec *spec, int mode, int64_t *id, int *has_id) {
+    int r;
+    if (!eat(c, '{')) return FALLBACK;
+    int has_result = 0;
+    *has_id = 0;
+    if (eat(c, '}')) return FALLBACK;
+    for (;;) {
+        const unsigned char *k;
+        size_t kn;
+        if (string_raw(c, &k, &kn) < 0 || !eat(c, ':')) return FALLBACK;
+        if (kn == 6 && memcmp(k, "result", 6) == 0) {
+            if (has_result) return FALLBACK;
+            has_result = 1;
+            ws(c);
+            if (mode == MODE_BATCH) {
+                if (!literal(c, "null", 4) && (r = parse_objects(c, spec, 0)) < 0) return r;
+            } else if ((r = parse_rows(c, spec)) < 0) {
+                return r;
+            }
+        } else if (kn == 2 && memcmp(k, "id", 2) == 0) {
+            uint64_t v;
+            ws(c);
+            if (c->p >= c->end || *c->p < '0' || *c->p > '9' || parse_u64(c, &v) < 0 || v > INT64_MAX)
+                return FALLBACK;
+            *id = (int64_t)v;
+            *has_id = 1;
+        } else if (kn == 5 && memcmp(k, "error", 5) == 0) {
+            return FALLBACK;
+        } else if (skip_value(c, 1) < 0) {
+            return FALLBACK;
+        }
+        if (eat(c, ',')) continue;
+        if (eat(c, '}')) break;
+        return FALLBACK;
+    }
+    return has_result ? 0 : FALLBACK;
+}
+
+static int parse_body(Cur *c, Spec *spec, int mode, Buf *ids, int *sorted) {
+    int r;
+    int64_t id = 0, previous = INT64_MIN;
+    int has_id;
+    *sorted = 1;
+    if (mode == MODE_RESULT) {
+        if ((r = parse_envelope(c, spec, MODE_BATCH_LISTS, &id, &has_id)) < 0) return r;
+    } else {
+        if (!eat(c, '[')) return FALLBACK;
+        if (!eat(c, ']')) {
+            for (;;) {
+                int64_t before = rows_of(spec);
+                if ((r = parse_envelope(c, spec, mode, &id, &has_id)) < 0) return r;
+                if (!has_id) return FALLBACK;
+                for (int64_t i = before; i < rows_of(spec); i++) {
+                    if ((r = reserve(ids, 8)) < 0) return r;
+                    memcpy(ids->p + ids->len, &id, 8);
+                    ids->len += 8;
+                }
+                if (rows_of(spec) > before) {
+                    if (id < previous) *sorted = 0;
+                    previous = id;
+                }
+                if (eat(c, ',')) continue;
+                if (eat(c, ']')) break;
+                return FALLBACK;
+            }
+        }
+    }
+    ws(c);
+    return c->p == c->end ? 0 : FALLBACK;
+}
+
+/* ---- spec in, buffers out --------------------------------------------------------------------------------------- */
+
+static void free_spec(Spec *spec) {
+    for (int i = 0; i < spec->ncols; i++) {
+        Column *col = &spec->cols[i];
+        free(col->data.p);
+        free(col->valid.p);
+        free(col->offsets.p);
+        if (col->children) {
+            free_spec(col->children);
+            free(col->children);
+        }
+    }
+    spec->ncols = 0;
+}
+
+/* spec: a sequence of (key: str, kind: int, size: int, children: spec or None). Keys are borrowed from it. */
+static int load_spec(PyObject *seq, Spec *spec) {
+    PyObject *fast = PySequence_Fast(seq, "the spec must be a sequence");
+    if (fast == NULL) return NOMEM;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    int r = 0;
+    if (n > MAX_COLUMNS) {
+        PyErr_SetString(PyExc_ValueError, "too many columns for the native scanner");
+        Py_DECREF(fast);
+        return NOMEM;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        PyObject *children = NULL;
+        Column *col = &spec->cols[i];
+        memset(col, 0, sizeof *col);
+        spec->ncols = (int)i + 1;
+        if (!PyArg_ParseTuple(item, "s#iiO", &col->key, &col->keylen, &col->kind, &col->size, &children)) {
+            r = NOMEM;
+            break;
+        }
+        if (col->kind == K_DATA || col->kind == K_HASHES || col->kind == K_OBJECTS) {
+            if ((r = push_offset(col, 0)) < 0) break;
+        }
+        if (col->kind == K_OBJECTS) {
+            col->children = calloc(1, sizeof(Spec));
+            if (col->children == NULL) {
+                r = NOMEM;
+                break;
+            }
+            if ((r = load_spec(children, col->children)) < 0) break;
+        }
+    }
+    Py_DECREF(fast);
+    return r;
+}
+
+static PyObject *bytes_of(const Buf *b) { return PyBytes_FromStringAndSize((const char *)b->p, (Py_ssize_t)b->len); }
+
+static PyObject *columns_of(Spec *spec);
+
+/* (length, null_count, validity bitmap or None, values, offsets or None, children or None) */
+static PyObject *column_of(Column *col) {
+    PyObject *valid = col->nulls ? bytes_of(&col->valid) : (Py_INCREF(Py_None), Py_None);
+    PyObject *data = bytes_of(&col->data);
+    PyObject *offsets = col->offsets.len ? bytes_of(&col->offsets) : (Py_INCREF(Py_None), Py_None);
+    PyObject *children = col->children ? columns_of(col->children) : (Py_INCREF(Py_None), Py_None);
+    if (!valid || !data || !offsets || !children) {
+        Py_XDECREF(valid);
+        Py_XDECREF(data);
+        Py_XDECREF(offsets);
+        Py_XDECREF(children);
+        return NULL;
+    }
+    return Py_BuildValue("(LLNNNN)", (long long)col->n, (long long)col->nulls, valid, data, offsets, children);
+}
+
+static PyObject *columns_of(Spec *spec) {
+    PyObject *out = PyTuple_New(spec->ncols);
+    if (out == NULL) return NULL;
+    for (int i = 0; i < spec->ncols; i++) {
+        PyObject *col = column_of(&spec->cols[i]);
+        if (col == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, col);
+    }
+    return out;
+}
+
+static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer body;
+    PyObject *spec_seq;
+    int mode;
+    if (!PyArg_ParseTuple(args, "y*Oi", &body, &spec_seq, &mode)) return NULL;
+    if (mode < MODE_RESULT || mode > MODE_BATCH_LISTS) {
+        PyBuffer_Release(&body);
+        PyErr_SetString(PyExc_ValueError, "mode must be 0 (result list), 1 (batch) or 2 (batch of lists)");
+        return NULL;
+    }
+    Spec *spec = calloc(1, sizeof(Spec));
+    Buf ids = {0};
+    PyObject *out = NULL;
+    int sorted = 1, r;
+    if (spec == NULL) {
+        PyBuffer_Release(&body);
+        return PyErr_NoMemory();
+    }
+    if (load_spec(spec_seq, spec) < 0) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    Cur c = {(const unsigned char *)body.buf, (const unsigned char *)body.buf + body.len};
+    Py_BEGIN_ALLOW_THREADS
+    r = parse_body(&c, spec, mode, &ids, &sorted);
+    Py_END_ALLOW_THREADS
+    if (r == NOMEM) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    if (r < 0) {
+        out = Py_None;
+        Py_INCREF(out);
+        goto done;
+    }
+    PyObject *columns = columns_of(spec);
+    if (columns == NULL) goto done;
+    PyObject *id_bytes = mode == MODE_RESULT ? (Py_INCREF(Py_None), Py_None) : bytes_of(&ids);
+    if (id_bytes == NULL) {
+        Py_DECREF(columns);
+        goto done;
+    }
+    out = Py_BuildValue("(LNON)", (long long)rows_of(spec), id_bytes, sorted ? Py_True : Py_False, columns);
+done:
+    free_spec(spec);
+    free(spec);
+    free(ids.p);
+    PyBuffer_Release(&body);
+    return out;
+}
+
+static PyMethodDef METHODS[] = {
+    {"scan", scan, METH_VARARGS,
+     "scan(body, spec, mode) -> (rows, ids or None, ids_sorted, columns) or None (take the pure path)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_native_rows", NULL, -1, METHODS, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__native_rows(void) {
+    init_hex();
+    return PyModule_Create(&MODULE);
+}

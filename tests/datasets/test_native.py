@@ -1,0 +1,248 @@
+"""The native scanner (``_native_rows.c``) against the pure path (Polars' JSON reader and ``_convert``).
+
+For every recorded answer a scanned dataset reads (blocks, receipts, logs), in both u256 encodings: the scanner takes
+it (or the test lists why not) and gives the very table the pure path gives. Bad or odd answers either give the pure
+path's table too or are declined (then the pure path runs and names the bad value): never another table. Random
+damage to real answers is held to the same rule.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, DecodeError, _native
+from chainframe.datasets._columns import U256
+from chainframe.datasets._objects import ObjectDataset
+from tests.fixtures import recorded_responses
+
+CHAIN_ID = 1
+BLOCK_METHODS = (
+    "eth_getBlockByNumber",
+    "eth_getBlockByHash",
+    "eth_getUncleByBlockHashAndIndex",
+    "eth_getUncleByBlockNumberAndIndex",
+)
+DECLINED = {
+    # Answers the scanner leaves to the pure path, and why that is right.
+    "other/ethereumjs/packages/block/test/testdata/testdata-from-rpc-difficulty-as-integer.json": (
+        "a difficulty written as decimal text: converted exactly in Python, on that rare path only"
+    ),
+}
+
+
+def _envelope(result: Any, id_: int = 0) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "result": result}
+
+
+def _batch(*results: Any) -> bytes:
+    """Out of id order, as nodes may answer."""
+    return json.dumps([_envelope(r, i) for i, r in reversed(list(enumerate(results)))]).encode()
+
+
+def _cases() -> Iterator[tuple[str, ObjectDataset, bytes]]:
+    for record in recorded_responses():
+        if record.result is None:
+            continue
+        if record.method in BLOCK_METHODS:
+            block = record.result
+            hashes = [t["hash"] if isinstance(t, dict) else t for t in block.get("transactions", [])]
+            yield record.id, BLOCKS, _batch({**block, "transactions": hashes} if "transactions" in block else block)
+        elif record.method == "eth_getBlockReceipts":
+            yield record.id, RECEIPTS, _batch(record.result, [], None)
+        elif record.method == "eth_getLogs":
+            yield record.id, LOGS, json.dumps(_envelope(record.result)).encode()
+
+
+CASES = list(_cases())
+
+
+def pure(dataset: ObjectDataset, body: bytes, u256: U256, monkeypatch: pytest.MonkeyPatch) -> pa.Table:
+    with monkeypatch.context() as m:
+        m.setenv("CHAINFRAME_NATIVE", "0")
+        return dataset.transform([body], chain_id=CHAIN_ID, u256=u256)
+
+
+def test_the_scanner_is_built() -> None:
+    """The install compiles it (setup.py; gcc and the Python headers): a build that silently fell back fails here."""
+    assert _native.available()
+
+
+def test_every_dataset_of_the_cases_is_fed() -> None:
+    assert {dataset.name for _, dataset, _ in CASES} == {"blocks", "receipts", "logs"}
+    assert len(CASES) > 50
+
+
+@pytest.mark.parametrize("u256", ["decimal", "binary"])
+@pytest.mark.parametrize(("case", "dataset", "body"), CASES, ids=[c[0] for c in CASES])
+def test_recorded_answer_scans_to_the_pure_table(
+    case: str, dataset: ObjectDataset, body: bytes, u256: U256, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scanned = dataset.scanned([body], chain_id=CHAIN_ID, u256=u256)
+    if case in DECLINED:
+        assert scanned is None, f"no longer declined: remove it from DECLINED ({DECLINED[case]})"
+        return
+    assert scanned is not None, "declined: the scanner should take every well-formed recorded answer"
+    expected = pure(dataset, body, u256, monkeypatch)
+    assert scanned.schema == expected.schema
+    assert scanned.num_rows == expected.num_rows
+    assert scanned.equals(expected), [c for c in scanned.column_names if not scanned[c].equals(expected[c])]
+
+
+LOG = {
+    "address": "0x" + "ab" * 20,
+    "topics": ["0x" + "01" * 32, "0x" + "02" * 32],
+    "data": "0x00ff",
+    "blockNumber": "0x10",
+    "blockHash": "0x" + "03" * 32,
+    "blockTimestamp": "0x5f5e100",
+    "transactionHash": "0x" + "04" * 32,
+    "transactionIndex": "0x0",
+    "logIndex": "0x1",
+    "removed": False,
+}
+
+
+def _logs_body(*logs: dict[str, Any]) -> bytes:
+    return json.dumps(_envelope(list(logs))).encode()
+
+
+def _outcome(dataset: ObjectDataset, body: bytes, u256: U256) -> pa.Table | type[Exception]:
+    try:
+        return dataset.transform([body], chain_id=CHAIN_ID, u256=u256)
+    except DecodeError as exc:
+        return type(exc)
+
+
+def assert_same_or_declined(dataset: ObjectDataset, body: bytes, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """The scanner's table equals the pure path's, or it declined; returns whether it took the answer."""
+    for u256 in ("decimal", "binary"):
+        try:
+            scanned = dataset.scanned([body], chain_id=CHAIN_ID, u256=u256)  # type: ignore[arg-type]
+        except DecodeError:
+            scanned = None  # raised by the pure path's helpers on the scanned arrays: never a wrong table
+        with monkeypatch.context() as m:
+            m.setenv("CHAINFRAME_NATIVE", "0")
+            expected = _outcome(dataset, body, u256)  # type: ignore[arg-type]
+        if scanned is None:
+            continue
+        assert isinstance(expected, pa.Table), f"scanned an answer the pure path refuses ({expected.__name__})"
+        assert scanned.equals(expected)
+    return scanned is not None
+
+
+@pytest.mark.parametrize(
+    ("change", "taken"),
+    [
+        ({}, True),
+        ({"data": "0x"}, True),
+        ({"topics": []}, True),
+        ({"blockTimestamp": None}, True),
+        ({"removed": True}, True),
+        ({"blockNumber": "0x00000010"}, True),  # leading zeros
+        ({"blockNumber": 16}, True),  # a JSON number
+        ({"blockNumber": "0xffffffffffffffff"}, True),
+        ({"blockNumber": "0x10000000000000000"}, False),  # beyond uint64
+        ({"blockNumber": "16"}, False),  # decimal text: the pure path's exact conversion
+        ({"blockNumber": "0x"}, False),
+        ({"blockNumber": "0xg"}, False),
+        ({"data": "0x0"}, False),  # half a byte
+        ({"data": "00ff"}, False),  # no prefix
+        ({"address": "0x" + "ab" * 19}, False),
+        ({"address": "0X" + "ab" * 20}, False),
+        ({"topics": ["0x01"]}, False),
+        ({"transactionHash": "0x" + "0\\u0030" * 32}, False),  # an escape
+        ({"removed": "false"}, False),
+        ({"topics": "0x" + "01" * 32}, False),  # not a list
+    ],
+)
+def test_odd_values_are_scanned_alike_or_declined(
+    change: dict[str, Any], taken: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = _logs_body(LOG, {**LOG, "logIndex": "0x2", **change})
+    assert assert_same_or_declined(LOGS, body, monkeypatch) is taken
+
+
+def test_a_missing_key_is_null_and_an_unknown_one_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    odd = {k: v for k, v in LOG.items() if k != "blockTimestamp"}
+    odd["extra"] = {"nested": [1, "two", {"three": None}], "s": 'a "quoted" \\ string'}
+    assert assert_same_or_declined(LOGS, _logs_body(odd, LOG), monkeypatch)
+    table = LOGS.scanned([_logs_body(odd, LOG)], chain_id=CHAIN_ID)
+    assert table is not None
+    assert table["block_timestamp"].to_pylist() == [None, 100_000_000]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"[]",
+        b'{"jsonrpc":"2.0","id":0,"result":null}',
+        b'{"jsonrpc":"2.0","id":0,"result":[]}',
+        b'{"jsonrpc":"2.0","id":0,"error":{"code":-32005,"message":"query returned more than 10000 results"}}',
+        b'{"jsonrpc":"2.0","id":0,"result":[]} trailing',
+        b'{"jsonrpc":"2.0","id":0,"result":[{}]}',
+        b'{"jsonrpc":"2.0","id":0,"result":[1]}',
+        b'{"jsonrpc":"2.0","id":0,"result":{}}',
+        b'{"jsonrpc":"2.0","id":0,"result":[],"result":[]}',
+    ],
+)
+def test_envelopes_are_scanned_alike_or_declined(body: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert_same_or_declined(LOGS, body, monkeypatch)
+
+
+def test_a_key_twice_is_left_to_the_pure_path() -> None:
+    body = _logs_body(LOG).replace(b'"data": "0x00ff"', b'"data": "0x00ff", "data": "0x01"')
+    assert body.count(b'"data"') == 2
+    assert LOGS.scanned([body], chain_id=CHAIN_ID) is None
+
+
+def test_wei_beyond_decimal128_is_left_to_the_pure_path_which_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    block = next(r.result for r in recorded_responses() if r.method == "eth_getBlockByNumber" and r.result)
+    block = {**block, "transactions": [], "baseFeePerGas": hex(10**38)}
+    body = _batch(block)
+    assert BLOCKS.scanned([body], chain_id=CHAIN_ID) is None
+    assert BLOCKS.scanned([body], chain_id=CHAIN_ID, u256="binary") is not None
+    just_fits = _batch({**block, "baseFeePerGas": hex(10**38 - 1)})
+    assert assert_same_or_declined(BLOCKS, just_fits, monkeypatch)
+
+
+def test_batch_rows_follow_the_ids_and_a_batch_error_is_declined(monkeypatch: pytest.MonkeyPatch) -> None:
+    receipts = next(r.result for r in recorded_responses() if r.method == "eth_getBlockReceipts" and r.result)
+    body = json.dumps([_envelope(receipts, 2), _envelope(receipts[:1], 0), _envelope(None, 1)]).encode()
+    assert assert_same_or_declined(RECEIPTS, body, monkeypatch)
+    table = RECEIPTS.scanned([body], chain_id=CHAIN_ID)
+    assert table is not None
+    assert table.num_rows == len(receipts) + 1
+    error = {"jsonrpc": "2.0", "id": 3, "error": {"code": -32000, "message": "header not found"}}
+    with_error = json.dumps([_envelope(receipts, 2), error]).encode()
+    assert RECEIPTS.scanned([with_error], chain_id=CHAIN_ID) is None
+    with pytest.raises(DecodeError):
+        RECEIPTS.transform([with_error], chain_id=CHAIN_ID)
+
+
+def test_random_damage_never_scans_to_another_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bytes cut, dropped, doubled or changed in real answers: the scanner declines or agrees with the pure path."""
+    rng = random.Random(20261123)
+    originals = [(d, b) for _, d, b in CASES if len(b) < 200_000]
+    taken = 0
+    for _ in range(int(os.environ.get("DAMAGE_ROUNDS", "400"))):
+        dataset, body = rng.choice(originals)
+        at = rng.randrange(len(body))
+        match rng.randrange(4):
+            case 0:
+                damaged = body[:at]
+            case 1:
+                damaged = body[:at] + body[at + 1 :]
+            case 2:
+                damaged = body[:at] + body[at : at + 1] * 2 + body[at + 1 :]
+            case _:
+                damaged = body[:at] + bytes([rng.choice(b'0123456789abcdefx"{}[],: n')]) + body[at + 1 :]
+        taken += assert_same_or_declined(dataset, damaged, monkeypatch)
+    assert taken > 40  # damage inside a value the column does not read, or an equally valid value, still scans
