@@ -1,9 +1,9 @@
 """The native scanner (``_native_rows.c``) against the pure path (Polars' JSON reader and ``_convert``).
 
-For every recorded answer a scanned dataset reads (blocks, receipts, logs), in both u256 encodings: the scanner takes
-it (or the test lists why not) and gives the very table the pure path gives. Bad or odd answers either give the pure
-path's table too or are declined (then the pure path runs and names the bad value): never another table. Random
-damage to real answers is held to the same rule.
+For every recorded answer a scanned dataset reads (blocks, transactions, receipts, logs), in both u256 encodings:
+the scanner takes it (or the test lists why not) and gives the very table the pure path gives. Bad or odd answers
+either give the pure path's table too or are declined (then the pure path runs and names the bad value): never
+another table. Random damage to real answers is held to the same rule.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, DecodeError, _native
+from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, TRANSACTIONS, DecodeError, _native
 from chainframe.datasets._columns import U256
 from chainframe.datasets._objects import ObjectDataset
 from tests.fixtures import recorded_responses
@@ -54,6 +54,8 @@ def _cases() -> Iterator[tuple[str, ObjectDataset, bytes]]:
             block = record.result
             hashes = [t["hash"] if isinstance(t, dict) else t for t in block.get("transactions", [])]
             yield record.id, BLOCKS, _batch({**block, "transactions": hashes} if "transactions" in block else block)
+            if any(isinstance(t, dict) for t in block.get("transactions", [])):
+                yield f"{record.id}#transactions", TRANSACTIONS, _batch(block, None, {**block, "transactions": []})
         elif record.method == "eth_getBlockReceipts":
             yield record.id, RECEIPTS, _batch(record.result, [], None)
         elif record.method == "eth_getLogs":
@@ -75,7 +77,7 @@ def test_the_scanner_is_built() -> None:
 
 
 def test_every_dataset_of_the_cases_is_fed() -> None:
-    assert {dataset.name for _, dataset, _ in CASES} == {"blocks", "receipts", "logs"}
+    assert {dataset.name for _, dataset, _ in CASES} == {"blocks", "transactions", "receipts", "logs"}
     assert len(CASES) > 50
 
 
@@ -225,6 +227,27 @@ def test_batch_rows_follow_the_ids_and_a_batch_error_is_declined(monkeypatch: py
     assert RECEIPTS.scanned([with_error], chain_id=CHAIN_ID) is None
     with pytest.raises(DecodeError):
         RECEIPTS.transform([with_error], chain_id=CHAIN_ID)
+
+
+def test_transactions_take_their_block_timestamp_and_hashes_are_declined(monkeypatch: pytest.MonkeyPatch) -> None:
+    block = next(
+        r.result
+        for r in recorded_responses()
+        if r.method == "eth_getBlockByNumber"
+        and r.result
+        and any(isinstance(t, dict) for t in r.result["transactions"])
+    )
+    untimed = {
+        **block,
+        "transactions": [{k: v for k, v in t.items() if k != "blockTimestamp"} for t in block["transactions"]],
+    }
+    body = _batch(untimed)
+    assert assert_same_or_declined(TRANSACTIONS, body, monkeypatch)
+    table = TRANSACTIONS.scanned([body], chain_id=CHAIN_ID)
+    assert table is not None
+    assert set(table["block_timestamp"].to_pylist()) == {int(block["timestamp"], 16)}
+    hashes = _batch({**block, "transactions": [t["hash"] for t in block["transactions"]]})
+    assert TRANSACTIONS.scanned([hashes], chain_id=CHAIN_ID) is None
 
 
 def test_random_damage_never_scans_to_another_table(monkeypatch: pytest.MonkeyPatch) -> None:

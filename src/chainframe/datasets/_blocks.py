@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, build
+from chainframe.datasets._dataset import BlockRange, build, build_arrow
 from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._native import BATCH
 from chainframe.datasets._objects import ObjectDataset
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 BLOCK_SOURCES: dict[str, str] = {
     "block_number": "number",
@@ -125,7 +129,30 @@ class Transactions(ObjectDataset):
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return list(await client.batch_bytes(block_calls(blocks, full=True)))
 
+    def scanned(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table | None:
+        """The transaction objects inside block answers, through the native scanner (None: the pure path)."""
+        import pyarrow.compute as pc
+
+        from chainframe.datasets import _native
+
+        kinds = self.native_kinds(u256)
+        tables = []
+        for body in bodies:
+            scanned = _native.scan_lists(body, {"timestamp": ("timestamp", "u64")}, "transactions", kinds, BATCH)
+            if scanned is None:
+                return None
+            blocks, lists = scanned
+            txs = lists.flatten()
+            out = dict(zip(kinds, txs.flatten(), strict=True))
+            block_time = blocks["timestamp"].take(pc.list_parent_indices(lists))
+            out["block_timestamp"] = pc.coalesce(out["block_timestamp"], block_time)
+            tables.append(build_arrow(out, self.columns, len(txs), chain_id=chain_id, u256=u256))
+        return self.concat(tables, u256)
+
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        table = self.scanned(bodies, chain_id=chain_id, u256=u256)
+        if table is not None:
+            return table
         # The block's own timestamp is authoritative for its transactions (older nodes send no blockTimestamp).
         block = {"timestamp": pl.String(), "transactions": pl.List(pl.Struct(self.fields))}
         txs = (

@@ -10,14 +10,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from chainframe.datasets._columns import COLUMNS, U256, schema
 from chainframe.datasets._convert import constant, convert_frame, read_dtype
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,10 @@ def build_arrow(
         if seconds is not None:
             out["block_time"] = pc.cast(pc.cast(seconds, pa.int64()), pa.timestamp("s", tz="UTC"))
     target = schema(columns, u256)
-    arrays = [out[c] if c in out else pa.nulls(n, target.field(c).type) for c in columns]
-    return pa.Table.from_arrays(
-        [a.cast(target.field(c).type) for a, c in zip(arrays, columns, strict=True)], schema=target
-    )
+    arrays = []
+    for field in target:
+        given = out.get(field.name)
+        arrays.append(
+            pa.nulls(n, field.type) if given is None else given.cast(field.type) if given.type != field.type else given
+        )
+    return pa.Table.from_arrays(arrays, schema=target)

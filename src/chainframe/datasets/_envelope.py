@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from chainframe.datasets._convert import DecodeError
 
-Fields = Mapping[str, pl.DataType]
+if TYPE_CHECKING:
+    import polars as pl
+
+    Fields = Mapping[str, pl.DataType]
+else:
+    from chainframe._lazy import polars as pl
 
 
 def _result_slice(body: bytes) -> bytes | None:
@@ -51,15 +55,13 @@ def result_rows(body: bytes, fields: Fields) -> pl.DataFrame:
     return _read(items, fields)
 
 
-_ERROR = pl.Struct({"code": pl.Int64(), "message": pl.String()})
-
-
 def batch_results(body: bytes, result: pl.DataType) -> pl.Series:
     """A batch answer (an array of envelopes): the results, in the order of the calls' ids.
 
     An item holding an error raises: an error is not "no rows" (the client normally retries or raises first).
     """
-    frame = _read(body, {"id": pl.Int64(), "result": result, "error": _ERROR})
+    error = pl.Struct({"code": pl.Int64(), "message": pl.String()})
+    frame = _read(body, {"id": pl.Int64(), "result": result, "error": error})
     errors = frame.filter(pl.col("error").is_not_null())
     if errors.height:
         first = errors.row(0, named=True)

@@ -7,12 +7,16 @@ wei type holds (below 1e38 wei, 1e20 ether) fits, so nothing is rounded or lost.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
 
 from chainframe._errors import InputError
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 ETHER = pa.decimal128(38, 18)
 

@@ -8,11 +8,14 @@ text finds nothing, without an error. In Python: :func:`chainframe.decode.binary
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
-Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+    Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+else:
+    from chainframe._lazy import polars as pl
 
 
 def _hex(expr: pl.Expr) -> pl.Expr:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
@@ -13,6 +12,11 @@ from chainframe.datasets._dataset import BlockRange
 from chainframe.datasets._envelope import batch_rows, result_rows
 from chainframe.datasets._native import RESULT
 from chainframe.datasets._objects import ObjectDataset
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 LOG_SOURCES = {
     "block_number": "blockNumber",

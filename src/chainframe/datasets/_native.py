@@ -105,12 +105,48 @@ def scan(body: bytes, kinds: Mapping[str, tuple[str, Scanned]], mode: int) -> tu
     rows, ids, ids_sorted, columns = scanned
     out = {name: _array(kind, col) for (name, (_, kind)), col in zip(kinds.items(), columns, strict=True)}
     if not ids_sorted:
-        ids_array = pa.Array.from_buffers(pa.int64(), rows, [None, pa.py_buffer(ids)])
-        import pyarrow.compute as pc
-
-        order = pc.sort_indices(ids_array)  # stable: a list's rows keep their order
+        order = _order(rows, ids)  # stable: a list's rows keep their order
         out = {name: arr.take(order) for name, arr in out.items()}
     return rows, out
+
+
+def scan_lists(
+    body: bytes,
+    outer: Mapping[str, tuple[str, Scanned]],
+    key: str,
+    inner: Mapping[str, tuple[str, Scanned]],
+    mode: int,
+) -> tuple[dict[str, pa.Array], pa.ListArray] | None:
+    """Rows nested in a list under ``key`` of each result object (a block's transaction objects): the outer objects'
+    ``outer`` columns, and the lists as a list array of structs of ``inner``'s columns; or None: the pure path."""
+    if not available():
+        return None
+    outer_spec, inner_spec = _spec(outer), _spec(inner)
+    if outer_spec is None or inner_spec is None:
+        return None
+    scanned = _native_rows.scan(body, (*outer_spec, (key, _OBJECTS, 0, inner_spec)), mode)
+    if scanned is None:
+        return None
+    rows, ids, ids_sorted, columns = scanned
+    out = {name: _array(kind, col) for (name, (_, kind)), col in zip(outer.items(), columns[:-1], strict=True)}
+    length, nulls, valid, _, offsets, children = columns[-1]
+    fields = [_array(kind, child) for (_, kind), child in zip(inner.values(), children, strict=True)]
+    struct = pa.StructArray.from_arrays(fields, names=list(inner))
+    validity = pa.py_buffer(valid) if valid is not None else None
+    lists = pa.Array.from_buffers(
+        pa.list_(struct.type), length, [validity, pa.py_buffer(offsets)], nulls, children=[struct]
+    )
+    if not ids_sorted:
+        order = _order(rows, ids)
+        out = {name: arr.take(order) for name, arr in out.items()}
+        lists = lists.take(order)
+    return out, lists
+
+
+def _order(rows: int, ids: bytes) -> pa.Array:
+    import pyarrow.compute as pc
+
+    return pc.sort_indices(pa.Array.from_buffers(pa.int64(), rows, [None, pa.py_buffer(ids)]))  # stable
 
 
 def kinds_of(sources: Mapping[str, str], u256: U256) -> dict[str, tuple[str, Scanned]]:

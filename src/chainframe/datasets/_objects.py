@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import polars as pl
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import Dataset, build, build_arrow, read_fields
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 
 class ObjectDataset(Dataset):

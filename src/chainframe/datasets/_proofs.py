@@ -6,15 +6,19 @@ The two tables come from the same answers; they are two datasets so that each is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
 from chainframe.datasets._context import fetch_with_context, read_context
 from chainframe.datasets._dataset import BlockRange, build, read_fields
 from chainframe.datasets._objects import ObjectDataset
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 _ACCOUNT = {
     "address": "address",

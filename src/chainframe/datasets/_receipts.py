@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
@@ -14,6 +13,11 @@ from chainframe.datasets._dataset import BlockRange, build
 from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._native import BATCH_LISTS
 from chainframe.datasets._objects import ObjectDataset
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 
 class Receipts(ObjectDataset):

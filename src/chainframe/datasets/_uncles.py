@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
 
 from chainframe.datasets._blocks import BLOCK_SOURCES
@@ -13,6 +12,11 @@ from chainframe.datasets._columns import U256
 from chainframe.datasets._context import fetch_with_context, read_context
 from chainframe.datasets._dataset import BlockRange, build
 from chainframe.datasets._objects import ObjectDataset
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 
 class Uncles(ObjectDataset):

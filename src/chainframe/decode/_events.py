@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -24,13 +23,18 @@ from chainframe.decode._abi import Event, as_events
 from chainframe.decode._dynamic import decode_value
 from chainframe.decode._words import arrow_type, decode_words, words_of
 
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
+
 IDENTITY = (
     "chain_id", "block_number", "block_hash", "block_time", "transaction_index", "transaction_hash", "log_index",
     "address",
 )  # fmt: skip
 """The log columns kept beside the decoded parameters, where the input has them."""
 
-Logs: TypeAlias = pl.DataFrame | pl.LazyFrame | pa.Table | str | PathLike[str]
+Logs: TypeAlias = "pl.DataFrame | pl.LazyFrame | pa.Table | str | PathLike[str]"
 """A logs frame (Polars, lazy or not, or Arrow), or a dataset folder."""
 Events: TypeAlias = str | Event | Sequence[str | Event] | Sequence[dict[str, Any]]
 

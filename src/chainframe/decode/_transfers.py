@@ -7,13 +7,17 @@ parameter is indexed, so each reads only its own logs (three topics for ERC-20, 
 from __future__ import annotations
 
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
 
 from chainframe.datasets import U256, DecodeError
 from chainframe.decode._events import decode_event
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 ERC20_TRANSFER = "Transfer(address indexed from_address, address indexed to_address, uint256 value)"
 ERC721_TRANSFER = "Transfer(address indexed from_address, address indexed to_address, uint256 indexed token_id)"

@@ -67,7 +67,7 @@ def check_bodies(dataset: str, bodies: Sequence[bytes]) -> None:
     if dataset not in METHODS:
         return
     for body in bodies:
-        if _NULL_RESULT.search(body):
+        if b"null" in body and _NULL_RESULT.search(body):  # the search for "null" alone is memchr-fast
             raise WrongAnswer("the node answered null for a block it has", check="null result")
 
 

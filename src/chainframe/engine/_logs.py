@@ -226,9 +226,10 @@ def sort_table(table: pa.Table, keys: Sequence[str]) -> pa.Table:
     if table.num_rows < 2:
         return table
     columns = [table[k].combine_chunks() for k in keys]
-    if not any(c.null_count for c in columns) and _ascending(columns):
+    simple = all(pa.types.is_integer(c.type) and not c.null_count for c in columns)
+    if simple and _ascending(columns):
         return table
-    import polars as pl  # the rare path: nulls sort first, as they always have here
+    import polars as pl  # the rare path (and keys that are lists or hold nulls: nulls sort first, as always here)
 
     order = pl.from_arrow(table.select(list(keys)))
     assert isinstance(order, pl.DataFrame)
@@ -236,7 +237,7 @@ def sort_table(table: pa.Table, keys: Sequence[str]) -> pa.Table:
 
 
 def _ascending(columns: Sequence[pa.Array]) -> bool:
-    """Rows (no nulls) are in ascending lexicographic order of ``columns``."""
+    """Rows (integers, no nulls) are in ascending lexicographic order of ``columns``."""
     ok = None
     for column in reversed(columns):  # from the last key: ok = k > prev or (k == prev and ok_of_later_keys)
         before, after = column[:-1], column[1:]

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -32,7 +31,13 @@ from chainframe._errors import InputError
 from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, U256, BlockRange
 from chainframe.engine._answers import WrongAnswer
 from chainframe.store import Location, storage
-from chainframe.verify import Report
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from chainframe.verify import Report
+else:
+    from chainframe._lazy import polars as pl
 
 LOG_DATASETS = frozenset({"logs", "erc20_transfers", "erc721_transfers", "erc1155_transfers"})
 _TABLE_ARGUMENT = {
@@ -48,6 +53,12 @@ _UNPROVABLE = {
 
 _NOT_IN_RECEIPTS = frozenset({"chain_id", "block_timestamp", "block_time", "removed"})
 """Log columns a receipt's logs do not carry (or that are ours): not compared."""
+
+
+def _report() -> Report:
+    from chainframe.verify import Report  # loaded by runs that verify, not by every run
+
+    return Report()
 
 
 @dataclass
@@ -97,7 +108,7 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
     ``piece_blocks`` blocks (memory bounded by a piece), every failure collected rather than raised."""
     from chainframe.store import load_series, series_folders
 
-    report = Report()
+    report = _report()
     chain_id = await client.chain_id()
     for path in series_folders(folder):
         series = load_series(path)
@@ -149,7 +160,7 @@ def prove(
     headers = rows if dataset == "blocks" else BLOCKS.transform(proof.headers, chain_id=chain_id, u256="binary")
     # verify_tables counts what it proves per dataset (headers among them): only its failures and skips are kept,
     # and the rows counted are this series' own.
-    found = Report()
+    found = _report()
     if dataset in LOG_DATASETS:
         receipts = RECEIPTS.transform(proof.receipts, chain_id=chain_id, u256="binary")
         logs = LOGS.from_receipts(proof.receipts, chain_id=chain_id, u256="binary")
@@ -181,7 +192,7 @@ def verify_piece(
     bodies: Sequence[bytes] = (),
 ) -> Proven:
     """:func:`prove` in an extraction: the first failure raises :class:`WrongAnswer` naming the block and check."""
-    report = Report()
+    report = _report()
     prove(dataset, rows, part, proof, chain_id=chain_id, filters=filters, bodies=bodies, report=report)
     if report.failures:
         first = report.failures[0]

@@ -7,11 +7,17 @@ without the receipts.
 
 from __future__ import annotations
 
-import polars as pl
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
 
 from chainframe.verify._bloom import bloom
 from chainframe.verify._report import Failure, Report
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 
 def check_log_counts(logs: pa.Table, receipts: pa.Table, report: Report) -> None:

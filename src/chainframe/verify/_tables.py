@@ -6,7 +6,8 @@ holds. Any table may be missing: the checks that need it are skipped, and say so
 
 from __future__ import annotations
 
-import polars as pl
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
 
 from chainframe.verify._headers import check_block_hashes
@@ -17,6 +18,11 @@ from chainframe.verify._report import Failure, Report
 from chainframe.verify._transactions import check_transactions_roots
 from chainframe.verify._uncles import check_uncles
 from chainframe.verify._withdrawals import check_withdrawals_roots
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 
 def _restrict(table: pa.Table, numbers: pa.Array) -> pa.Table:

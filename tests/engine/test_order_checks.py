@@ -1,0 +1,82 @@
+"""The order checks on Arrow kernels (``_in_order``, ``sort_table``) against plain Python on random rows: the fast
+path must say "in order" exactly when the rows are, or a wrong answer would be kept (or a right one sorted)."""
+
+from __future__ import annotations
+
+import random
+
+import pyarrow as pa
+
+from chainframe.engine._answers import _in_order
+from chainframe.engine._logs import sort_table
+
+
+def _reference_in_order(rows: list[tuple[int, int]], *, filtered: bool) -> bool:
+    for i, (block, at) in enumerate(rows):
+        if i == 0:
+            if not filtered and at != 0:
+                return False
+            continue
+        before_block, before_at = rows[i - 1]
+        if block < before_block:
+            return False
+        if block == before_block and not (at > before_at if filtered else at == before_at + 1):
+            return False
+        if block > before_block and not filtered and at != 0:
+            return False
+    return True
+
+
+def _random_rows(rng: random.Random) -> list[tuple[int, int]]:
+    rows = []
+    for block in sorted(rng.sample(range(100), rng.randint(1, 5))):
+        rows += [(block, i) for i in range(rng.randint(1, 4))]
+    match rng.randrange(5):
+        case 0:
+            pass
+        case 1:  # a repeat
+            i = rng.randrange(len(rows))
+            rows.insert(i, rows[i])
+        case 2:  # a gap
+            i = rng.randrange(len(rows))
+            rows[i] = (rows[i][0], rows[i][1] + 1)
+        case 3:  # a swap
+            i, j = rng.randrange(len(rows)), rng.randrange(len(rows))
+            rows[i], rows[j] = rows[j], rows[i]
+        case _:  # a filter keeps some
+            rows = [r for r in rows if rng.random() < 0.6] or rows[:1]
+    return rows
+
+
+def test_in_order_agrees_with_python_on_random_rows() -> None:
+    rng = random.Random(7)
+    seen = {True: 0, False: 0}
+    for _ in range(3000):
+        rows = _random_rows(rng)
+        block = pa.array([b for b, _ in rows], pa.uint64())
+        at = pa.array([a for _, a in rows], pa.uint64())
+        for filtered in (False, True):
+            expected = _reference_in_order(rows, filtered=filtered)
+            assert _in_order(block, at, filtered=filtered) is expected, (rows, filtered)
+            seen[expected] += 1
+    assert min(seen.values()) > 500  # both answers were tested often
+
+
+def test_sort_table_agrees_with_a_stable_python_sort() -> None:
+    rng = random.Random(8)
+    for _ in range(500):
+        rows = _random_rows(rng)
+        table = pa.table(
+            {
+                "block_number": pa.array([b for b, _ in rows], pa.uint64()),
+                "log_index": pa.array([a for _, a in rows], pa.uint64()),
+                "n": pa.array(range(len(rows)), pa.int64()),
+            }
+        )
+        want = sorted(table.to_pylist(), key=lambda r: (r["block_number"], r["log_index"]))
+        assert sort_table(table, ("block_number", "log_index")).to_pylist() == want
+
+
+def test_sort_table_sorts_list_keys_and_nulls_first() -> None:
+    table = pa.table({"k": pa.array([[1, 2], [0], None, [1]], pa.list_(pa.uint64())), "n": [0, 1, 2, 3]})
+    assert sort_table(table, ("k",))["n"].to_pylist() == [2, 1, 3, 0]

@@ -1,0 +1,43 @@
+"""A run pays only for what it uses: a CLI extraction of blocks, transactions, logs or receipts, in a fresh process,
+loads neither Polars (the native scanner and Arrow kernels serve) nor DuckDB, the progress bar, the WebSocket and
+HTTP/2 clients, the verification or decoding code, nor the devnet. Each of these cost start-up time before
+(``python -X importtime``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chainframe.devnet import Devnet
+
+UNUSED = (
+    "polars", "duckdb", "tqdm", "websockets", "httpx", "chainframe.verify", "chainframe.decode", "chainframe.devnet",
+)  # fmt: skip
+
+RUN = """
+import json, sys
+from chainframe.cli import main
+try:
+    main(["extract", sys.argv[1], "--blocks", "1:20", "--rpc", sys.argv[2], "--out", sys.argv[3], "--no-progress"])
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize("dataset", ["blocks", "transactions", "logs", "receipts"])
+def test_an_extraction_loads_only_what_it_uses(dataset: str, devnet: Devnet, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, dataset, devnet.http_url, str(tmp_path)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert list((tmp_path / dataset).glob("*.parquet")), "the run wrote nothing: the check below would mean nothing"
+    assert "chainframe.datasets._native_rows" in loaded
+    assert [m for m in loaded if m.startswith(UNUSED)] == []
