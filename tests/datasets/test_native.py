@@ -173,7 +173,7 @@ def test_odd_values_are_scanned_alike_or_declined(
 
 def test_a_missing_key_is_null_and_an_unknown_one_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
     odd = {k: v for k, v in LOG.items() if k != "blockTimestamp"}
-    odd["extra"] = {"nested": [1, "two", {"three": None}], "s": 'a "quoted" \\ string'}
+    odd["extra"] = {"nested": [1, "two", {"three": None}], "s": 'a "quoted" \\ string', "t": "ends in \\", "u": '\\"'}
     assert assert_same_or_declined(LOGS, _logs_body(odd, LOG), monkeypatch)
     table = LOGS.scanned([_logs_body(odd, LOG)], chain_id=CHAIN_ID)
     assert table is not None

@@ -111,20 +111,18 @@ static int skip_value(Cur *c, int depth) {
     ws(c);
     if (c->p >= c->end) return FALLBACK;
     unsigned char ch = *c->p;
-    if (ch == '"') {
-        c->p++;
-        while (c->p < c->end) {
-            if (*c->p == '\\') {
-                c->p += 2;
-                continue;
-            }
-            if (*c->p == '"') {
-                c->p++;
-                return 0;
-            }
-            c->p++;
+    if (ch == '"') { /* to the next quote not escaped: an odd run of backslashes before a quote escapes it */
+        const unsigned char *q = c->p + 1;
+        for (;;) {
+            q = memchr(q, '"', (size_t)(c->end - q));
+            if (q == NULL) return FALLBACK;
+            const unsigned char *b = q;
+            while (b > c->p + 1 && b[-1] == '\\') b--;
+            if ((q - b) % 2 == 0) break;
+            q++;
         }
-        return FALLBACK;
+        c->p = q + 1;
+        return 0;
     }
     if (ch == '{' || ch == '[') {
         unsigned char close = ch == '{' ? '}' : ']';
