@@ -61,6 +61,7 @@ typedef struct {
 } Cur;
 
 static signed char HEX[256];
+static int16_t PAIRS[65536];
 
 static void init_hex(void) {
     memset(HEX, -1, sizeof HEX);
@@ -69,6 +70,9 @@ static void init_hex(void) {
         HEX['a' + i] = (signed char)(10 + i);
         HEX['A' + i] = (signed char)(10 + i);
     }
+    for (int hi = 0; hi < 256; hi++)
+        for (int lo = 0; lo < 256; lo++)
+            PAIRS[hi << 8 | lo] = (HEX[hi] < 0 || HEX[lo] < 0) ? -1 : (int16_t)(HEX[hi] << 4 | HEX[lo]);
 }
 
 static inline void ws(Cur *c) {
@@ -92,14 +96,15 @@ static inline int literal(Cur *c, const char *word, size_t n) {
     return 0;
 }
 
-/* A string's raw bytes, between its quotes; a string with an escape is not taken. */
-static int string_raw(Cur *c, const unsigned char **s, size_t *n) {
+/* A string's raw bytes, between its quotes; a string with an escape is not taken. ``hex``: the caller reads only hex
+digits from it (a backslash is not one, so it is refused there): no separate search for escapes. */
+static int string_raw(Cur *c, const unsigned char **s, size_t *n, int hex) {
     ws(c);
     if (c->p >= c->end || *c->p != '"') return FALLBACK;
     const unsigned char *start = ++c->p;
     const unsigned char *q = memchr(start, '"', (size_t)(c->end - start));
     if (q == NULL) return FALLBACK;
-    if (memchr(start, '\\', (size_t)(q - start)) != NULL) return FALLBACK;
+    if (!hex && memchr(start, '\\', (size_t)(q - start)) != NULL) return FALLBACK;
     *s = start;
     *n = (size_t)(q - start);
     c->p = q + 1;
@@ -219,7 +224,7 @@ static int push_null(Column *col) {
 static int hex_digits(Cur *c, const unsigned char **d, size_t *n) {
     const unsigned char *s;
     size_t len;
-    if (string_raw(c, &s, &len) < 0) return FALLBACK;
+    if (string_raw(c, &s, &len, 1) < 0) return FALLBACK;
     if (len < 2 || s[0] != '0' || s[1] != 'x') return FALLBACK;
     *d = s + 2;
     *n = len - 2;
@@ -257,12 +262,12 @@ static int parse_u64(Cur *c, uint64_t *out) {
     return 0;
 }
 
-/* Bytes from hex digits (an even count), into dst. */
+/* Bytes from hex digits (an even count), into dst: one lookup per pair of digits (PAIRS: -1 where either is not hex). */
 static int unhex(const unsigned char *d, size_t n, unsigned char *dst) {
     for (size_t i = 0; i < n; i += 2) {
-        int hi = HEX[d[i]], lo = HEX[d[i + 1]];
-        if ((hi | lo) < 0) return FALLBACK;
-        dst[i / 2] = (unsigned char)((hi << 4) | lo);
+        int16_t v = PAIRS[(size_t)d[i] << 8 | d[i + 1]];
+        if (v < 0) return FALLBACK;
+        dst[i / 2] = (unsigned char)v;
     }
     return 0;
 }
@@ -423,7 +428,7 @@ static int parse_objects(Cur *c, Spec *spec, int depth) {
         for (;;) {
             const unsigned char *k;
             size_t kn;
-            if (string_raw(c, &k, &kn) < 0 || !eat(c, ':')) return FALLBACK;
+            if (string_raw(c, &k, &kn, 0) < 0 || !eat(c, ':')) return FALLBACK;
             int i = find(spec, k, kn);
             if (i < 0) {
                 if (skip_value(c, depth + 1) < 0) return FALLBACK;
@@ -470,7 +475,7 @@ static int parse_envelope(Cur *c, Spec *spec, int mode, int64_t *id, int *has_id
     for (;;) {
         const unsigned char *k;
         size_t kn;
-        if (string_raw(c, &k, &kn) < 0 || !eat(c, ':')) return FALLBACK;
+        if (string_raw(c, &k, &kn, 0) < 0 || !eat(c, ':')) return FALLBACK;
         if (kn == 6 && memcmp(k, "result", 6) == 0) {
             if (has_result) return FALLBACK;
             has_result = 1;
