@@ -1,7 +1,8 @@
 """Decode throughput: real answer bytes from the devnet node -> typed Arrow tables, rows per second.
 
 Compares, in the same run and on the same bytes:
-- chainframe: ``dataset.transform`` (native JSON reader + vectorized hex conversion), on 1 and on 2 worker threads;
+- chainframe: ``dataset.transform`` (the native scanner: answer bytes to Arrow buffers), on 1 and on 2 worker threads;
+- pure: the same with ``CHAINFRAME_NATIVE=0`` (Polars' JSON reader + vectorized hex conversion), the fallback;
 - baseline: ``json.loads`` then per-row Python into Arrow (what a hand-written exporter does);
 - parse only: Polars' JSON reader alone (the floor for any decoder built on it).
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -86,6 +88,14 @@ def _threads(dataset: Dataset, bodies: Sequence[bytes], workers: int, rounds: in
     return run
 
 
+def _pure(dataset: Dataset, bodies: Sequence[bytes]) -> None:
+    os.environ["CHAINFRAME_NATIVE"] = "0"
+    try:
+        dataset.transform(bodies, chain_id=31337)
+    finally:
+        del os.environ["CHAINFRAME_NATIVE"]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="best of N runs per figure")
@@ -93,18 +103,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("starting the devnet and fetching answer bytes...")
     with Devnet(settings=GatewaySettings(limits=LogLimits(max_results=100_000))) as devnet:
         answers = _fetch(devnet)
-    print(f"\n{'dataset':<13}{'rows':>8}{'MB':>7} {'chainframe':>12} {'2 threads':>12} {'baseline':>12} "
-          f"{'parse only':>12} {'vs baseline':>12}")  # fmt: skip
+    print(f"\n{'dataset':<13}{'rows':>8}{'MB':>7} {'chainframe':>12} {'2 threads':>12} {'pure':>12} {'baseline':>12} "
+          f"{'parse only':>12} {'vs pure':>8} {'vs baseline':>12}")  # fmt: skip
     for name, dataset in (("logs", LOGS), ("receipts", RECEIPTS), ("transactions", TRANSACTIONS)):
         bodies = answers[name]
         rows = dataset.transform(bodies, chain_id=31337).num_rows
         megabytes = sum(len(b) for b in bodies) / 1e6
         ours = best_rate(lambda d=dataset, b=bodies: d.transform(b, chain_id=31337), rows, args.repeat)
         two = best_rate(_threads(dataset, bodies, 2, 3), rows * 6, args.repeat)
+        pure = best_rate(lambda d=dataset, b=bodies: _pure(d, b), rows, args.repeat)
         naive = best_rate(lambda d=dataset, b=bodies: _naive(d, b), rows, max(1, args.repeat // 2))
         parse = best_rate(lambda b=bodies: _parse_only(b), rows, args.repeat)
-        print(f"{name:<13}{rows:>8}{megabytes:>7.1f} {ours:>10,.0f}/s {two:>10,.0f}/s {naive:>10,.0f}/s "
-              f"{parse:>10,.0f}/s {ours / naive:>11.1f}x")  # fmt: skip
+        print(f"{name:<13}{rows:>8}{megabytes:>7.1f} {ours:>10,.0f}/s {two:>10,.0f}/s {pure:>10,.0f}/s "
+              f"{naive:>10,.0f}/s {parse:>10,.0f}/s {ours / pure:>7.1f}x {ours / naive:>11.1f}x")  # fmt: skip
     print(
         "\nrows/s = decoded rows per second, best of runs; '2 threads' decodes answers concurrently, as the "
         "extraction engine does while it fetches the next ones."
