@@ -275,3 +275,18 @@ def test_cli(devnet: Devnet, tmp_path: Path) -> None:
     wrong = _cli("call", "eth_getBlockByNumber", "soon", "--rpc", devnet.http_url)
     assert wrong.returncode == 2
     assert "block must be a block number" in wrong.stderr
+
+
+@pytest.mark.parametrize("u256", ["decimal", "binary"])
+def test_the_native_scanner_and_the_pure_path_write_the_same_rows(
+    devnet: Devnet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, u256: str
+) -> None:
+    """The whole devnet chain (every transaction type it mines, the EIP-7702 one included), native and pure: the
+    same rows in every dataset the scanner reads, in both encodings of wei columns."""
+    native = extract(list(MAIN), blocks="0:latest", out=tmp_path / "native", rpc=devnet.node.url, u256=u256)
+    monkeypatch.setenv("CHAINFRAME_NATIVE", "0")
+    pure = extract(list(MAIN), blocks="0:latest", out=tmp_path / "pure", rpc=devnet.node.url, u256=u256)
+    for name in MAIN:
+        assert native.datasets[name]["rows"] == pure.datasets[name]["rows"] > 0
+        folder = Path(series_folder(tmp_path, name, u256=u256)).name
+        assert _read(tmp_path / "native", folder).equals(_read(tmp_path / "pure", folder)), name
