@@ -1,7 +1,7 @@
 """A run pays only for what it uses: a CLI extraction of blocks, transactions, logs or receipts, in a fresh process,
 loads neither Polars (the native scanner and Arrow kernels serve) nor DuckDB, the progress bar, the WebSocket and
-HTTP/2 clients, the verification or decoding code, nor the devnet. Each of these cost start-up time before
-(``python -X importtime``).
+HTTP/2 clients, the client's typed result classes, the verification or decoding code, nor the devnet. Each of these
+cost start-up time before (``python -X importtime``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from chainframe.devnet import Devnet
 
 UNUSED = (
     "polars", "duckdb", "tqdm", "websockets", "httpx", "chainframe.verify", "chainframe.decode", "chainframe.devnet",
+    "chainframe.rpc._types",  # the typed result classes of the client's methods
 )  # fmt: skip
 
 RUN = """
