@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from chainframe.datasets import BlockRange, DecodeError, ValueOutOfRange
+from chainframe.datasets._convert import constant
 from chainframe.rpc import TransientError
 
 T = TypeVar("T")
@@ -124,7 +125,8 @@ def _consecutive(number: pa.Array, start: int) -> bool:
         return True
     if number[0].as_py() != start:
         return False
-    return bool(pc.all(pc.equal(pc.subtract(number[1:], number[:-1]), 1)).as_py() is not False)
+    steps = pc.subtract(number[1:], number[:-1])
+    return bool(pc.all(pc.equal(steps, constant(1, len(steps), steps.type))).as_py() is not False)
 
 
 def _in_order(block: pa.Array, at: pa.Array, *, filtered: bool) -> bool:
@@ -140,7 +142,9 @@ def _in_order(block: pa.Array, at: pa.Array, *, filtered: bool) -> bool:
         return pc.all(ok).as_py() is not False
     if at[0].as_py() != 0:
         return False
-    ok = pc.if_else(same, pc.equal(a1, pc.add(a0, 1)), pc.and_(pc.greater(b1, b0), pc.equal(a1, 0)))
+    # Constants as Arrow buffers: a Python number here makes pyarrow import pandas (0.3 s) where it is installed.
+    one, zero = constant(1, len(a1), a1.type), constant(0, len(a1), a1.type)
+    ok = pc.if_else(same, pc.equal(a1, pc.add(a0, one)), pc.and_(pc.greater(b1, b0), pc.equal(a1, zero)))
     return pc.all(ok).as_py() is not False
 
 

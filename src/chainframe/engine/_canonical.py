@@ -23,9 +23,11 @@ from itertools import pairwise
 from typing import Any, TypeVar
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from chainframe._errors import ChainframeError
 from chainframe.datasets import BlockRange
+from chainframe.datasets._convert import constant
 from chainframe.engine._answers import WrongAnswer, checked
 from chainframe.store import Series, StoredChunk
 
@@ -135,13 +137,17 @@ class ChunkCheck:
         return last_block > self.finalized
 
     def see_rows(self, table: pa.Table) -> None:
-        """Keep the distinct (block, hash) pairs of rows above the finalized block (vectorized; few pairs)."""
+        """Keep the distinct (block, hash) pairs of rows above the finalized block: only those rows reach Python (a
+        group-by here loaded pyarrow's dataset module, and pandas with it, 0.3 s, in every run near the head)."""
         if self.dataset not in ROW_HASHED or table.num_rows == 0:
             return
-        pairs = table.select(["block_number", "block_hash"]).group_by(["block_number", "block_hash"]).aggregate([])
-        for number, hash_ in zip(pairs["block_number"].to_pylist(), pairs["block_hash"].to_pylist(), strict=True):
-            if number is not None and number > self.finalized:
-                self.pairs.setdefault(number, set()).add(hash_)
+        numbers = table["block_number"].combine_chunks()
+        above = pc.greater(numbers, constant(self.finalized, len(numbers), numbers.type))
+        if not pc.any(above).as_py():
+            return
+        hashes = table["block_hash"].combine_chunks().filter(above)
+        for number, hash_ in zip(numbers.filter(above).to_pylist(), hashes.to_pylist(), strict=True):
+            self.pairs.setdefault(number, set()).add(hash_)
 
     def confirm(self, chain: dict[int, Header | None], *, blocks: str) -> None:
         """Every witness and row hash matches ``chain`` (the headers read at commit); else :class:`StaleChunk`."""

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from chainframe._version import __version__
 from chainframe.datasets import DATASETS, BlockRange, TokenTransfers
+from chainframe.datasets._convert import constant
 from chainframe.engine._answers import METHODS, check_bodies, check_rows, checked
 from chainframe.engine._canonical import (
     ChainUnstable,
@@ -202,7 +203,8 @@ def copy_kept(task: ChunkTask, writer: ChunkWriter) -> int:
     try:
         for batch in read_batches(task.path, batch_size=100_000):
             table = pa.Table.from_batches([batch]).cast(writer.schema)
-            table = table.filter(pc.less_equal(table["block_number"], task.keep_through))
+            numbers = table["block_number"].combine_chunks()
+            table = table.filter(pc.less_equal(numbers, constant(task.keep_through, len(numbers), numbers.type)))
             rows += table.num_rows
             writer.write(table)
     except (OSError, pa.ArrowException) as exc:  # a page that fails its checksum, or does not decode
