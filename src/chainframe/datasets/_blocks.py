@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, build, build_arrow
+from chainframe.datasets._dataset import BlockRange, build
 from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._native import BATCH
 from chainframe.datasets._objects import ObjectDataset
@@ -68,10 +68,15 @@ class Blocks(ObjectDataset):
     sort = ("block_number",)
     answers = BATCH
 
-    def derived(self, out: dict[str, pa.Array]) -> dict[str, pa.Array]:
+    def scan_answer(self, body: bytes, kinds: dict[str, tuple[str, Any]]) -> tuple[int, dict[str, pa.Array]] | None:
         import pyarrow.compute as pc
 
-        return {"transaction_count": pc.list_value_length(out["transaction_hashes"]).cast(pa.uint64())}
+        scanned = super().scan_answer(body, kinds)
+        if scanned is None:
+            return None
+        n, out = scanned
+        out["transaction_count"] = pc.list_value_length(out["transaction_hashes"]).cast(pa.uint64())
+        return n, out
 
     def rows(self, frame: pl.DataFrame, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         counts = frame["transactions"].list.len().cast(pl.UInt64).to_arrow()
@@ -125,29 +130,28 @@ class Transactions(ObjectDataset):
         "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
+    answers = BATCH  # of blocks: the rows are their transaction objects (see scan_answer)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return list(await client.batch_bytes(block_calls(blocks, full=True)))
 
-    def scanned(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table | None:
-        """The transaction objects inside block answers, through the native scanner (None: the pure path)."""
+    def scan_answer(self, body: bytes, kinds: dict[str, tuple[str, Any]]) -> tuple[int, dict[str, pa.Array]] | None:
+        """The transaction objects inside a block answer, each taking its block's timestamp where it has none."""
         import pyarrow.compute as pc
 
         from chainframe.datasets import _native
 
-        kinds = self.native_kinds(u256)
-        tables = []
-        for body in bodies:
-            scanned = _native.scan_lists(body, {"timestamp": ("timestamp", "u64")}, "transactions", kinds, BATCH)
-            if scanned is None:
-                return None
-            blocks, lists = scanned
-            txs = lists.flatten()
-            out = dict(zip(kinds, txs.flatten(), strict=True))
-            block_time = blocks["timestamp"].take(pc.list_parent_indices(lists))
-            out["block_timestamp"] = pc.coalesce(out["block_timestamp"], block_time)
-            tables.append(build_arrow(out, self.columns, len(txs), chain_id=chain_id, u256=u256))
-        return self.concat(tables, u256)
+        block = {"timestamp": ("timestamp", "u64"), "transactions": ("transactions", kinds)}
+        scanned = _native.scan(body, block, BATCH)
+        if scanned is None:
+            return None
+        _, blocks = scanned
+        lists = blocks["transactions"]
+        txs = lists.flatten()
+        out = dict(zip(kinds, txs.flatten(), strict=True))
+        block_time = blocks["timestamp"].take(pc.list_parent_indices(lists))
+        out["block_timestamp"] = pc.coalesce(out["block_timestamp"], block_time)
+        return len(txs), out
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         table = self.scanned(bodies, chain_id=chain_id, u256=u256)

@@ -32,6 +32,9 @@ objects, or null (eth_getBlockByNumber); a batch whose results are lists of row 
 
 Scanned = Kind | Literal["count"]
 """A column kind, or ``count``: the number of items of a JSON list (0 for null or absent), as uint64."""
+Kinds = Mapping[str, tuple[str, Any]]
+"""``column -> (JSON key, kind)``: a kind is a :data:`Scanned` or, for a list of objects, their own ``Kinds``
+(read as a list of structs with those fields)."""
 
 _CODES: dict[Scanned, tuple[int, int]] = {
     "u64": (0, 0),
@@ -55,45 +58,51 @@ def available() -> bool:
     return _native_rows is not None and os.environ.get("CHAINFRAME_NATIVE", "1") != "0"
 
 
-def _spec(kinds: Mapping[str, tuple[str, Scanned]]) -> tuple[tuple[str, int, int, Any], ...] | None:
-    """The scanner's spec for ``column -> (JSON key, kind)``, or None when a kind is one it does not take."""
+def _fields(kind: Any) -> Kinds | None:
+    """The fields of a kind that is a list of objects (a nested column kind, or given as ``Kinds``), else None."""
+    if isinstance(kind, Mapping):
+        return kind
+    if kind in _NESTED:
+        return {name: (key, sub) for key, name, sub in STRUCT_FIELDS[kind]}
+    return None
+
+
+def _spec(kinds: Kinds) -> tuple[tuple[str, int, int, Any], ...] | None:
+    """The scanner's spec for ``kinds``, or None when a kind is one it does not take."""
     spec: list[tuple[str, int, int, Any]] = []
     for key, kind in kinds.values():
-        if kind in _CODES:
-            spec.append((key, *_CODES[kind], None))
-        elif kind in _NESTED:
-            fields = {name: (sub_key, sub) for sub_key, name, sub in STRUCT_FIELDS[kind]}
-            children = _spec(fields)
-            if children is None:
-                return None
+        fields = _fields(kind)
+        children = _spec(fields) if fields is not None else None
+        if children is not None:
             spec.append((key, _OBJECTS, 0, children))
+        elif fields is None and kind in _CODES:
+            spec.append((key, *_CODES[kind], None))
         else:
             return None
     return tuple(spec)
 
 
-def _array(kind: Scanned, column: Any) -> pa.Array:
+def _array(kind: Any, column: Any) -> pa.Array:
     length, nulls, valid, data, offsets, children = column
-    dtype = pa.uint64() if kind == "count" else ARROW[kind]
     validity = pa.py_buffer(valid) if valid is not None else None
+    fields = _fields(kind)
+    if fields is not None:
+        arrays = [_array(sub, child) for (_, sub), child in zip(fields.values(), children, strict=True)]
+        items = pa.StructArray.from_arrays(arrays, names=list(fields))
+        dtype = pa.list_(items.type) if isinstance(kind, Mapping) else ARROW[kind]
+        return pa.Array.from_buffers(dtype, length, [validity, pa.py_buffer(offsets)], nulls, children=[items])
+    dtype = pa.uint64() if kind == "count" else ARROW[kind]
     if kind == "hash_list":
         items = pa.Array.from_buffers(pa.binary(32), len(data) // 32, [None, pa.py_buffer(data)])
         return pa.Array.from_buffers(dtype, length, [validity, pa.py_buffer(offsets)], nulls, children=[items])
-    if kind in _NESTED:
-        fields = STRUCT_FIELDS[kind]
-        struct_type = dtype.value_type
-        arrays = [_array(sub, child) for (_, _, sub), child in zip(fields, children, strict=True)]
-        items = pa.StructArray.from_arrays(arrays, fields=list(struct_type))
-        return pa.Array.from_buffers(dtype, length, [validity, pa.py_buffer(offsets)], nulls, children=[items])
-    buffers = (
-        [validity, pa.py_buffer(offsets), pa.py_buffer(data)] if offsets is not None else [validity, pa.py_buffer(data)]
-    )
+    values = pa.py_buffer(data)
+    buffers = [validity, pa.py_buffer(offsets), values] if offsets is not None else [validity, values]
     return pa.Array.from_buffers(dtype, length, buffers, nulls)
 
 
-def scan(body: bytes, kinds: Mapping[str, tuple[str, Scanned]], mode: int) -> tuple[int, dict[str, pa.Array]] | None:
-    """``body``'s rows as typed arrays of ``kinds`` (``column -> (JSON key, kind)``), or None: take the pure path.
-    Batch rows follow the calls' ids; a null result is no row."""
+def scan(body: bytes, kinds: Kinds, mode: int) -> tuple[int, dict[str, pa.Array]] | None:
+    """``body``'s rows as typed arrays of ``kinds``, or None: take the pure path. Batch rows follow the calls'
+    ids; a null result is no row."""
     if not available():
         return None
     spec = _spec(kinds)
@@ -104,51 +113,14 @@ def scan(body: bytes, kinds: Mapping[str, tuple[str, Scanned]], mode: int) -> tu
         return None
     rows, ids, ids_sorted, columns = scanned
     out = {name: _array(kind, col) for (name, (_, kind)), col in zip(kinds.items(), columns, strict=True)}
-    if not ids_sorted:
-        order = _order(rows, ids)  # stable: a list's rows keep their order
+    if not ids_sorted:  # a stable sort: a list's rows keep their order
+        import pyarrow.compute as pc
+
+        order = pc.sort_indices(pa.Array.from_buffers(pa.int64(), rows, [None, pa.py_buffer(ids)]))
         out = {name: arr.take(order) for name, arr in out.items()}
     return rows, out
 
 
-def scan_lists(
-    body: bytes,
-    outer: Mapping[str, tuple[str, Scanned]],
-    key: str,
-    inner: Mapping[str, tuple[str, Scanned]],
-    mode: int,
-) -> tuple[dict[str, pa.Array], pa.ListArray] | None:
-    """Rows nested in a list under ``key`` of each result object (a block's transaction objects): the outer objects'
-    ``outer`` columns, and the lists as a list array of structs of ``inner``'s columns; or None: the pure path."""
-    if not available():
-        return None
-    outer_spec, inner_spec = _spec(outer), _spec(inner)
-    if outer_spec is None or inner_spec is None:
-        return None
-    scanned = _native_rows.scan(body, (*outer_spec, (key, _OBJECTS, 0, inner_spec)), mode)
-    if scanned is None:
-        return None
-    rows, ids, ids_sorted, columns = scanned
-    out = {name: _array(kind, col) for (name, (_, kind)), col in zip(outer.items(), columns[:-1], strict=True)}
-    length, nulls, valid, _, offsets, children = columns[-1]
-    fields = [_array(kind, child) for (_, kind), child in zip(inner.values(), children, strict=True)]
-    struct = pa.StructArray.from_arrays(fields, names=list(inner))
-    validity = pa.py_buffer(valid) if valid is not None else None
-    lists = pa.Array.from_buffers(
-        pa.list_(struct.type), length, [validity, pa.py_buffer(offsets)], nulls, children=[struct]
-    )
-    if not ids_sorted:
-        order = _order(rows, ids)
-        out = {name: arr.take(order) for name, arr in out.items()}
-        lists = lists.take(order)
-    return out, lists
-
-
-def _order(rows: int, ids: bytes) -> pa.Array:
-    import pyarrow.compute as pc
-
-    return pc.sort_indices(pa.Array.from_buffers(pa.int64(), rows, [None, pa.py_buffer(ids)]))  # stable
-
-
-def kinds_of(sources: Mapping[str, str], u256: U256) -> dict[str, tuple[str, Scanned]]:
+def kinds_of(sources: Mapping[str, str], u256: U256) -> dict[str, tuple[str, Any]]:
     """``column -> (JSON key, kind)`` for a dataset's sourced columns."""
     return {column: (key, COLUMNS[column].kind_for(u256)) for column, key in sources.items()}

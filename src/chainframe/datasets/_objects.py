@@ -39,27 +39,28 @@ class ObjectDataset(Dataset):
 
         return kinds_of(self.sources, u256)
 
-    def derived(self, out: dict[str, pa.Array]) -> dict[str, pa.Array]:
-        """Columns computed from the scanned ones (none by default)."""
-        return {}
+    def scan_answer(self, body: bytes, kinds: dict[str, tuple[str, Any]]) -> tuple[int, dict[str, pa.Array]] | None:
+        """One answer's rows through the native scanner (None: declined); subclasses add derived columns."""
+        from chainframe.datasets import _native
+
+        assert self.answers is not None
+        return _native.scan(body, kinds, self.answers)
 
     def scanned(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table | None:
         """The answers' rows through the native scanner, or None when it is off, not built, or declines one answer
         (then the pure path decodes them all, and names any bad value)."""
-        if self.answers is None:
-            return None
         from chainframe.datasets import _native
 
-        if not _native.available():
+        if self.answers is None or not _native.available():
             return None
         kinds = self.native_kinds(u256)
         tables = []
         for body in bodies:
-            scanned = _native.scan(body, kinds, self.answers)
+            scanned = self.scan_answer(body, kinds)
             if scanned is None:
                 return None
             n, out = scanned
-            tables.append(build_arrow({**out, **self.derived(out)}, self.columns, n, chain_id=chain_id, u256=u256))
+            tables.append(build_arrow(out, self.columns, n, chain_id=chain_id, u256=u256))
         return self.concat(tables, u256)
 
     def from_objects(self, array: bytes, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
