@@ -212,10 +212,8 @@ static int push_null(Column *col) {
         col->data.len += w;
     } else if (col->kind == K_BOOL) {
         if ((r = push_bit(&col->data, col->bits++, 0)) < 0) return r;
-    } else if (col->kind == K_DATA) {
-        if ((r = push_offset(col, last_offset(col))) < 0) return r;
-    } else { /* lists */
-        if ((r = push_offset(col, last_offset(col))) < 0) return r;
+    } else if ((r = push_offset(col, last_offset(col))) < 0) { /* data and lists: an empty span */
+        return r;
     }
     return finish(col, 0);
 }
