@@ -23,25 +23,6 @@ from chainframe.rpc._retry import RetryPolicy
 from chainframe.rpc._sync import Client
 from chainframe.rpc._transports import MemoryTransport, Reply, Timeout, Transport
 
-_TYPES = frozenset(
-    {
-        "AccessListEntry",
-        "AccountProof",
-        "Authorization",
-        "Block",
-        "CallFrame",
-        "CallLog",
-        "Log",
-        "Prestate",
-        "PrestateAccount",
-        "PrestateDiff",
-        "Receipt",
-        "StorageProof",
-        "Transaction",
-        "Withdrawal",
-    }
-)
-
 __all__ = [
     "AccessListEntry",
     "AccountProof",
@@ -88,8 +69,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # The typed result classes load on first use: an extraction reads raw answers and does not pay for them.
-    if name in _TYPES:
+    # The typed result classes (the public names not imported above) load on first use: an extraction reads raw
+    # answers and does not pay for them.
+    if name in __all__:
         from chainframe.rpc import _types
 
         return getattr(_types, name)
