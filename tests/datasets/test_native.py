@@ -20,6 +20,7 @@ import pytest
 from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, TRANSACTIONS, DecodeError, _native
 from chainframe.datasets._columns import U256
 from chainframe.datasets._objects import ObjectDataset
+from tests.datasets.test_roundtrip import _batch, _envelope
 from tests.fixtures import recorded_responses
 
 CHAIN_ID = 1
@@ -35,15 +36,6 @@ DECLINED = {
         "a difficulty written as decimal text: converted exactly in Python, on that rare path only"
     ),
 }
-
-
-def _envelope(result: Any, id_: int = 0) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": id_, "result": result}
-
-
-def _batch(*results: Any) -> bytes:
-    """Out of id order, as nodes may answer."""
-    return json.dumps([_envelope(r, i) for i, r in reversed(list(enumerate(results)))]).encode()
 
 
 def _cases() -> Iterator[tuple[str, ObjectDataset, bytes]]:
