@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from chainframe import _kernels as pc
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, build
 from chainframe.datasets._envelope import batch_rows
@@ -69,13 +70,11 @@ class Blocks(ObjectDataset):
     answers = BATCH
 
     def scan_answer(self, body: bytes, kinds: dict[str, tuple[str, Any]]) -> tuple[int, dict[str, pa.Array]] | None:
-        import pyarrow.compute as pc
-
         scanned = super().scan_answer(body, kinds)
         if scanned is None:
             return None
         n, out = scanned
-        out["transaction_count"] = pc.list_value_length(out["transaction_hashes"]).cast(pa.uint64())
+        out["transaction_count"] = pc.cast(pc.list_value_length(out["transaction_hashes"]), pa.uint64())
         return n, out
 
     def rows(self, frame: pl.DataFrame, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
@@ -137,8 +136,6 @@ class Transactions(ObjectDataset):
 
     def scan_answer(self, body: bytes, kinds: dict[str, tuple[str, Any]]) -> tuple[int, dict[str, pa.Array]] | None:
         """The transaction objects inside a block answer, each taking its block's timestamp where it has none."""
-        import pyarrow.compute as pc
-
         from chainframe.datasets import _native
 
         block = {"timestamp": ("timestamp", "u64"), "transactions": ("transactions", kinds)}
@@ -147,9 +144,9 @@ class Transactions(ObjectDataset):
             return None
         _, blocks = scanned
         lists = blocks["transactions"]
-        txs = lists.flatten()
+        txs = pc.list_flatten(lists)
         out = dict(zip(kinds, txs.flatten(), strict=True))
-        block_time = blocks["timestamp"].take(pc.list_parent_indices(lists))
+        block_time = pc.take(blocks["timestamp"], pc.list_parent_indices(lists))
         out["block_timestamp"] = pc.coalesce(out["block_timestamp"], block_time)
         return len(txs), out
 

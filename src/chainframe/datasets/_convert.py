@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from chainframe import _kernels as pc
 from chainframe._errors import ChainframeError
 from chainframe.datasets._columns import ARROW, Kind
 
@@ -123,15 +124,15 @@ def _leaf(arr: pa.Array, kind: Kind, column: str) -> pa.Array:
             raise DecodeError(f"{column}: {s.filter(~s.str.starts_with('0x'))[0]!r} is not 0x-prefixed hex")
         if (s.str.len_bytes() > 66).any():
             raise ValueOutOfRange(f"{column}: a value is wider than 256 bits")
-        return _hex_bytes("0x" + s.str.slice(2).str.zfill(64), column).to_arrow().cast(pa.binary(32))
+        return pc.cast(_hex_bytes("0x" + s.str.slice(2).str.zfill(64), column).to_arrow(), pa.binary(32))
     decoded = _hex_bytes(s, column).to_arrow()
     if kind in _FIXED:
         size = _FIXED[kind]
         try:
-            return decoded.cast(pa.binary(size))
+            return pc.cast(decoded, pa.binary(size))
         except pa.ArrowInvalid:
             raise DecodeError(f"{column}: expected {size}-byte values") from None
-    return decoded.cast(pa.binary())
+    return pc.cast(decoded, pa.binary())
 
 
 def leaf_expr(key: str | pl.Expr, kind: Kind) -> pl.Expr | None:
@@ -208,16 +209,16 @@ def convert_frame(
         arr = table[column].combine_chunks()
         if kind in _FIXED:
             try:
-                arr = arr.cast(pa.binary(_FIXED[kind]))
+                arr = pc.cast(arr, pa.binary(_FIXED[kind]))
             except pa.ArrowInvalid:
                 raise DecodeError(f"{column}: expected {_FIXED[kind]}-byte values") from None
         elif kind == "word":
             try:
-                arr = arr.cast(pa.binary(32))
+                arr = pc.cast(arr, pa.binary(32))
             except pa.ArrowInvalid:
                 raise ValueOutOfRange(f"{column}: a value is wider than 256 bits") from None
         try:
-            out[column] = arr.cast(ARROW[kind])
+            out[column] = pc.cast(arr, ARROW[kind])
         except pa.ArrowInvalid:
             raise DecodeError(f"{column}: an item has the wrong size for {ARROW[kind]}") from None
     for column, (key, kind) in present.items():
@@ -241,7 +242,7 @@ def convert(arr: pa.Array | pa.ChunkedArray, kind: Kind, column: str) -> pa.Arra
             names = [name for _, name, _ in STRUCT_FIELDS[kind]]
             items = pa.StructArray.from_arrays(children, names=names, mask=values.is_null())
         mask = arr.is_null() if arr.null_count else None
-        return type(arr).from_arrays(arr.offsets, items, mask=mask).cast(ARROW[kind])
+        return pc.cast(type(arr).from_arrays(arr.offsets, items, mask=mask), ARROW[kind])
     return _leaf(arr, kind, column)
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from chainframe import _kernels as pc
 from chainframe.datasets._columns import COLUMNS, U256, schema
 from chainframe.datasets._convert import constant, convert_frame, read_dtype
 
@@ -105,7 +105,5 @@ def build_arrow(
     arrays = []
     for field in target:
         given = out.get(field.name)
-        arrays.append(
-            pa.nulls(n, field.type) if given is None else given.cast(field.type) if given.type != field.type else given
-        )
+        arrays.append(pa.nulls(n, field.type) if given is None else pc.cast(given, field.type))
     return pa.Table.from_arrays(arrays, schema=target)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from chainframe import _kernels as pc
 from chainframe._errors import InputError
 
 if TYPE_CHECKING:
@@ -40,4 +41,4 @@ def wei_to_ether(wei: Any, *, as_float: bool = False) -> Any:
         ether = pl.Series(wei.name, _arrow_ether(wei.cast(pl.Decimal(38, 0)).to_arrow()))
         return ether.cast(pl.Float64) if as_float else ether
     ether = _arrow_ether(wei)
-    return ether.cast(pa.float64()) if as_float else ether
+    return pc.cast(ether, pa.float64()) if as_float else ether

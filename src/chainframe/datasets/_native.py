@@ -114,10 +114,10 @@ def scan(body: bytes, kinds: Kinds, mode: int) -> tuple[int, dict[str, pa.Array]
     rows, ids, ids_sorted, columns = scanned
     out = {name: _array(kind, col) for (name, (_, kind)), col in zip(kinds.items(), columns, strict=True)}
     if not ids_sorted:  # a stable sort: a list's rows keep their order
-        import pyarrow.compute as pc
+        from chainframe import _kernels as pc
 
         order = pc.sort_indices(pa.Array.from_buffers(pa.int64(), rows, [None, pa.py_buffer(ids)]))
-        out = {name: arr.take(order) for name, arr in out.items()}
+        out = {name: pc.take(arr, order) for name, arr in out.items()}
     return rows, out
 
 

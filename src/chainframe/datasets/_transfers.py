@@ -10,6 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from chainframe import _kernels as pc
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, Dataset
 from chainframe.datasets._logs import LOGS
@@ -48,7 +49,7 @@ class TokenTransfers(Dataset):
         # Logs given by hand may lack some of the log's own columns: those are null, typed.
         arrays = [table[c] if c in table.column_names else pa.nulls(table.num_rows, schema.field(c).type)
                   for c in self.columns]  # fmt: skip
-        return pa.Table.from_arrays(arrays, names=list(self.columns)).cast(schema)
+        return pc.cast_table(pa.Table.from_arrays(arrays, names=list(self.columns)), schema)
 
 
 class ERC20Transfers(TokenTransfers):

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from chainframe import _kernels as pc
 from chainframe._errors import InputError
 from chainframe.datasets import U256, DecodeError
 from chainframe.decode._abi import Event, as_events
@@ -157,7 +157,7 @@ def with_event_columns(logs: pa.Table, events: Sequence[Event], *, u256: U256) -
             index[rows] = np.arange(offset, offset + len(values))
             offset += len(values)
         values = pa.concat_arrays([v for _, v in parts[field.name]]) if offset else pa.nulls(0, field.type)
-        columns.append(pc.take(values.cast(field.type), pa.array(index, mask=index < 0)))
+        columns.append(pc.take(pc.cast(values, field.type), pa.array(index, mask=index < 0)))
     return pa.Table.from_arrays([*logs.columns, *columns], schema=pa.schema([*logs.schema, *fields]))
 
 
@@ -182,7 +182,7 @@ def _out(table: pa.Table, logs: Logs) -> Any:
         return pl.from_arrow(table)
     # The identity columns went through Polars (no fixed-size binary): give an Arrow caller its own types back.
     types = {f.name: f.type for f in logs.schema}
-    return table.cast(pa.schema([pa.field(f.name, types.get(f.name, f.type)) for f in table.schema]))
+    return pc.cast_table(table, pa.schema([pa.field(f.name, types.get(f.name, f.type)) for f in table.schema]))
 
 
 def decode_event(logs: Logs, event: str | Event, *, u256: U256 = "decimal") -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from chainframe import _kernels as pc
 from chainframe.datasets import U256, DecodeError, ValueOutOfRange
 from chainframe.decode._abi import AbiType
 
@@ -23,7 +24,7 @@ _DECIMAL_MAX = 10**38 - 1
 
 def words_of(array: pa.Array) -> np.ndarray:
     """An (n, 32) uint8 matrix of a binary array whose every value is 32 bytes long (no nulls)."""
-    array = array.cast(pa.large_binary()) if not pa.types.is_large_binary(array.type) else array
+    array = pc.cast(array, pa.large_binary())
     n = len(array)
     if n == 0:
         return np.zeros((0, 32), np.uint8)

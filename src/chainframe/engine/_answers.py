@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 
 import anyio
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from chainframe import _kernels as pc
 from chainframe.datasets import BlockRange, DecodeError, ValueOutOfRange
 from chainframe.datasets._convert import constant
 from chainframe.rpc import TransientError

@@ -23,8 +23,8 @@ from itertools import pairwise
 from typing import Any, TypeVar
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from chainframe import _kernels as pc
 from chainframe._errors import ChainframeError
 from chainframe.datasets import BlockRange
 from chainframe.datasets._convert import constant
@@ -145,8 +145,8 @@ class ChunkCheck:
         above = pc.greater(numbers, constant(self.finalized, len(numbers), numbers.type))
         if not pc.any(above).as_py():
             return
-        hashes = table["block_hash"].combine_chunks().filter(above)
-        for number, hash_ in zip(numbers.filter(above).to_pylist(), hashes.to_pylist(), strict=True):
+        hashes = pc.filter(table["block_hash"].combine_chunks(), above)
+        for number, hash_ in zip(pc.filter(numbers, above).to_pylist(), hashes.to_pylist(), strict=True):
             self.pairs.setdefault(number, set()).add(hash_)
 
     def confirm(self, chain: dict[int, Header | None], *, blocks: str) -> None:

@@ -17,8 +17,8 @@ from typing import Any, Protocol
 
 import anyio
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from chainframe import _kernels as pc
 from chainframe._version import __version__
 from chainframe.datasets import DATASETS, BlockRange, TokenTransfers
 from chainframe.datasets._convert import constant
@@ -202,9 +202,9 @@ def copy_kept(task: ChunkTask, writer: ChunkWriter) -> int:
     rows = 0
     try:
         for batch in read_batches(task.path, batch_size=100_000):
-            table = pa.Table.from_batches([batch]).cast(writer.schema)
+            table = pc.cast_table(pa.Table.from_batches([batch]), writer.schema)
             numbers = table["block_number"].combine_chunks()
-            table = table.filter(pc.less_equal(numbers, constant(task.keep_through, len(numbers), numbers.type)))
+            table = pc.filter(table, pc.less_equal(numbers, constant(task.keep_through, len(numbers), numbers.type)))
             rows += table.num_rows
             writer.write(table)
     except (OSError, pa.ArrowException) as exc:  # a page that fails its checksum, or does not decode

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from chainframe import _kernels as pc
 from chainframe.datasets import LOGS, U256, BlockRange
 from chainframe.engine._answers import checked
 from chainframe.rpc import LimitExceeded

@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from chainframe import _kernels as pc
 from chainframe._errors import InputError
 from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, U256, BlockRange
+from chainframe.datasets._convert import constant
 from chainframe.engine._answers import WrongAnswer
 from chainframe.store import Location, storage
 
@@ -118,10 +119,12 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
                 raise InputError(f"{chunk.path} is of chain {meta.chain_id}; the node serves chain {chain_id}")
             table = await anyio.to_thread.run_sync(_read, chunk.path)
             column = "nephew_number" if meta.dataset == "uncles" else "block_number"
+            numbers = table[column].combine_chunks()
             for start in range(meta.start, meta.end + 1, piece_blocks):
                 part = BlockRange(start, min(start + piece_blocks - 1, meta.end))
-                numbers = table[column]
-                rows = table.filter(pc.and_(pc.greater_equal(numbers, part.start), pc.less_equal(numbers, part.end)))
+                first = constant(part.start, len(numbers), numbers.type)  # not a Python number: that loads pandas
+                last = constant(part.end, len(numbers), numbers.type)
+                rows = pc.filter(table, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
                 proof = await material(client, meta.dataset, part, receipts=True)
                 prove(meta.dataset, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
                       report=report, name=path.name)  # fmt: skip

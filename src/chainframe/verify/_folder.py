@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from chainframe import _kernels as pc
 from chainframe.verify._report import Report
 from chainframe.verify._tables import verify_tables
 
@@ -72,7 +72,7 @@ def _rows(files: list[_File], dataset: str, low: int, high: int) -> pa.Table | N
             continue
         table = pq.read_table(f.path)
         numbers = table[column]
-        tables.append(table.filter(pc.and_(pc.greater_equal(numbers, low), pc.less_equal(numbers, high))))
+        tables.append(pc.filter(table, pc.and_(pc.greater_equal(numbers, low), pc.less_equal(numbers, high))))
     return pa.concat_tables(tables, promote_options="default") if tables else None
 
 
@@ -96,13 +96,13 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
             continue
         covered = set.intersection(*(_covered(files[name], window.low, window.high) for name in present))
         if len(present) < len(group) or covered:
-            chosen = blocks.filter(pc.is_in(numbers, value_set=pa.array(sorted(covered), numbers.type)))
+            chosen = pc.filter(blocks, pc.is_in(numbers, value_set=pa.array(sorted(covered), numbers.type)))
             tables = {name: _rows(files[name], name, window.low, window.high) for name in present}
             verify_tables(blocks=chosen, report=report, headers=False, **tables)
         for name in present:  # blocks one dataset of the group covers and the other does not: checked alone
             alone = _covered(files[name], window.low, window.high) - covered
             if alone and len(present) > 1:
-                chosen = blocks.filter(pc.is_in(numbers, value_set=pa.array(sorted(alone), numbers.type)))
+                chosen = pc.filter(blocks, pc.is_in(numbers, value_set=pa.array(sorted(alone), numbers.type)))
                 rows = _rows(files[name], name, min(alone), max(alone))
                 verify_tables(blocks=chosen, report=report, headers=False, **{name: rows})
 

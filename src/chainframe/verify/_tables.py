@@ -26,15 +26,15 @@ else:
 
 
 def _restrict(table: pa.Table, numbers: pa.Array) -> pa.Table:
-    import pyarrow.compute as pc
+    from chainframe import _kernels as pc
 
-    return table.filter(pc.is_in(table["block_number"], value_set=numbers))
+    return pc.filter(table, pc.is_in(table["block_number"], value_set=numbers))
 
 
 def _restrict_nephews(table: pa.Table, numbers: pa.ChunkedArray) -> pa.Table:
-    import pyarrow.compute as pc
+    from chainframe import _kernels as pc
 
-    return table.filter(pc.is_in(table["nephew_number"], value_set=numbers.combine_chunks()))
+    return pc.filter(table, pc.is_in(table["nephew_number"], value_set=numbers.combine_chunks()))
 
 
 def _check_counts(name: str, rows: pa.Table, blocks: pa.Table, report: Report) -> None:

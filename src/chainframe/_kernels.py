@@ -1,0 +1,127 @@
+"""The Arrow compute kernels chainframe uses, called by name, with pyarrow.compute's names and defaults.
+
+``import pyarrow.compute`` builds a Python wrapper, with its docstring, for each of Arrow's ~600 kernels: 39 ms of
+every run's start-up here (more than half of ``import pyarrow`` itself), for the ~20 kernels we call. These call the
+same kernels through ``pyarrow._compute.call_function``, which costs 5 ms to import. Arrow's own ``Array.cast``,
+``.filter``, ``.take`` and ``Table.cast`` import pyarrow.compute on first use, so chainframe calls the functions here
+instead (``tests/engine/test_startup.py`` fails if a run loads pyarrow.compute).
+
+Import as ``from chainframe import _kernels as pc``: the names and their meaning are pyarrow.compute's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+from pyarrow._compute import CastOptions, SetLookupOptions, call_function
+
+Datum = Any
+"""An Array, ChunkedArray, Scalar, RecordBatch or Table (pyarrow ships no types)."""
+
+
+def add(x: Datum, y: Datum) -> Datum:
+    return call_function("add", [x, y])
+
+
+def subtract(x: Datum, y: Datum) -> Datum:
+    return call_function("subtract", [x, y])
+
+
+def equal(x: Datum, y: Datum) -> Datum:
+    return call_function("equal", [x, y])
+
+
+def greater(x: Datum, y: Datum) -> Datum:
+    return call_function("greater", [x, y])
+
+
+def greater_equal(x: Datum, y: Datum) -> Datum:
+    return call_function("greater_equal", [x, y])
+
+
+def less_equal(x: Datum, y: Datum) -> Datum:
+    return call_function("less_equal", [x, y])
+
+
+def and_(x: Datum, y: Datum) -> Datum:
+    return call_function("and", [x, y])
+
+
+def or_(x: Datum, y: Datum) -> Datum:
+    return call_function("or", [x, y])
+
+
+def is_null(x: Datum) -> Datum:
+    return call_function("is_null", [x])
+
+
+def if_else(cond: Datum, left: Datum, right: Datum) -> Datum:
+    return call_function("if_else", [cond, left, right])
+
+
+def coalesce(*values: Datum) -> Datum:
+    return call_function("coalesce", list(values))
+
+
+def is_in(values: Datum, *, value_set: pa.Array) -> Datum:
+    return call_function("is_in", [values], SetLookupOptions(value_set=value_set))
+
+
+def sum(values: Datum) -> pa.Scalar:
+    return call_function("sum", [values])
+
+
+def all(values: Datum) -> pa.Scalar:
+    return call_function("all", [values])
+
+
+def any(values: Datum) -> pa.Scalar:
+    return call_function("any", [values])
+
+
+def min_max(values: Datum) -> pa.StructScalar:
+    return call_function("min_max", [values])
+
+
+def list_value_length(lists: Datum) -> Datum:
+    return call_function("list_value_length", [lists])
+
+
+def list_flatten(lists: Datum) -> Datum:
+    """The items of ``lists``, one level down (a null list's items left out), as ``ListArray.flatten()``."""
+    return call_function("list_flatten", [lists])
+
+
+def list_parent_indices(lists: Datum) -> Datum:
+    return call_function("list_parent_indices", [lists])
+
+
+def sort_indices(values: Datum) -> pa.Array:
+    """Indices that sort ``values`` ascending, stably."""
+    return call_function("sort_indices", [values])
+
+
+def take(data: Datum, indices: Datum) -> Datum:
+    """Rows of an Array, ChunkedArray, RecordBatch or Table at ``indices`` (a null index gives a null row)."""
+    return call_function("take", [data, indices])
+
+
+def filter(data: Datum, mask: Datum) -> Datum:
+    """Rows of an Array, ChunkedArray, RecordBatch or Table where ``mask`` is true (null drops the row)."""
+    return call_function("filter", [data, mask])
+
+
+def cast(values: Datum, target: pa.DataType) -> Datum:
+    """``values`` as ``target``, refusing a lossy cast (an overflow, a truncation) as pyarrow.compute's does."""
+    if values.type == target:
+        return values
+    return call_function("cast", [values], CastOptions.safe(target))
+
+
+def cast_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` with ``schema``'s names and types (each column cast safely), as ``Table.cast`` does."""
+    if table.schema.names != schema.names:
+        raise ValueError(f"the table's columns {table.schema.names} are not the schema's {schema.names}")
+    columns = [cast(column, field.type) for column, field in zip(table.columns, schema, strict=True)]
+    return pa.Table.from_arrays(columns, schema=schema)
