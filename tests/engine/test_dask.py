@@ -1,9 +1,11 @@
 """Extraction on a Dask cluster of real worker processes (LocalCluster, processes=True) against the devnet gateway:
 the same dataset as in one process, nothing lost or doubled when a worker is killed mid-chunk, one budget shared by
-the workers, a rate-limit pause passed from one worker to the others, and the key nowhere in Dask's keys or logs."""
+the workers, a rate-limit pause passed from one worker to the others, the key nowhere in Dask's keys or logs, and a
+run whose chunks never finish failing within its bound, naming them."""
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import re
@@ -26,7 +28,8 @@ from distributed import Client, LocalCluster, get_task_stream
 from chainframe import InputError, extract
 from chainframe.devnet import Devnet, FaultRule, GatewayConfig, GatewayProcess, GatewaySettings
 from chainframe.devnet.gateway._credits import cost
-from chainframe.rpc import KeyRefused, Pacing
+from chainframe.engine._dask import NO_PROGRESS_KEY, WorkerPlan, WorkersStalled, no_progress_timeout
+from chainframe.rpc import Endpoint, KeyRefused, Pacing, RetryPolicy, Timeout
 from chainframe.rpc._pacing import _Bucket
 
 DATASETS = ("blocks", "transactions", "logs")
@@ -287,3 +290,66 @@ def test_a_share_of_the_budget() -> None:
     half = pacing.share(2)
     assert (half.requests_per_second, half.credits_per_second, half.max_concurrency) == (50, 250, 8)
     assert Pacing().share(3) == Pacing()
+
+
+@pytest.mark.slow
+def test_chunks_that_never_finish_fail_the_run_within_its_bound(
+    devnet: Devnet, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert devnet.gateway is not None
+    # The workers' eth_getLogs are answered after 30 s (the coordinator sends none): every chunk hangs on its first.
+    devnet.gateway.configure(GatewaySettings(faults=(FaultRule(kind="slow", delay=30.0, methods=("eth_getLogs",)),)))
+    started = time.monotonic()
+    with dask.config.set({NO_PROGRESS_KEY: "2s"}), pytest.raises(WorkersStalled) as stalled:
+        extract(
+            ["logs"], blocks="0:latest", out=tmp_path, rpc=devnet.http_url, chunk_size=50, progress=False,
+            executor="local:2", concurrency=1,
+        )  # fmt: skip
+    seconds = time.monotonic() - started  # a cluster started, the bound waited out, the cluster closed
+    message = str(stalled.value)
+    print(message)
+    assert seconds < 25
+    chunks = stalled.value.chunks
+    assert "logs blocks 0..49" in chunks
+    assert len(chunks) == 4  # the window: a thread and one more per worker
+    held = {address for address in chunks.values() if address is not None}
+    assert len(held) == 2  # both workers hold chunks
+    for chunk, address in chunks.items():
+        assert chunk in message
+        if address is not None:  # where each worker's chunks wait: reading an answer
+            assert re.search(
+                f"on {address} \\(coroutines waiting: \\d+ in chainframe/rpc/_transports/http.py:", message
+            )
+    assert f"{NO_PROGRESS_KEY} = 2 s" in message
+    assert "DASK_CHAINFRAME__NO_PROGRESS_TIMEOUT" in message
+    # Each worker's stacks are logged: the run's coroutines down to the socket read, and every thread.
+    logged = [r.getMessage() for r in caplog.records if r.name == "chainframe.dask"]
+    assert len(logged) == 2
+    for text in logged:
+        assert "in run_chunk" in text
+        assert "in _exchange" in text
+        assert "(the run's chunk loop)" in text
+        assert "in run_on_worker" in text  # a Dask task thread, waiting for its chunk
+    assert devnet.key not in message + caplog.text
+    # The cluster was closed, the workers' connections too: nothing is left to warn about (warnings are errors).
+    gc.collect()
+
+
+def test_the_no_progress_bound_is_one_requests_longest_time(devnet: Devnet, tmp_path: Path) -> None:
+    def plan(**options: object) -> WorkerPlan:
+        return WorkerPlan(run="r", endpoints=(Endpoint.from_url(devnet.http_url),), workers=2, client_options=options)
+
+    assert no_progress_timeout(plan()) == 120 + 900  # the answer's timeout after the rate limits' budget
+    assert no_progress_timeout(plan(retry=RetryPolicy(total=60, rate_limit_total=60))) == 300  # the floor
+    long = no_progress_timeout(plan(retry=RetryPolicy(total=600, rate_limit_total=60), timeout=Timeout(total=30)))
+    assert long == 630
+    # A batch of 10 of the dearest calls (1,000 credits each, and 80 for the batch) at half of 100 credits a second.
+    paced = plan(batch_size=10, pacing=Pacing(credits_per_second=100))
+    assert no_progress_timeout(paced) == pytest.approx(120 + 900 + 10_080 / 50)
+    with dask.config.set({NO_PROGRESS_KEY: "45 minutes"}):
+        assert no_progress_timeout(plan()) == 2700
+    assert devnet.gateway is not None
+    for wrong in ("soon", 0, "-5s"):
+        with dask.config.set({NO_PROGRESS_KEY: wrong}), pytest.raises(InputError, match="no-progress-timeout"):
+            extract(["blocks"], blocks="0:9", out=tmp_path, rpc=devnet.http_url, executor="local:1")
+    assert devnet.gateway.stats()["http_requests"] == 0  # refused before any request (and before a cluster)

@@ -3,6 +3,7 @@ with two endpoints read from a file (so no key is on the command line)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,14 @@ def test_bad_distributed_flags_are_one_clean_error(
     assert "--workers must be at least 1" in capsys.readouterr().err
     assert main([*base, "--scheduler", "nowhere"]) == 2
     assert "not a Dask scheduler address" in capsys.readouterr().err
+    # The no-progress bound, from the environment as Dask reads it (at import: so in a process of its own).
+    wrong = subprocess.run(
+        [sys.executable, "-m", "chainframe.cli", *base, "--workers", "1"], capture_output=True, text=True,
+        timeout=60, check=False, env={**os.environ, "DASK_CHAINFRAME__NO_PROGRESS_TIMEOUT": "soon"},
+    )  # fmt: skip
+    assert wrong.returncode == 2, wrong.stderr
+    assert "error: Dask config chainframe.no-progress-timeout" in wrong.stderr
+    assert "'soon'" in wrong.stderr
     with pytest.raises(SystemExit):
         main([*base, "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"])
     assert "not allowed with argument" in capsys.readouterr().err

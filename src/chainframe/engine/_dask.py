@@ -23,13 +23,31 @@ workers, worker i uses endpoint ``i mod E`` first (the others as its fallbacks, 
 ``1 / ceil(N / E)`` of that endpoint's requests and credits per second, so the workers on one endpoint never exceed
 its budget together, with no message per request. A rate-limit answer's pause is announced as a Dask event
 (``Worker.log_event``) to the run's topic; every worker on the same endpoint pauses too.
+
+Every wait is bounded, the coordinator's too. A chunk can legitimately take hours (a paced key: 1,000 blocks of
+receipts at 250 credits per second are 4,000 s), so what is bounded is the time without progress: while no chunk
+finishes, the coordinator looks at its workers every minute (:func:`look_at_worker`, through ``Client.run``); a look
+that finds a worker's client has sent or received something since the last one is progress. With none for
+:func:`no_progress_timeout` seconds (the longest one request can take with the run's client options, at least five
+minutes; the Dask config key ``chainframe.no-progress-timeout``, or ``DASK_CHAINFRAME__NO_PROGRESS_TIMEOUT``, sets
+it), the run fails with :class:`WorkersStalled`, naming the chunks in flight and the workers holding them, and logs
+the workers' thread and coroutine stacks (logger ``chainframe.dask``, keys redacted).
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import logging
 import math
+import os
 import secrets
+import sys
+import threading
+import time
+import traceback
 import zlib
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass, field, fields
@@ -43,10 +61,11 @@ import distributed
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from chainframe._errors import ChainframeError, InputError, first_error
+from chainframe._redact import redact_text
 from chainframe.engine._engine import DatasetReport, RunCounters, run_chunk
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import ChunkTask
-from chainframe.rpc import AsyncClient, Endpoint, Pacing
+from chainframe.rpc import AsyncClient, Endpoint, Pacing, RetryPolicy, Timeout
 from chainframe.rpc._client import ClientStats
 
 Executor = Any
@@ -71,7 +90,33 @@ faulthandler: two decode threads inside Polars, the worker's loop waiting for th
 in parallel across processes instead."""
 CLOSE_TIMEOUT = 10.0
 """Seconds the workers get to stop the run's chunks in flight when it ends or is cancelled."""
+NO_PROGRESS_KEY = "chainframe.no-progress-timeout"
+"""Dask config key of a run's no-progress bound (seconds, or a duration such as ``"30 minutes"``); Dask reads it
+from ``DASK_CHAINFRAME__NO_PROGRESS_TIMEOUT`` too. Unset: :func:`no_progress_timeout` derives it."""
+NO_PROGRESS_FLOOR = 300.0
+"""The derived bound is at least this: a worker's client may be quiet for a while (a long decode, a slow write)."""
+LOOK_EVERY = 60.0
+"""Seconds without a finished chunk between two looks at the workers (half the bound when that is shorter)."""
+LOOK_TIMEOUT = 10.0
+"""Seconds a look at the workers may take: a worker that has not answered by then is reported as blocked."""
+STACK_DEPTH = 8
+"""Innermost frames kept per thread or coroutine in a stalled run's log."""
+STACKS_LIMIT = 30_000
+"""Characters of stacks logged per worker."""
 _SCHEMES = ("tcp://", "tls://", "ws://", "wss://", "inproc://", "ucx://")
+_log = logging.getLogger("chainframe.dask")
+
+
+class WorkersStalled(ChainframeError):
+    """No chunk of a run on a Dask cluster finished, and no worker's client sent or received anything, for the
+    run's no-progress bound (:func:`no_progress_timeout`). The run was stopped; the chunks' slots are as they were.
+
+    ``chunks`` maps each chunk that was in flight (``"logs blocks 0..999"``) to the address of the worker that held
+    it, or None for one the scheduler had not given to a worker yet."""
+
+    def __init__(self, message: str, *, chunks: Mapping[str, str | None]) -> None:
+        super().__init__(message)
+        self.chunks = dict(chunks)
 
 
 def check_executor(executor: Executor) -> Executor:
@@ -132,6 +177,65 @@ class WorkerPlan:
         options["fallbacks"] = [*order[1:], *options.get("fallbacks", ())]
         return AsyncClient(order[0], **options)
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(s for endpoint in self.endpoints for s in endpoint.secrets)
+
+
+_CLIENT_DEFAULTS = {
+    name: option.default
+    for name, option in inspect.signature(AsyncClient.__init__).parameters.items()
+    if option.default is not option.empty
+}
+
+
+def configured_no_progress_timeout() -> float | None:
+    """The bound the Dask config sets (:data:`NO_PROGRESS_KEY`), checked; None when it sets none."""
+    value = dask.config.get(NO_PROGRESS_KEY, None)
+    if value is None:
+        return None
+    try:
+        seconds = float(dask.utils.parse_timedelta(value, "s"))
+    except (KeyError, TypeError, ValueError):
+        seconds = -1.0
+    if not seconds > 0:
+        raise InputError(
+            f"Dask config {NO_PROGRESS_KEY} (or DASK_CHAINFRAME__NO_PROGRESS_TIMEOUT) must be a duration above 0, "
+            f"such as 1800 or '30 minutes'; got {value!r}"
+        )
+    return seconds
+
+
+def no_progress_timeout(plan: WorkerPlan) -> float:
+    """Seconds a run on a Dask cluster goes on with no chunk finished and no request sent or answered by any of its
+    workers' clients, before it fails with :class:`WorkersStalled`.
+
+    The Dask config key :data:`NO_PROGRESS_KEY` when set; else the longest one request can take with the run's client
+    options, at least :data:`NO_PROGRESS_FLOOR`: its wait in a worker's pacer (the dearest batch, at the worker's
+    share of the budget), then its attempts until the retry policy's time budget runs out (the rate-limit budget,
+    when that is longer), the last one cut off at the timeout's ``total``. With the defaults: 120 + 900 = 1,020 s.
+    A client that is busy sends or receives something well within that; one that does neither is stuck."""
+    configured = configured_no_progress_timeout()
+    if configured is not None:
+        return configured
+    options = {**_CLIENT_DEFAULTS, **plan.client_options}
+    timeout: Timeout = options["timeout"]
+    retry: RetryPolicy = options["retry"]
+    pacing = plan.pacing()
+    batch = [_dearest(pacing)] * int(options["batch_size"])
+    paced = 0.0
+    if pacing.credits_per_second:
+        paced = max(paced, pacing.cost(batch) / pacing.credits_per_second)
+    if pacing.requests_per_second:
+        paced = max(paced, Pacing.calls(batch) / pacing.requests_per_second)
+    return max(NO_PROGRESS_FLOOR, paced + max(retry.total, retry.rate_limit_total) + timeout.total)
+
+
+def _dearest(pacing: Pacing) -> str:
+    """The method with the highest credit cost ("" stands for any method the table does not list)."""
+    costs = {**pacing.credit_costs, "": pacing.default_cost}
+    return max(costs, key=costs.__getitem__)
+
 
 class _Runtime:
     """One worker's side of a run: an event loop of its own on a thread (the worker's loop is left to Dask), one
@@ -140,6 +244,7 @@ class _Runtime:
     def __init__(self, plan: WorkerPlan, worker_name: str, publish: Callable[[float], None]) -> None:
         self.id = secrets.token_hex(4)
         self.endpoint_index = plan.endpoint_of(worker_name)
+        self.secrets = plan.secrets
         self._stack = AsyncExitStack()
         self._portal_cm = start_blocking_portal()
         self.portal: BlockingPortal = self._portal_cm.__enter__()
@@ -149,6 +254,7 @@ class _Runtime:
             self.client: AsyncClient = self._client_cm.__enter__()
             self.client.pacer.announce = publish
             self.state, self.decode = self.portal.call(_loop_objects)
+            self.loop, self.loop_thread = self.portal.call(_loop_and_thread)  # to see where a stuck chunk waits
         except BaseException:
             self._portal_cm.__exit__(None, None, None)
             raise
@@ -209,6 +315,10 @@ async def _loop_objects() -> tuple[SplitState, anyio.CapacityLimiter]:
     return SplitState(), anyio.CapacityLimiter(WORKER_DECODE_THREADS)
 
 
+def _loop_and_thread() -> tuple[asyncio.AbstractEventLoop, int]:
+    return asyncio.get_running_loop(), threading.get_ident()
+
+
 class _Plugin(distributed.WorkerPlugin):
     """Builds a worker's :class:`_Runtime` when it joins the run, and stops it when the run ends."""
 
@@ -257,6 +367,77 @@ def run_on_worker(run: str, task: Mapping[str, Any], chain_id: int, finalized: i
     return runtime.run(ChunkTask(**task), chain_id, finalized)
 
 
+def look_at_worker(run: str) -> dict[str, Any]:
+    """Run on a worker (``Client.run``, on its event loop) while no chunk of ``run`` finishes: how much the run's
+    client has sent and received (to tell a slow worker from a stuck one), where the run's coroutines wait, and
+    every thread's innermost frames. Frames and source lines only, never local values; URL keys redacted."""
+    runtime = _RUNTIMES.get(run)
+    look: dict[str, Any] = {"runtime": None, "activity": None, "waits": []}
+    parts = [f"worker process {os.getpid()}"]
+    if runtime is None:
+        parts.append(f"no chainframe runtime for run {run} on this worker (its plugin did not start here)")
+    else:
+        stats = runtime.client.stats
+        look.update(runtime=runtime.id, activity=[stats.requests, stats.calls, stats.bytes_received])
+        try:  # read from this thread, not on the run's loop: a loop that is stuck would not answer
+            tasks = asyncio.all_tasks(runtime.loop)
+        except RuntimeError:  # the loop's set of tasks kept changing while read
+            tasks = set()
+            parts.append("(the run's coroutines could not be listed)")
+        chains = Counter(tuple(_await_chain(task.get_coro())) for task in tasks)
+        innermost = Counter[str]()
+        parts.append("coroutines of the run's chunk loop, innermost frame last:")
+        for chain, count in chains.most_common():
+            ours = [where for where in chain if where.startswith("chainframe/")]
+            if ours:
+                innermost[ours[-1]] += count
+            parts += [f"  {count} task{'s' if count > 1 else ''}:", *(f"    {where}" for where in chain[-STACK_DEPTH:])]
+        look["waits"] = [f"{n} in {where}" for where, n in innermost.most_common(2)]
+    names = {thread.ident: thread.name for thread in threading.enumerate()}
+    for ident, frame in sys._current_frames().items():
+        if ident == threading.get_ident():
+            continue  # this look's own
+        mark = " (the run's chunk loop)" if runtime is not None and ident == runtime.loop_thread else ""
+        parts.append(f"thread {names.get(ident, ident)}{mark}:")
+        for summary in traceback.extract_stack(frame)[-STACK_DEPTH:]:
+            code = f": {summary.line}" if summary.line else ""
+            parts.append(f"    {_where(summary.filename, summary.lineno, summary.name)}{code}")
+    look["stacks"] = redact_text("\n".join(parts), *(runtime.secrets if runtime else ()))[:STACKS_LIMIT]
+    return look
+
+
+def _await_chain(coroutine: Any) -> list[str]:
+    """Where a suspended coroutine waits, outermost first: its frame, then what it awaits, and so on down."""
+    chain: list[str] = []
+    while coroutine is not None and len(chain) < 100:
+        kind = next((k for k in _SUSPENDED if hasattr(coroutine, k[0])), None)
+        if kind is None:  # a future or another awaitable object: where the chain ends
+            chain.append(f"awaiting {type(coroutine).__name__}")
+            break
+        frame = getattr(coroutine, kind[0])
+        if frame is None:  # finished
+            break
+        chain.append(_where(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        coroutine = getattr(coroutine, kind[1])
+    return chain
+
+
+_SUSPENDED = (("cr_frame", "cr_await"), ("gi_frame", "gi_yieldfrom"), ("ag_frame", "ag_await"))
+"""A coroutine's, generator's and async generator's frame, and what each is waiting on."""
+
+
+def _where(filename: str, line: int | None, function: str) -> str:
+    """``package/module.py:line in function``: the path from the package on (no home folder, shorter lines)."""
+    parts = Path(filename).parts
+    if "chainframe" in parts:
+        start = len(parts) - 1 - parts[::-1].index("chainframe")
+    elif "site-packages" in parts:
+        start = parts.index("site-packages") + 1
+    else:
+        start = max(len(parts) - 2, 0)
+    return f"{'/'.join(parts[start:])}:{line} in {function}"
+
+
 # --- the coordinator's side ------------------------------------------------------------------------------------
 
 
@@ -265,8 +446,12 @@ class DaskRunner:
 
     def __init__(self, dask: distributed.Client, plan: WorkerPlan, threads: int) -> None:
         self.dask, self.plan, self.threads = dask, plan, threads
+        self.bound = no_progress_timeout(plan)
+        """Seconds with no progress on the workers before the run fails (:func:`no_progress_timeout`)."""
+        self._bound_set = configured_no_progress_timeout() is not None
         self._submitted = 0
         self._seen: dict[str, dict[str, Any]] = {}  # each runtime's last stats, to add only what is new
+        self._activity: dict[str, tuple[int, ...]] = {}  # each runtime's requests, calls, bytes when last seen
 
     async def __call__(
         self,
@@ -282,15 +467,23 @@ class DaskRunner:
     ) -> None:
         window = self.threads + self.plan.workers
         pending: dict[distributed.Future[Any], ChunkTask] = {}
+        progress = time.monotonic()  # when a chunk last finished, or a look found a worker's client busy
         try:
             while True:
-                for task in tasks:
+                while len(pending) < window and (task := next(tasks, None)) is not None:
                     pending[self._submit(task, chain_id, finalized, counters)] = task
-                    if len(pending) >= window:
-                        break
                 if not pending:
                     return
-                done = (await distributed.wait(list(pending), return_when="FIRST_COMPLETED")).done
+                try:
+                    done = (
+                        await distributed.wait(
+                            list(pending), timeout=min(LOOK_EVERY, self.bound / 2), return_when="FIRST_COMPLETED"
+                        )
+                    ).done
+                except TimeoutError:
+                    progress = await self._look_for_progress(pending, since=progress)
+                    continue
+                progress = time.monotonic()
                 for future in done:
                     task = pending.pop(future)
                     try:
@@ -317,16 +510,109 @@ class DaskRunner:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_TIMEOUT):
                     await self.dask.cancel(list(pending), force=True)
 
+    async def _look_for_progress(self, pending: Mapping[distributed.Future[Any], ChunkTask], *, since: float) -> float:
+        """When progress was last seen, given a look at the workers now; :class:`WorkersStalled` if that was
+        :attr:`bound` seconds ago or more."""
+        looks, holders = await self._look()
+        now = time.monotonic()
+        moved = False
+        for look in looks.values():
+            if isinstance(look, Mapping) and look.get("runtime") is not None:
+                activity = tuple(look["activity"])
+                moved |= self._activity.get(look["runtime"], (0, 0, 0)) != activity
+                self._activity[look["runtime"]] = activity
+        if moved:
+            return now
+        if now - since < self.bound:
+            return since
+        raise self._stalled(pending, now - since, looks, holders)
+
+    async def _look(self) -> tuple[dict[str, Mapping[str, Any] | str], dict[str, str] | None]:
+        """Each worker's :func:`look_at_worker` by address (or why there is none), and the worker that holds each
+        task key the scheduler has given out (None if the scheduler did not say); within :data:`LOOK_TIMEOUT`."""
+        looks: dict[str, Mapping[str, Any] | str] = {}
+        holders: dict[str, str] | None = None
+        blocked = (
+            f"it did not answer within {LOOK_TIMEOUT:.0f} s: its event loop is blocked (py-spy dump --pid on its "
+            "machine shows its threads)"
+        )
+
+        async def look(address: str) -> None:
+            try:
+                answer = await self.dask.run(look_at_worker, self.plan.run, workers=[address], on_error="return")
+            except Exception as exc:  # gone since, or the scheduler could not reach it
+                looks[address] = f"it could not be asked ({type(exc).__name__})"
+                return
+            found = answer.get(address)
+            looks[address] = found if isinstance(found, Mapping) else f"its look failed ({type(found).__name__})"
+
+        with anyio.move_on_after(LOOK_TIMEOUT):
+            processing: dict[str, list[Any]] = await self.dask.processing()  # every worker: the tasks it holds
+            holders = {str(key): address for address, keys in processing.items() for key in keys}
+            looks.update(dict.fromkeys(processing, blocked))
+            async with anyio.create_task_group() as group:
+                for address in processing:
+                    group.start_soon(look, address)
+        return looks, holders
+
+    def _stalled(
+        self,
+        pending: Mapping[distributed.Future[Any], ChunkTask],
+        quiet: float,
+        looks: Mapping[str, Mapping[str, Any] | str],
+        holders: Mapping[str, str] | None,
+    ) -> WorkersStalled:
+        """The error for a run with no progress: which chunks were in flight, on which workers, where those wait;
+        the workers' stacks go to the log."""
+        chunks = {
+            f"{_series(t)} blocks {t.start}..{t.end}": (holders or {}).get(str(f.key)) for f, t in pending.items()
+        }
+        held: dict[str | None, list[str]] = {}
+        for chunk, address in chunks.items():
+            held.setdefault(address, []).append(chunk)
+        parts = []
+        for address, names in held.items():
+            listed = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+            if holders is None:
+                parts.append(
+                    f"{listed} (the scheduler did not say where: it did not answer within {LOOK_TIMEOUT:.0f} s)"
+                )
+                continue
+            if address is None:
+                parts.append(f"{listed} not given to a worker yet")
+                continue
+            look = looks[address]
+            if isinstance(look, str):
+                state = look
+            elif look["runtime"] is None:
+                state = "this run's plugin is not running there"
+            elif look["waits"]:
+                state = f"coroutines waiting: {', '.join(look['waits'])}"
+            else:
+                state = "none of the run's coroutines waits in chainframe's code"
+            parts.append(f"{listed} on {address} ({state})")
+        for address, look in looks.items():
+            stacks = redact_text(look["stacks"] if isinstance(look, Mapping) else look, *self.plan.secrets)
+            _log.warning("run %s: no progress for %.0f s; Dask worker %s:\n%s", self.plan.run, quiet, address, stacks)
+        bound = f"{NO_PROGRESS_KEY} = {self.bound:g} s" if self._bound_set else (
+            f"{self.bound:.0f} s, the longest one request can take with this run's client options"
+        )  # fmt: skip
+        message = (
+            f"no chunk finished on the Dask workers, and no worker's client sent or received anything, for "
+            f"{quiet:.0f} s ({bound}): {'; '.join(parts)}. The run was stopped; those chunks' slots are as they "
+            f"were. The workers' thread and coroutine stacks are in the log (logger {_log.name}). Check those "
+            f"workers, then re-run; if chunks can legitimately go quiet for longer, raise the bound: "
+            f"dask.config.set({{'{NO_PROGRESS_KEY}': '1 hour'}}) or DASK_CHAINFRAME__NO_PROGRESS_TIMEOUT=3600"
+        )
+        return WorkersStalled(redact_text(message, *self.plan.secrets), chunks=chunks)
+
     def _submit(self, task: ChunkTask, chain_id: int, finalized: int, counters: RunCounters) -> distributed.Future[Any]:
         report = counters.dataset(task.dataset)
         report.chunks += 1
         report.blocks += task.end - task.fetch_start + 1
         self._submitted += 1
-        local = "://" not in str(task.path)
-        path = str(Path(task.path).absolute()) if local else str(task.path)  # workers' working folders are their own
-        series = path.rstrip("/").rsplit("/", 2)[-2]
-        key = f"chainframe-{series}-{task.start}-{task.end}-{self.plan.run}-{self._submitted}"
-        shipped = {**task.to_json(), "path": path}
+        key = f"chainframe-{_series(task)}-{task.start}-{task.end}-{self.plan.run}-{self._submitted}"
+        shipped = {**task.to_json(), "path": _shipped_path(task)}
         future: distributed.Future[Any] = self.dask.submit(
             run_on_worker, self.plan.run, shipped, chain_id, finalized, key=key, retries=SUBMIT_RETRIES, pure=False
         )
@@ -337,6 +623,7 @@ class DaskRunner:
         before = self._seen.get(outcome["runtime"], {"splits": 0, **asdict(ClientStats())})
         now = {"splits": outcome["splits"], **outcome["stats"]}
         self._seen[outcome["runtime"]] = now
+        self._activity[outcome["runtime"]] = (now["requests"], now["calls"], now["bytes_received"])
         counters.split.splits += now["splits"] - before["splits"]
         stats: ClientStats = client.stats
         for item in fields(ClientStats):
@@ -345,6 +632,16 @@ class DaskRunner:
                     stats.errors[name] = stats.errors.get(name, 0) + count - before["errors"].get(name, 0)
             else:
                 setattr(stats, item.name, getattr(stats, item.name) + now[item.name] - before[item.name])
+
+
+def _shipped_path(task: ChunkTask) -> str:
+    local = "://" not in str(task.path)
+    return str(Path(task.path).absolute()) if local else str(task.path)  # workers' working folders are their own
+
+
+def _series(task: ChunkTask) -> str:
+    """The series folder the task's file is in (``logs``, ``logs__f1a2b3c4d``)."""
+    return _shipped_path(task).rstrip("/").rsplit("/", 2)[-2]
 
 
 @asynccontextmanager
@@ -370,6 +667,7 @@ async def _start(
     client_options: Mapping[str, Any],
     concurrency: int,
 ) -> DaskRunner:
+    configured_no_progress_timeout()  # a wrong value fails before a cluster starts
     try:
         if isinstance(executor, str) and executor.startswith("local:"):
             cluster = await stack.enter_async_context(
