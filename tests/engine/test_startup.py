@@ -1,10 +1,10 @@
 """A run pays only for what it uses: a CLI extraction of blocks, transactions, logs or receipts, in a fresh process,
 loads neither Polars (the native scanner and Arrow kernels serve) nor DuckDB, the progress bar, the WebSocket and
 HTTP/2 clients, the client's typed result classes, the verification or decoding code, the devnet, pyarrow.compute
-(:mod:`chainframe._kernels` calls its kernels), nor pandas (which pyarrow imports for a Python value turned into an
-Arrow array or scalar). Each of these cost start-up time before (``python -X importtime``, and pandas 0.3 s in the
-first piece of every run). A first run stops short of the head and a second extends its chunk to the head, so copying
-kept rows and checking unfinalized rows run too.
+(:mod:`chainframe._kernels` calls its kernels), tenacity before a request fails, nor pandas (which pyarrow imports
+for a Python value turned into an Arrow array or scalar). Each of these cost start-up time before (``python -X
+importtime``, and pandas 0.3 s in the first piece of every run). A first run stops short of the head and a second
+extends its chunk to the head, so copying kept rows and checking unfinalized rows run too.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ UNUSED = (
     "chainframe.rpc._types",  # the typed result classes of the client's methods
     "pandas",  # pyarrow imports it (0.3 s) for a Python value made an Arrow array or scalar, or a group-by
     "pyarrow.compute",  # 39 ms to import: chainframe._kernels calls the same kernels by name
+    "tenacity", "tornado",  # loaded when a first attempt fails; tenacity imports Tornado where installed (25 ms)
+    "email", "difflib",  # a dated Retry-After header and a misspelled option's hint only
 )  # fmt: skip
 
 RUN = """

@@ -8,7 +8,6 @@ folder and the endpoint. The blocking functions run the async ones on a portal t
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib.util
 import inspect
@@ -180,6 +179,8 @@ def _inputs(
     unknown = sorted(set(filters) - every_filter)
     if unknown:  # a misspelled option, not a filter some dataset lacks
         options = [n for n, o in inspect.signature(takes).parameters.items() if o.kind is o.KEYWORD_ONLY]
+        import difflib  # for this message only
+
         close = difflib.get_close_matches(unknown[0], [*options, *every_filter], n=1)
         hint = f"did you mean {close[0]!r}?" if close else f"help(chainframe.{takes.__name__.lstrip('a')}) lists them"
         raise InputError(

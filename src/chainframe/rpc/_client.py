@@ -16,10 +16,9 @@ from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
-from tenacity import RetryCallState
 
 from chainframe._errors import InputError
 from chainframe._redact import guard_library_logs
@@ -34,10 +33,13 @@ from chainframe.rpc._errors import (
     classify,
 )
 from chainframe.rpc._pacing import Pacer, Pacing
-from chainframe.rpc._retry import RetryPolicy
+from chainframe.rpc._retry import Attempts, RetryPolicy
 from chainframe.rpc._transports import HTTPTransport, Timeout, Transport
 from chainframe.rpc._transports.options import MAX_ANSWER_BYTES
 from chainframe.rpc._typed import TypedMethods
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 _log = logging.getLogger("chainframe.rpc")
 TransportKind = Literal["http", "ws"]
@@ -283,10 +285,8 @@ class AsyncClient(TypedMethods):
             if exc.backoff:
                 self.pacer.pause(exc.backoff)
 
-    def _retrying(self) -> Any:
-        retrying = self.retry.retrying()
-        retrying.before_sleep = self._on_retry
-        return retrying
+    def _retrying(self) -> Attempts:
+        return Attempts(self.retry, self._on_retry)
 
     def _count_error(self, exc: RPCError) -> None:
         name = type(exc).__name__

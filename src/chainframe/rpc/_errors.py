@@ -25,7 +25,6 @@ message decides, matched case-insensitively, following ``docs/research/providers
 
 from __future__ import annotations
 
-import email.utils
 import re
 import time
 from collections.abc import Mapping
@@ -216,6 +215,8 @@ def parse_backoff(headers: Mapping[str, str] | None, data: Any) -> float | None:
         try:
             return max(0.0, float(retry_after))
         except ValueError:
+            import email.utils  # for a dated Retry-After only: 7 ms of every run's start-up otherwise
+
             when = email.utils.parsedate_to_datetime(retry_after)
             return max(0.0, when.timestamp() - time.time())
     return None
