@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -261,3 +262,50 @@ def test_random_damage_never_scans_to_another_table(monkeypatch: pytest.MonkeyPa
                 damaged = body[:at] + bytes([rng.choice(b'0123456789abcdefx"{}[],: n')]) + body[at + 1 :]
         taken += assert_same_or_declined(dataset, damaged, monkeypatch)
     assert taken > 40  # damage inside a value the column does not read, or an equally valid value, still scans
+
+
+NULL_RESULT = re.compile(rb'"result"\s*:\s*null')
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"jsonrpc":"2.0","id":1,"result":null}',
+        b'{"result" \t:\r\n null}',
+        b'{"result":\x0bnull,"id":1}',
+        b'[{"id":1,"result":{}},{"id":2,"result": null}]',
+        b'{"result":[null]}',
+        b'{"result":"null"}',
+        b'{"results":null}',
+        b'{"result"null}',
+        b'{"result"::null}',
+        b"{result:null}",
+        b"null",
+        b":null",
+        b'"result":nul',
+        b"",
+        b'{"a":null,"b":"result","result":nullx}',
+        b'{"xresult":null}',
+        b'{"result\\":null}',
+    ],
+)
+def test_the_null_result_search_matches_the_regex(body: bytes) -> None:
+    assert _native.null_result(body) is (NULL_RESULT.search(body) is not None)
+
+
+def test_the_null_result_search_on_recorded_and_damaged_answers() -> None:
+    rng = random.Random(3)
+    bodies = [body for _, _, body in CASES]
+    for body in bodies:
+        assert _native.null_result(body) is (NULL_RESULT.search(body) is not None)
+    for _ in range(300):
+        damaged = bytearray(rng.choice(bodies))
+        for _ in range(rng.randrange(1, 4)):  # put a null result somewhere, maybe spaced, maybe broken
+            at = rng.randrange(len(damaged) + 1)
+            damaged[at:at] = rng.choice([b'"result":null', b'"result" : null', b'"result":\nnul', b'result":null'])
+        assert _native.null_result(bytes(damaged)) is (NULL_RESULT.search(damaged) is not None)
+
+
+def test_the_null_result_search_is_off_with_the_scanner(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHAINFRAME_NATIVE", "0")
+    assert _native.null_result(b'{"result":null}') is None

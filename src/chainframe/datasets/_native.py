@@ -121,6 +121,15 @@ def scan(body: bytes, kinds: Kinds, mode: int) -> tuple[int, dict[str, pa.Array]
     return rows, out
 
 
+def null_result(body: bytes) -> bool | None:
+    """Whether ``"result"\\s*:\\s*null`` occurs in ``body``, searched without holding the GIL (the event loop runs
+    meanwhile); None when the scanner is not built or turned off."""
+    if not available():
+        return None
+    found: bool = _native_rows.null_result(body)
+    return found
+
+
 def kinds_of(sources: Mapping[str, str], u256: U256) -> dict[str, tuple[str, Any]]:
     """``column -> (JSON key, kind)`` for a dataset's sourced columns."""
     return {column: (key, COLUMNS[column].kind_for(u256)) for column, key in sources.items()}

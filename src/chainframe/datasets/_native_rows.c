@@ -673,9 +673,45 @@ done:
     return out;
 }
 
+/* JSON whitespace as Python's bytes regex \s sees it. */
+static int is_space(unsigned char ch) { return ch == ' ' || (ch >= '\t' && ch <= '\r'); }
+
+/* Whether `"result"\s*:\s*null` occurs in [p, end): each "null" is checked backwards for the key before it. */
+static int has_null_result(const unsigned char *p, const unsigned char *end) {
+    static const char KEY[] = "\"result\"";
+    const size_t key_len = sizeof(KEY) - 1;
+    const unsigned char *start = p;
+    while (end - p >= 4) {
+        const unsigned char *hit = memmem(p, (size_t)(end - p), "null", 4);
+        if (hit == NULL) return 0;
+        const unsigned char *q = hit;
+        while (q > start && is_space(q[-1])) q--;
+        if (q > start && q[-1] == ':') {
+            q--;
+            while (q > start && is_space(q[-1])) q--;
+            if ((size_t)(q - start) >= key_len && memcmp(q - key_len, KEY, key_len) == 0) return 1;
+        }
+        p = hit + 4;
+    }
+    return 0;
+}
+
+static PyObject *null_result(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer body;
+    int found;
+    if (!PyArg_ParseTuple(args, "y*", &body)) return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    found = has_null_result((const unsigned char *)body.buf, (const unsigned char *)body.buf + body.len);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&body);
+    return PyBool_FromLong(found);
+}
+
 static PyMethodDef METHODS[] = {
     {"scan", scan, METH_VARARGS,
      "scan(body, spec, mode) -> (rows, ids or None, ids_sorted, columns) or None (take the pure path)"},
+    {"null_result", null_result, METH_VARARGS,
+     "null_result(body) -> whether '\"result\"\\s*:\\s*null' occurs in body (the GIL released while it looks)"},
     {NULL, NULL, 0, NULL},
 };
 
