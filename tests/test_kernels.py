@@ -23,7 +23,7 @@ def _bools() -> pa.Array:
     return pa.array([None if rng.random() < 0.1 else rng.random() < 0.5 for _ in range(N)])
 
 
-@pytest.mark.parametrize("name", ["add", "subtract", "equal", "greater", "greater_equal", "less_equal"])
+@pytest.mark.parametrize("name", ["add", "subtract", "equal", "not_equal", "greater", "greater_equal", "less_equal"])
 def test_binary_kernels(name: str) -> None:
     a, b = _ints(), _ints()
     if name == "subtract":

@@ -32,6 +32,10 @@ def equal(x: Datum, y: Datum) -> Datum:
     return call_function("equal", [x, y])
 
 
+def not_equal(x: Datum, y: Datum) -> Datum:
+    return call_function("not_equal", [x, y])
+
+
 def greater(x: Datum, y: Datum) -> Datum:
     return call_function("greater", [x, y])
 

@@ -1,5 +1,7 @@
 """The order checks on Arrow kernels (``_in_order``, ``sort_table``) against plain Python on random rows: the fast
-path must say "in order" exactly when the rows are, or a wrong answer would be kept (or a right one sorted)."""
+path must say "in order" exactly when the rows are, or a wrong answer would be kept (or a right one sorted). And the
+block hashes a chunk check keeps from rows above the finalized block (``ChunkCheck.see_rows``): every distinct pair,
+or a row from another fork would go unchecked."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import random
 import pyarrow as pa
 
 from chainframe.engine._answers import _in_order
+from chainframe.engine._canonical import ChunkCheck
 from chainframe.engine._logs import sort_table
 
 
@@ -80,3 +83,26 @@ def test_sort_table_agrees_with_a_stable_python_sort() -> None:
 def test_sort_table_sorts_list_keys_and_nulls_first() -> None:
     table = pa.table({"k": pa.array([[1, 2], [0], None, [1]], pa.list_(pa.uint64())), "n": [0, 1, 2, 3]})
     assert sort_table(table, ("k",))["n"].to_pylist() == [2, 1, 3, 0]
+
+
+def test_the_chunk_check_keeps_every_distinct_block_hash_above_the_finalized_block() -> None:
+    rng = random.Random(11)
+    hashes = [bytes([i]) * 32 for i in range(3)]
+    for _ in range(2000):
+        rows = [(block, rng.choice(hashes)) for block in sorted(rng.choices(range(20), k=rng.randint(1, 30)))]
+        if rng.random() < 0.3:
+            rng.shuffle(rows)
+        finalized = rng.randrange(20)
+        table = pa.table(
+            {
+                "block_number": pa.array([b for b, _ in rows], pa.uint64()),
+                "block_hash": pa.array([h for _, h in rows], pa.binary(32)),
+            }
+        )
+        check = ChunkCheck("logs", finalized)
+        check.see_rows(table)
+        expected: dict[int, set[bytes]] = {}
+        for block, hash_ in rows:
+            if block > finalized:
+                expected.setdefault(block, set()).add(hash_)
+        assert check.pairs == expected, (rows, finalized)

@@ -145,8 +145,13 @@ class ChunkCheck:
         above = pc.greater(numbers, constant(self.finalized, len(numbers), numbers.type))
         if not pc.any(above).as_py():
             return
-        hashes = pc.filter(table["block_hash"].combine_chunks(), above)
-        for number, hash_ in zip(pc.filter(numbers, above).to_pylist(), hashes.to_pylist(), strict=True):
+        numbers, hashes = pc.filter(numbers, above), pc.filter(table["block_hash"].combine_chunks(), above)
+        if len(numbers) > 1 and not numbers.null_count and not hashes.null_count:
+            # Only a row where the pair changes reaches Python: rows come sorted by block, so a few per block.
+            changed = pc.or_(pc.not_equal(numbers[1:], numbers[:-1]), pc.not_equal(hashes[1:], hashes[:-1]))
+            keep = pa.concat_arrays([constant(True, 1, pa.bool_()), changed])
+            numbers, hashes = pc.filter(numbers, keep), pc.filter(hashes, keep)
+        for number, hash_ in zip(numbers.to_pylist(), hashes.to_pylist(), strict=True):
             self.pairs.setdefault(number, set()).add(hash_)
 
     def confirm(self, chain: dict[int, Header | None], *, blocks: str) -> None:
