@@ -4,10 +4,11 @@ spans, about 175 MB) fetched straight from the anvil node through ``HTTPTranspor
 Compares, in the same process and interleaved round by round, the transport as it is now against the module at a
 git revision (``--baseline``, by default the asyncio-streams version before answers were received into one buffer),
 loaded from ``git show`` beside it. Prints CPU-seconds (``time.process_time``: this process only; the node is
-another) and wall seconds, best and median of ``--rounds``.
+another) and wall seconds, best and median of ``--rounds``. Each pass uses a new transport, as each run does
+(its kept receive buffers made anew); ``--reuse`` keeps one per path for every pass, as in a long run.
 
-Run: ``scripts/bench receive`` (``--rounds N``, ``--concurrency N``, ``--baseline REV``). Exit code 0 whatever the
-figures.
+Run: ``scripts/bench receive`` (``--rounds N``, ``--concurrency N``, ``--baseline REV``, ``--reuse``). Exit code 0
+whatever the figures.
 """
 
 from __future__ import annotations
@@ -52,39 +53,50 @@ def _requests(first: int, last: int, span: int) -> list[bytes]:
     ]  # fmt: skip
 
 
-def _fetch(
-    make: type[Transport], url: str, requests: Sequence[bytes], concurrency: int, *, check: bool
-) -> tuple[float, float, str]:
-    """CPU-seconds and wall seconds of one pass over ``requests``, each answer dropped once received (as a run drops
-    it once decoded); with ``check``, also the answers' size and a digest of them (its own time counted too)."""
+async def _pass(transport: Transport, requests: Sequence[bytes], concurrency: int, *, check: bool) -> str:
+    """One pass over ``requests``, each answer dropped once received (as a run drops it once decoded); with
+    ``check``, the answers' size and a digest of them."""
+    digests: list[bytes] = [b""] * len(requests)
+    size = 0
+    pending = iter(enumerate(requests))
 
-    async def main() -> tuple[int, list[bytes]]:
-        transport = make(url, timeout=Timeout(), max_connections=concurrency)  # type: ignore[call-arg]
-        digests: list[bytes] = [b""] * len(requests)
-        size = 0
-        pending = iter(enumerate(requests))
+    async def worker() -> None:
+        nonlocal size
+        for i, body in pending:
+            reply = await transport.send(body, [1])
+            assert reply.status == 200, reply.status
+            size += len(reply.body)
+            if check:
+                digests[i] = hashlib.sha256(reply.body).digest()
 
-        async def worker() -> None:
-            nonlocal size
-            for i, body in pending:
-                reply = await transport.send(body, [1])
-                assert reply.status == 200, reply.status
-                size += len(reply.body)
-                if check:
-                    digests[i] = hashlib.sha256(reply.body).digest()
+    async with anyio.create_task_group() as tg:
+        for _ in range(concurrency):
+            tg.start_soon(worker)
+    return f"{size:,} bytes, sha256 {hashlib.sha256(b''.join(digests)).hexdigest()[:12]}"
 
-        try:
-            async with anyio.create_task_group() as tg:
-                for _ in range(concurrency):
-                    tg.start_soon(worker)
-        finally:
-            await transport.aclose()
-        return size, digests
 
-    cpu, wall = time.process_time(), time.perf_counter()
-    size, digests = anyio.run(main)
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    return cpu, wall, f"{size:,} bytes, sha256 {hashlib.sha256(b''.join(digests)).hexdigest()[:12]}"
+async def _measure(
+    paths: dict[str, type[Transport]], url: str, requests: Sequence[bytes], args: argparse.Namespace
+) -> tuple[dict[str, list[tuple[float, float]]], dict[str, str]]:
+    """CPU-seconds and wall seconds of each pass, per path, and each path's answers' digest."""
+
+    def new(name: str) -> Transport:
+        return paths[name](url, timeout=Timeout(), max_connections=args.concurrency)  # type: ignore[call-arg]
+
+    kept = {name: new(name) for name in paths}
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in paths}
+    digests = {name: await _pass(transport, requests, args.concurrency, check=True) for name, transport in kept.items()}
+    for _ in range(args.rounds):  # interleaved, so both see the same moments of a shared machine
+        for name in paths:
+            transport = kept[name] if args.reuse else new(name)
+            cpu, wall = time.process_time(), time.perf_counter()
+            await _pass(transport, requests, args.concurrency, check=False)
+            if not args.reuse:
+                await transport.aclose()
+            runs[name].append((time.process_time() - cpu, time.perf_counter() - wall))
+    for transport in kept.values():
+        await transport.aclose()
+    return runs, digests
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -93,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="requests in flight (the engine's default: 8)")
     parser.add_argument("--span", type=int, default=60, help="blocks per eth_getLogs")
     parser.add_argument("--baseline", default=BASELINE, help="git revision of http.py to compare against")
+    parser.add_argument("--reuse", action="store_true", help="one transport per path for every pass (a long run)")
     args = parser.parse_args(argv)
     paths: dict[str, type[Transport]] = {
         f"baseline {args.baseline}": _baseline_module(args.baseline).HTTPTransport,
@@ -101,15 +114,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     requests = _requests(1, min(2000, BENCH_WORKLOAD.blocks), args.span)
     print(f"benchmark chain: {BENCH_WORKLOAD.blocks} blocks (built once, then cached)", flush=True)
     with Devnet(workload=BENCH_WORKLOAD) as devnet:
-        url = devnet.node.url
-        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in paths}
-        digests: dict[str, str] = {}
-        for name, make in paths.items():  # a warm-up pass each, the answers compared
-            digests[name] = _fetch(make, url, requests, args.concurrency, check=True)[2]
-        for _ in range(args.rounds):  # interleaved, so both see the same moments of a shared machine
-            for name, make in paths.items():
-                runs[name].append(_fetch(make, url, requests, args.concurrency, check=False)[:2])
-    print(f"{len(requests)} eth_getLogs of {args.span} blocks, {args.concurrency} in flight, {args.rounds} rounds")
+        runs, digests = anyio.run(_measure, paths, devnet.node.url, requests, args)
+    print(f"{len(requests)} eth_getLogs of {args.span} blocks, {args.concurrency} in flight, {args.rounds} rounds, "
+          f"{'one transport for all passes' if args.reuse else 'a new transport per pass'}")  # fmt: skip
     print(f"{'path':<20} {'CPU-s best':>10} {'median':>7} {'wall s best':>11} {'median':>7}  answers")
     for name, times in runs.items():
         cpu, wall = ([t[k] for t in times] for k in (0, 1))
