@@ -28,7 +28,8 @@ class Buffers:
     """
 
     def __init__(self, kept_bytes: int = KEPT_BYTES) -> None:
-        self._limit = kept_bytes
+        self.limit = kept_bytes
+        """Bytes kept at most; a longer answer is best received in pieces, its memory taken only as its bytes come."""
         self._kept: list[bytearray] = []  # smallest first
 
     def take(self, n: int) -> bytearray:
@@ -39,13 +40,13 @@ class Buffers:
             if len(buffer) >= n:
                 return self._kept.pop(i)
         size = -(-(n + n // 4) // 2**20) * 2**20
-        return bytearray(size if size <= self._limit else n)
+        return bytearray(size if size <= self.limit else n)
 
     def give(self, buffer: bytearray) -> None:
-        if not KEPT_FROM <= len(buffer) <= self._limit:
+        if not KEPT_FROM <= len(buffer) <= self.limit:
             return
         kept = sum(map(len, self._kept))
-        while kept + len(buffer) > self._limit:  # the smallest give way: answers that grew need the larger one
+        while kept + len(buffer) > self.limit:  # the smallest give way: answers that grew need the larger one
             kept -= len(self._kept.pop(0))
         self._kept.append(buffer)
         self._kept.sort(key=len)

@@ -7,11 +7,12 @@ A body of announced length (what anvil and most JSON-RPC servers send) is receiv
 buffer of exactly that length (a slice of one kept for the next answers:
 :class:`~chainframe.rpc._transports.body.Buffers`), through an :class:`asyncio.BufferedProtocol` (over TLS too:
 asyncio's TLS layer decrypts into it), and copied once into the ``bytes`` handed on. Other bodies pass through the
-connection's buffer in pieces. ``scripts/bench receive`` (175 MB of eth_getLogs answers from anvil, best and median
-of 5) measured 0.140 and 0.144 CPU-s where asyncio streams took 0.157 and 0.176 with a new transport per pass (its
-buffers made anew, as for each run), and 0.099 and 0.101 against 0.141 and 0.179 with one transport for every pass
-(``--reuse``: a long run). httpx takes about twice the streams' CPU, and its import (with its urllib, email and http
-imports) costs 60 ms of every run's start-up. HTTP/2 and proxies go through
+connection's buffer in pieces, as does one longer than the kept buffers may be (64 MiB), so no answer takes more
+memory than that ahead of its bytes. ``scripts/bench receive`` (175 MB of eth_getLogs answers from anvil, best and
+median of 5) measured 0.140 and 0.144 CPU-s where asyncio streams took 0.157 and 0.176 with a new transport per pass
+(its buffers made anew, as for each run), and 0.099 and 0.101 against 0.141 and 0.179 with one transport for every
+pass (``--reuse``: a long run). httpx takes about twice the streams' CPU, and its import (with its urllib, email and
+http imports) costs 60 ms of every run's start-up. HTTP/2 and proxies go through
 :mod:`chainframe.rpc._transports.httpx_`.
 
 Bounded waits: opening a connection (:attr:`Timeout.connect`), a free connection (:attr:`Timeout.pool`), each read
@@ -319,12 +320,7 @@ class HTTPTransport(Transport):
                     while await conn.until(b"\r\n", broken) != b"\r\n":  # trailers, then the end
                         pass
                     return body.finish()
-                while size > 0:
-                    data = await conn.some(min(size, READ_SIZE))
-                    if not data:
-                        raise asyncio.IncompleteReadError(b"", size)
-                    size -= len(data)
-                    body.feed(data)
+                await _pieces(conn, size, body)
                 if await conn.until(b"\r\n", broken) != b"\r\n":
                     raise TransportError(broken)
         length = headers.get("content-length")
@@ -335,6 +331,9 @@ class HTTPTransport(Transport):
             body.expect(n)
             if len(conn.buffer) >= n:  # here already (a small answer comes with its head)
                 return body.whole(conn.take(n))
+            if n > self._buffers.limit:  # memory for such a length only as its bytes come
+                await _pieces(conn, n, body)
+                return body.finish()
             buffer = self._buffers.take(n)
             try:
                 return body.whole(await conn.fill(memoryview(buffer)[:n]))
@@ -349,6 +348,16 @@ class HTTPTransport(Transport):
         for conn in idle:
             conn.close()
         self._buffers.clear()
+
+
+async def _pieces(conn: _Connection, size: int, body: Body) -> None:
+    """The next ``size`` bytes into ``body``, as they come."""
+    while size > 0:
+        data = await conn.some(min(size, READ_SIZE))
+        if not data:
+            raise asyncio.IncompleteReadError(b"", size)
+        size -= len(data)
+        body.feed(data)
 
 
 def _parse_head(head: bytes) -> tuple[int, dict[str, str]]:
