@@ -6,23 +6,27 @@ event decoders here (more in :mod:`chainframe.decode`); the client in :mod:`chai
 """
 
 import importlib
+from typing import TYPE_CHECKING
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
-from chainframe.engine import (
-    RunReport,
-    acollect,
-    aextract,
-    afollow,
-    arepair,
-    collect,
-    extract,
-    follow,
-    open_duckdb,
-    repair,
-    scan,
-    series_folder,
-)
+
+if TYPE_CHECKING:
+    from chainframe.decode import decode_event, decode_events, erc20_transfers, erc721_transfers, erc1155_transfers
+    from chainframe.engine import (
+        RunReport,
+        acollect,
+        aextract,
+        afollow,
+        arepair,
+        collect,
+        extract,
+        follow,
+        open_duckdb,
+        repair,
+        scan,
+        series_folder,
+    )
 
 __all__ = [
     "ChainframeError",
@@ -52,8 +56,16 @@ _DECODE = frozenset({"decode_event", "decode_events", "erc20_transfers", "erc721
 
 
 def __getattr__(name: str) -> object:
-    # The event decoder (numpy, pycryptodome) loads on first use: a CLI run that extracts blocks does not pay for it.
+    # Loaded on first use: `import chainframe` (which the CLI's import implies) loads neither pyarrow nor numpy, so
+    # the CLI can set up its process first; the event decoder (pycryptodome) loads only when asked for.
     if name in _DECODE or name == "decode":
         decode = importlib.import_module("chainframe.decode")  # sets chainframe.decode: no second call for it
         return decode if name == "decode" else getattr(decode, name)
+    if name in __all__ or name == "engine":
+        engine = importlib.import_module("chainframe.engine")  # sets chainframe.engine
+        if name == "engine":
+            return engine
+        value = getattr(engine, name)
+        globals()[name] = value  # found directly from now on
+        return value
     raise AttributeError(f"module 'chainframe' has no attribute {name!r}")

@@ -10,6 +10,7 @@ extends its chunk to the head, so copying kept rows and checking unfinalized row
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,28 @@ def test_an_extraction_loads_only_what_it_uses(dataset: str, devnet: Devnet, tmp
     assert list((tmp_path / dataset).glob("*.parquet")), "the run wrote nothing: the check below would mean nothing"
     assert "chainframe.datasets._native_rows" in loaded
     assert [m for m in loaded if m.startswith(UNUSED)] == []
+
+
+THREADS = """
+import os, sys
+{imports}
+assert "numpy" in sys.modules
+print(sum(open(f"/proc/self/task/{{t}}/comm").read().strip() == "python" for t in os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads through /proc")
+def test_the_command_starts_no_openblas_threads() -> None:
+    """OpenBLAS, loaded with numpy (which pyarrow imports), starts a thread per core that spins for about 0.1 CPU-s:
+    the command's process asks for none. A plain import of pyarrow, the control, starts them on a multi-core machine."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+
+    def python_threads(imports: str) -> int:
+        code = THREADS.format(imports=imports)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return int(done.stdout.strip())
+
+    assert python_threads("from chainframe.cli import main") == 1
+    if (os.cpu_count() or 1) > 1:
+        assert python_threads("import pyarrow") > 1

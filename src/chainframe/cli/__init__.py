@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import os
+
+# Before anything loads numpy (pyarrow does): this process does no linear algebra, and OpenBLAS, loaded with numpy,
+# starts a thread per core that spins for about 0.1 CPU-s after start-up (benchmarks/compare.py's blocks, on this
+# 2-core machine: 0.47 to 0.38 CPU-s). Set only here, in the command's own process; a caller's choice is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
 import signal
 import sys
 import threading
