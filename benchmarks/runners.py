@@ -43,9 +43,7 @@ def run_chainframe(dataset: str, url: str, start: int, end: int, out: str) -> in
 
 def run_cli(dataset: str, url: str, start: int, end: int, out: str) -> int:
     """The ``chainframe`` command, in this process (what a pipeline's cron job runs), with the options above."""
-    import pyarrow.parquet as pq
-
-    from chainframe.cli import main
+    from chainframe.cli import main  # first: the command sets up its process before anything loads numpy
 
     _imported()
 
@@ -60,6 +58,8 @@ def run_cli(dataset: str, url: str, start: int, end: int, out: str) -> int:
     except SystemExit as exc:
         if exc.code:
             raise RuntimeError(f"chainframe extract exited with {exc.code}") from None
+    import pyarrow.parquet as pq
+
     return sum(pq.read_metadata(p).num_rows for p in (Path(out) / dataset).glob("*.parquet"))
 
 
