@@ -41,6 +41,11 @@ from chainframe.rpc._typed import TypedMethods
 if TYPE_CHECKING:
     from tenacity import RetryCallState
 
+try:
+    from chainframe.rpc import _envelopes
+except ImportError:  # not built: counted in Python
+    _envelopes = None
+
 _log = logging.getLogger("chainframe.rpc")
 TransportKind = Literal["http", "ws"]
 Call = tuple[str, Sequence[Any]]
@@ -98,6 +103,18 @@ class ClientStats:
 class _Route:
     endpoint: Endpoint
     transport: Transport
+
+
+def plainly_complete(raw: bytes, calls: int) -> bool:
+    """A batch answer holding one envelope per call and no error object anywhere, so it can be handed on unparsed.
+    Counted in C without the GIL where it is built (and ``CHAINFRAME_NATIVE`` is not 0): two scans of the answer
+    holding the GIL on the event loop's thread took a quarter of a local receipts run's CPU."""
+    if raw[:1] != b"[":
+        return False
+    if _envelopes is not None and os.environ.get("CHAINFRAME_NATIVE", "1") != "0":
+        members, error = _envelopes.scan(raw)
+        return not error and members == calls
+    return b'"error"' not in raw and raw.count(b'"jsonrpc"') == calls
 
 
 class AsyncClient(TypedMethods):
@@ -398,8 +415,7 @@ class AsyncClient(TypedMethods):
         async for attempt in self._retrying():
             with attempt:
                 raw, _ = await self._exchange(methods, body, ids)
-        # Plainly complete and error-free: one envelope per call, no error object anywhere.
-        if raw[:1] == b"[" and b'"error"' not in raw and raw.count(b'"jsonrpc"') == len(calls):
+        if plainly_complete(raw, len(calls)):
             return raw
         results = await self.batch(calls)
         for result in results:
