@@ -1,10 +1,10 @@
 """The Arrow compute kernels chainframe uses, called by name, with pyarrow.compute's names and defaults.
 
 ``import pyarrow.compute`` builds a Python wrapper, with its docstring, for each of Arrow's ~600 kernels: 39 ms of
-every run's start-up here (more than half of ``import pyarrow`` itself), for the ~20 kernels we call. These call the
+every run's start-up here (more than half of ``import pyarrow`` itself), for the ~25 kernels we call. These call the
 same kernels through ``pyarrow._compute.call_function``, which costs 5 ms to import. Arrow's own ``Array.cast``,
-``.filter``, ``.take`` and ``Table.cast`` import pyarrow.compute on first use, so chainframe calls the functions here
-instead (``tests/engine/test_startup.py`` fails if a run loads pyarrow.compute).
+``.filter``, ``.take``, ``ListArray.flatten`` and ``Table.cast`` import pyarrow.compute on first use, so chainframe
+calls the functions here instead (``tests/engine/test_startup.py`` fails if a run loads pyarrow.compute).
 
 Import as ``from chainframe import _kernels as pc``: the names and their meaning are pyarrow.compute's.
 """

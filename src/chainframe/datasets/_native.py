@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
+from chainframe import _kernels as pc
 from chainframe.datasets._columns import ARROW, COLUMNS, U256, Kind
 from chainframe.datasets._convert import STRUCT_FIELDS
 
@@ -114,8 +115,6 @@ def scan(body: bytes, kinds: Kinds, mode: int) -> tuple[int, dict[str, pa.Array]
     rows, ids, ids_sorted, columns = scanned
     out = {name: _array(kind, col) for (name, (_, kind)), col in zip(kinds.items(), columns, strict=True)}
     if not ids_sorted:  # a stable sort: a list's rows keep their order
-        from chainframe import _kernels as pc
-
         order = pc.sort_indices(pa.Array.from_buffers(pa.int64(), rows, [None, pa.py_buffer(ids)]))
         out = {name: pc.take(arr, order) for name, arr in out.items()}
     return rows, out
