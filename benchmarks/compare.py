@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import venv
 from pathlib import Path
@@ -42,7 +43,8 @@ TOOLS = {
     "logs": ("chainframe", "cli", "pure", "cryo", "raw", "web3"),
 }
 """``chainframe``: the Python API (``extract``), as a notebook or a pipeline's code calls it. ``cli``: the
-``chainframe extract`` command, as a cron job runs it (its process also asks OpenBLAS for no threads). ``pure``:
+``chainframe extract`` command, as a cron job runs it: the installed script in its own process, which sets itself up
+(:mod:`chainframe.cli._process`) before anything loads pyarrow, and leaves without an interpreter teardown. ``pure``:
 chainframe with its native scanner turned off (CHAINFRAME_NATIVE=0), the Polars path every answer took before it:
 the scanner's gain, measured in the same run."""
 OURS = ("chainframe", "cli")
@@ -64,6 +66,8 @@ def peers_python() -> Path:
 
 
 def run(tool: str, dataset: str, url: str, blocks: tuple[int, int], env: dict[str, str], key: str) -> dict[str, Any]:
+    if tool == "cli":
+        return run_command(dataset, url, blocks, env, key)
     python = str(peers_python()) if tool in ("cryo", "web3") else sys.executable
     if tool == "pure":
         tool, env = "chainframe", {**env, "CHAINFRAME_NATIVE": "0"}
@@ -92,6 +96,68 @@ def run(tool: str, dataset: str, url: str, blocks: tuple[int, int], env: dict[st
         "peak_rss_mb": result["peak_rss_mb"],
         "cpu_seconds": result["cpu_seconds"],
     }
+
+
+def high_water(pid: int) -> list[int]:
+    """The process's peak resident memory in KB (VmHWM), read every 2 ms by a thread until the process ends; [0] where
+    there is no /proc. Its ru_maxrss would not do: Linux counts in it the parent's peak at the fork, before the exec."""
+    peak = [0]
+    status = Path(f"/proc/{pid}/status")
+
+    def watch() -> None:
+        while True:
+            try:
+                lines = status.read_text().splitlines()
+            except OSError:
+                return
+            kb = next((int(line.split()[1]) for line in lines if line.startswith("VmHWM:")), None)
+            if kb is None:  # the process has ended (a zombie has no memory)
+                return
+            peak[0] = max(peak[0], kb)
+            time.sleep(0.002)
+
+    if status.exists():
+        threading.Thread(target=watch, daemon=True).start()
+    return peak
+
+
+def run_command(dataset: str, url: str, blocks: tuple[int, int], env: dict[str, str], key: str) -> dict[str, Any]:
+    """The ``chainframe`` command itself, with the API runner's options: its CPU time is its process's own (``wait4``),
+    its peak RSS the last high-water mark read while it ran (:func:`high_water`), its rows are counted from the files'
+    footers, and its time after imports is its run report's."""
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory() as out:
+        argv = [
+            str(Path(sys.executable).with_name("chainframe")), "extract", dataset,
+            "--blocks", f"{blocks[0]}:{blocks[1]}", "--rpc", url, "--out", out, "--overwrite", "--no-progress",
+            "--concurrency", "4",
+            "--chunk-size", os.environ.get("BENCH_CHUNK_SIZE", "1000"), "--max-in-flight", "16",
+        ]  # fmt: skip
+        if credits := env.get("BENCH_CREDITS_PER_SECOND"):
+            argv += ["--credits-per-second", credits]
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, **env}, cwd=ROOT
+        )
+        assert proc.stderr is not None
+        peak = high_water(proc.pid)
+        errors = proc.stderr.read()  # the pipe ends when the process does
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            return {"completed": False, "error": redact_text(errors.strip() or f"exit {proc.returncode}", key)}
+        files = sorted((Path(out) / dataset).glob("*.parquet"))
+        report = json.loads(next((Path(out) / ".chainframe" / "runs").glob("*.json")).read_text())
+        return {
+            "completed": True,
+            "seconds": round(seconds, 3),
+            "work_seconds": report["seconds"],
+            "rows": sum(pq.read_metadata(f).num_rows for f in files),
+            "peak_rss_mb": round((peak[0] or usage.ru_maxrss) / 1024, 1),
+            "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3),
+        }
 
 
 def measure(

@@ -41,28 +41,6 @@ def run_chainframe(dataset: str, url: str, start: int, end: int, out: str) -> in
     return int(report.datasets[dataset]["rows"])
 
 
-def run_cli(dataset: str, url: str, start: int, end: int, out: str) -> int:
-    """The ``chainframe`` command, in this process (what a pipeline's cron job runs), with the options above."""
-    from chainframe.cli import main  # first: the command sets up its process before anything loads numpy
-
-    _imported()
-
-    argv = [
-        "extract", dataset, "--blocks", f"{start}:{end}", "--rpc", url, "--out", out, "--overwrite", "--no-progress",
-        "--concurrency", "4", "--chunk-size", os.environ.get("BENCH_CHUNK_SIZE", "1000"), "--max-in-flight", "16",
-    ]  # fmt: skip
-    if credits := os.environ.get("BENCH_CREDITS_PER_SECOND"):
-        argv += ["--credits-per-second", credits]
-    try:
-        main(argv)
-    except SystemExit as exc:
-        if exc.code:
-            raise RuntimeError(f"chainframe extract exited with {exc.code}") from None
-    import pyarrow.parquet as pq
-
-    return sum(pq.read_metadata(p).num_rows for p in (Path(out) / dataset).glob("*.parquet"))
-
-
 def run_cryo(dataset: str, url: str, start: int, end: int, out: str) -> int:
     import cryo
     import pyarrow.parquet as pq
@@ -178,7 +156,7 @@ def run_raw(dataset: str, url: str, start: int, end: int, out: str) -> int:
     return -1  # rows are not counted: the bytes are discarded
 
 
-RUNNERS = {"chainframe": run_chainframe, "cli": run_cli, "cryo": run_cryo, "web3": run_web3, "raw": run_raw}
+RUNNERS = {"chainframe": run_chainframe, "cryo": run_cryo, "web3": run_web3, "raw": run_raw}
 
 if __name__ == "__main__":
     tool, dataset, url, start, end, out = sys.argv[1:7]

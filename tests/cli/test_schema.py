@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from chainframe.cli import _attached_values, build_parser, main
+from chainframe.cli import build_parser, main
+from chainframe.cli._main import _attached_values
 from chainframe.cli._schema import markdown
 from chainframe.datasets import COLUMNS, DATASETS
 

@@ -1,5 +1,5 @@
-import sys
+"""``python -m chainframe.cli``: the ``chainframe`` command."""
 
-from chainframe.cli import main
+from chainframe.cli import command
 
-sys.exit(main())
+command()

@@ -1,0 +1,101 @@
+"""The command line: one module per subcommand; this one wires them to argparse and turns expected failures into one
+line and an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+
+from chainframe._errors import ChainframeError, InputError
+from chainframe._redact import url_secrets
+from chainframe._version import __version__
+from chainframe.cli import _call, _demo, _devnet, _extract, _info, _repair, _schema, _verify
+from chainframe.cli._endpoint import resolve_endpoint_options
+from chainframe.cli._retries import retry_lines
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="chainframe",
+        description="Turn an EVM chain's JSON-RPC service into typed, query-ready Parquet datasets.",
+    )
+    parser.add_argument("--version", action="version", version=f"chainframe {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in (_extract, _call, _info, _repair, _verify, _schema, _devnet, _demo):
+        module.add_parser(commands)
+    return parser
+
+
+def _ctrl_c_twice_stops_at_once() -> None:
+    """The first Ctrl-C cancels the run (every chunk file whole or absent); a second one exits at once."""
+    presses = 0
+
+    def handler(signum: int, frame: object) -> None:
+        nonlocal presses
+        presses += 1
+        if presses > 1:
+            os.write(2, b"\ninterrupted again: stopped at once (the next run cleans up)\n")
+            os._exit(130)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+
+
+def _attached_values(argv: Sequence[str]) -> list[str]:
+    """``--blocks -1000:`` as printed: argparse would read a value starting with '-' as an option."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] == "--blocks" and arg.startswith("-"):
+            out[-1] = f"--blocks={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(_attached_values(sys.argv[1:] if argv is None else argv))
+    previous = signal.getsignal(signal.SIGINT)
+    # Only where Ctrl-C is Python's own (not ignored by a parent, not someone else's handler), and put back after.
+    ours = threading.current_thread() is threading.main_thread() and previous is signal.default_int_handler
+    if ours:
+        _ctrl_c_twice_stops_at_once()
+    try:
+        return _run(args)
+    finally:
+        if ours and argv is not None:  # called in-process (not as the command): leave Ctrl-C as it was
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        resolve_endpoint_options(args)
+        rpc = getattr(args, "rpc", None)
+        with retry_lines(*(url_secrets(rpc) if isinstance(rpc, str) else ())):
+            code: int = args.run(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted; everything started was stopped", file=sys.stderr)
+        return 130
+    except InputError as exc:  # nothing was sent: say what to fix
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ChainframeError as exc:  # from the service or the files; messages never hold the key
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the output folder or the disk: no traceback for what the user can fix
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
+    return code
+
+
+def _one_line(error: BaseException) -> str:
+    notes = " ".join(getattr(error, "__notes__", ()))
+    return " ".join(f"{error} {notes}".split())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
