@@ -86,12 +86,18 @@ def run_web3(dataset: str, url: str, start: int, end: int, out: str) -> int:
 
 
 def run_raw(dataset: str, url: str, start: int, end: int, out: str) -> int:
-    """The floor: the same JSON-RPC calls with the best batching and concurrency found, bytes discarded."""
+    """The floor: the same JSON-RPC calls with the best batching and concurrency found, bytes discarded.
+
+    Best found against anvil on the benchmark chain (2026-11-23, interleaved rounds, least wall time): anvil's CPU per
+    answer byte grows with the answer, so small answers win locally. eth_getLogs over 8 blocks (about 1,250 logs,
+    0.7 MB): 0.52 s, against 0.62 s for 16 blocks and 0.81 s for 60 (5.5 MB answers, the floor before); receipts in
+    batches of 5 blocks (0.55 MB): 0.82 s, 0.88 s in 10, 0.94 s in 20 (the floor before). 8 connections: 4 and 16
+    made no difference beyond the noise."""
     from urllib.parse import urlsplit
 
     _imported()
-    batch = {"blocks": 50, "transactions": 50, "receipts": 20}.get(dataset, 1)
-    logs_span = int(os.environ.get("BENCH_LOGS_SPAN", "60"))  # ~9,000 logs per answer on the benchmark chain
+    batch = {"blocks": 50, "transactions": 50, "receipts": 5}.get(dataset, 1)
+    logs_span = int(os.environ.get("BENCH_LOGS_SPAN", "8"))
 
     def calls() -> list[list[dict[str, Any]] | dict[str, Any]]:
         if dataset == "logs":
