@@ -306,6 +306,18 @@ def test_the_null_result_search_on_recorded_and_damaged_answers() -> None:
         assert _native.null_result(bytes(damaged)) is (NULL_RESULT.search(damaged) is not None)
 
 
+def test_the_null_result_search_at_every_offset_across_its_64_byte_blocks() -> None:
+    """The search reads 64 bytes at a time (chainframe/_find_pair.h): a null result starting anywhere, or cut short
+    at the end, is found exactly where the regex finds it."""
+    for text in (b'"result":null', b'"result": nul', b"null", b'"result":nu'):
+        for at in range(150):
+            for length in (at + len(text), at + len(text) + 1, 200):
+                body = bytearray(b"n" * max(length, at + len(text)))
+                body[at : at + len(text)] = text
+                body = bytes(body[:length])
+                assert _native.null_result(body) is (NULL_RESULT.search(body) is not None), (text, at, length)
+
+
 def test_the_null_result_search_is_off_with_the_scanner(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHAINFRAME_NATIVE", "0")
     assert _native.null_result(b'{"result":null}') is None

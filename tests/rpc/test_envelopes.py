@@ -72,3 +72,16 @@ def test_random_damage(monkeypatch: pytest.MonkeyPatch) -> None:
         assert plainly_complete(bytes(damaged), calls) is _python(bytes(damaged), calls)
     monkeypatch.setenv("CHAINFRAME_NATIVE", "0")
     assert plainly_complete(b'[{"jsonrpc":"2.0","id":1,"result":1}]', 1)
+
+
+def test_every_offset_across_the_searchs_64_byte_blocks() -> None:
+    """The C search reads 64 bytes at a time (chainframe/_find_pair.h): a string starting anywhere, one cut short at
+    the end, and one overlapping another, counted as bytes.count and ``in`` do."""
+    for needle in (b'"error"', b'"jsonrpc"', b'"jsonrpc"jsonrpc"', b'"jsonrpc"error"', b'"jsonrp', b'"e', b'"j'):
+        for at in range(150):
+            for length in (at + len(needle), at + len(needle) + 1, 200):
+                raw = bytearray(b"[" + b"x" * (length - 1))
+                raw[at + 1 : at + 1 + len(needle)] = needle
+                raw = raw[: max(length, 1)]
+                for calls in (0, 1, 2):
+                    assert plainly_complete(bytes(raw), calls) is _python(bytes(raw), calls), (needle, at, length)

@@ -15,6 +15,8 @@ the column and value. Kinds and sizes come from the caller's spec (the column ta
 #include <stdlib.h>
 #include <string.h>
 
+#include "../_find_pair.h"
+
 enum { K_U64 = 0, K_U8 = 1, K_BOOL = 2, K_WEI = 3, K_WORD = 4, K_FIXED = 5, K_DATA = 6, K_HASHES = 7, K_OBJECTS = 8, K_COUNT = 9 };
 enum { MODE_RESULT = 0, MODE_BATCH = 1, MODE_BATCH_LISTS = 2 };
 #define MAX_COLUMNS 64
@@ -682,8 +684,12 @@ static int has_null_result(const unsigned char *p, const unsigned char *end) {
     const size_t key_len = sizeof(KEY) - 1;
     const unsigned char *start = p;
     while (end - p >= 4) {
-        const unsigned char *hit = memmem(p, (size_t)(end - p), "null", 4);
+        const unsigned char *hit = find_pair(p, end, 'n', 'u', 'u');
         if (hit == NULL) return 0;
+        if (end - hit < 4 || memcmp(hit, "null", 4) != 0) {
+            p = hit + 1;
+            continue;
+        }
         const unsigned char *q = hit;
         while (q > start && is_space(q[-1])) q--;
         if (q > start && q[-1] == ':') {
