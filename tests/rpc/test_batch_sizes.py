@@ -53,6 +53,17 @@ async def test_small_answers_keep_the_batch_size() -> None:
     assert [n for _, n in log] == [PROBE_CALLS, 50, 50, 50, 50]
 
 
+@pytest.mark.parametrize("batch_size", [1, 3])
+async def test_no_batch_is_larger_than_batch_size(batch_size: int) -> None:
+    """batch_size=1 is how a provider without batches is used: the first batch keeps to it too."""
+    log: list[tuple[str, int]] = []
+    transport = node({"eth_getBlockReceipts": 100}, log)
+    async with AsyncClient("http://node", transport=transport, batch_size=batch_size) as client:
+        await client.batch_bytes(receipts(range(20)))
+    assert max(n for _, n in log) == batch_size
+    assert sum(n for _, n in log) == 20
+
+
 async def test_one_batch_needs_no_first_one_and_sizes_the_next_calls() -> None:
     log: list[tuple[str, int]] = []
     async with AsyncClient("http://node", transport=node({"eth_getBlockReceipts": 100_000}, log)) as client:

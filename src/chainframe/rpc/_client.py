@@ -57,7 +57,8 @@ MB), 1.8 in 20, 2.0 in 50 and 2.2 in 100 (two connections, three runs each), and
 cores. Batching does not change what is called (credits are per call), only how many requests carry the calls; and a
 provider's limits on answer size and time are met more easily. Answers of small calls (headers) keep ``batch_size``."""
 PROBE_CALLS = 5
-"""Calls in the first batch of a method whose answers have not been seen, sent alone when more than one batch waits."""
+"""Calls in the first batch of a method whose answers have not been seen (at most ``batch_size``), sent alone when more
+than one batch waits."""
 _BLOCK_FIRST = frozenset(
     {
         "eth_getBlockByNumber",
@@ -416,8 +417,9 @@ class AsyncClient(TypedMethods):
         if method not in self._call_bytes and len(calls) > self.batch_size:
             async with self._sizing.setdefault(method, anyio.Lock()):
                 if method not in self._call_bytes:
-                    first.append(await self._batch_body(calls[:PROBE_CALLS]))
-                    calls = calls[PROBE_CALLS:]
+                    probe = min(PROBE_CALLS, self.batch_size)  # batch_size=1: a provider without batches
+                    first.append(await self._batch_body(calls[:probe]))
+                    calls = calls[probe:]
         size = self._calls_per_batch(method)
         chunks = [calls[i : i + size] for i in range(0, len(calls), size)]
         bodies: list[bytes] = [b""] * len(chunks)
