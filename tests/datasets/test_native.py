@@ -218,6 +218,28 @@ def test_key_orders_that_change_between_objects_scan_alike(monkeypatch: pytest.M
     assert assert_same_or_declined(LOGS, body, monkeypatch)
 
 
+def test_scanned_buffers_are_handed_over_read_only_and_outlive_the_scan() -> None:
+    """The scan moves its buffers into Python objects (no copy): read-only, sized, and kept alive by the arrays."""
+    from chainframe.datasets import _native_rows
+
+    spec = _native._spec(LOGS.native_kinds("decimal"))
+    rows, _, _, columns = _native_rows.scan(_logs_body(LOG, {**LOG, "logIndex": "0x2"}), spec, 0)
+    assert rows == 2
+    data = columns[-1][3] if columns[-1][3] is not None else columns[0][3]
+    view = memoryview(data)
+    assert view.readonly
+    assert len(data) == view.nbytes > 0
+    with pytest.raises(TypeError):
+        view[0] = 1  # type: ignore[index]
+    table = LOGS.scanned([_logs_body(LOG)], chain_id=CHAIN_ID)
+    assert table is not None
+    del columns, data, view
+    import gc
+
+    gc.collect()
+    assert table["address"].to_pylist() == [bytes.fromhex(LOG["address"][2:])]
+
+
 def test_a_key_twice_is_left_to_the_pure_path() -> None:
     body = _logs_body(LOG).replace(b'"data": "0x00ff"', b'"data": "0x00ff", "data": "0x01"')
     assert body.count(b'"data"') == 2
