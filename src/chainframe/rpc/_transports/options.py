@@ -12,7 +12,8 @@ class Timeout:
     connect: float = 10.0
     """To open a connection (TCP and TLS, or the WebSocket handshake)."""
     read: float = 60.0
-    """For the answer to one request (a large eth_getLogs can take a while)."""
+    """Over HTTP, the longest time without a byte of the answer, from the request's sending on (a large eth_getLogs
+    can take a while to start); over WebSocket, for the whole answer message. ``total`` bounds a whole answer."""
     pool: float = 60.0
     """For a free pooled connection when all are busy."""
     total: float = 120.0
