@@ -223,7 +223,7 @@ def test_scanned_buffers_are_handed_over_read_only_and_outlive_the_scan() -> Non
     from chainframe.datasets import _native_rows
 
     spec = _native._spec(LOGS.native_kinds("decimal"))
-    rows, _, _, columns = _native_rows.scan(_logs_body(LOG, {**LOG, "logIndex": "0x2"}), spec, 0)
+    rows, _, _, columns = _native_rows.scan([_logs_body(LOG, {**LOG, "logIndex": "0x2"})], spec, 0)
     assert rows == 2
     data = columns[-1][3] if columns[-1][3] is not None else columns[0][3]
     view = memoryview(data)
@@ -238,6 +238,41 @@ def test_scanned_buffers_are_handed_over_read_only_and_outlive_the_scan() -> Non
 
     gc.collect()
     assert table["address"].to_pylist() == [bytes.fromhex(LOG["address"][2:])]
+
+
+@pytest.mark.parametrize("dataset", [BLOCKS, TRANSACTIONS, RECEIPTS, LOGS], ids=lambda d: d.name)
+def test_a_pieces_answers_scan_together_to_the_pure_table(
+    dataset: ObjectDataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A piece's answers go to the scanner in one call. The rows must come as scanning them one by one gave them: by
+    id within each answer, the answers in their order, though every recorded batch here numbers its ids from 0 (as a
+    redone batch does) and answers out of id order."""
+    bodies = [body for case, d, body in CASES if d is dataset and case not in DECLINED]
+    assert len(bodies) >= 4
+    taken = 0
+    for start in range(0, len(bodies), 4):
+        group = bodies[start : start + 4]
+        scanned = dataset.scanned(group, chain_id=CHAIN_ID)
+        with monkeypatch.context() as m:
+            m.setenv("CHAINFRAME_NATIVE", "0")
+            expected = dataset.transform(group, chain_id=CHAIN_ID)
+        if scanned is not None:
+            assert scanned.equals(expected)
+            taken += 1
+    assert taken
+
+
+def test_answers_whose_ids_fall_keep_their_order_and_one_declined_declines_all() -> None:
+    later = json.dumps([_envelope([LOG], 11), _envelope([{**LOG, "logIndex": "0x5"}], 10)]).encode()
+    earlier = json.dumps([_envelope([{**LOG, "logIndex": "0x7"}], 3)]).encode()
+    table = RECEIPTS.scanned([], chain_id=CHAIN_ID)
+    assert table is not None
+    assert table.num_rows == 0
+    order = _native.scan([later, earlier], {"log_index": ("logIndex", "u64")}, 2)
+    assert order is not None
+    assert order[0] == 3
+    assert order[1]["log_index"].to_pylist() == [5, 1, 7]  # by id within the first answer, then the second
+    assert _native.scan([later, b"[" + later], {"log_index": ("logIndex", "u64")}, 2) is None
 
 
 def test_a_key_twice_is_left_to_the_pure_path() -> None:

@@ -69,8 +69,10 @@ class Blocks(ObjectDataset):
     sort = ("block_number",)
     answers = BATCH
 
-    def scan_answer(self, body: bytes, kinds: dict[str, tuple[str, Any]]) -> tuple[int, dict[str, pa.Array]] | None:
-        scanned = super().scan_answer(body, kinds)
+    def scan_answers(
+        self, bodies: Sequence[bytes], kinds: dict[str, tuple[str, Any]]
+    ) -> tuple[int, dict[str, pa.Array]] | None:
+        scanned = super().scan_answers(bodies, kinds)
         if scanned is None:
             return None
         n, out = scanned
@@ -129,17 +131,19 @@ class Transactions(ObjectDataset):
         "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
-    answers = BATCH  # of blocks: the rows are their transaction objects (see scan_answer)
+    answers = BATCH  # of blocks: the rows are their transaction objects (see scan_answers)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return list(await client.batch_bytes(block_calls(blocks, full=True)))
 
-    def scan_answer(self, body: bytes, kinds: dict[str, tuple[str, Any]]) -> tuple[int, dict[str, pa.Array]] | None:
-        """The transaction objects inside a block answer, each taking its block's timestamp where it has none."""
+    def scan_answers(
+        self, bodies: Sequence[bytes], kinds: dict[str, tuple[str, Any]]
+    ) -> tuple[int, dict[str, pa.Array]] | None:
+        """The transaction objects inside block answers, each taking its block's timestamp where it has none."""
         from chainframe.datasets import _native
 
         block = {"timestamp": ("timestamp", "u64"), "transactions": ("transactions", kinds)}
-        scanned = _native.scan(body, block, BATCH)
+        scanned = _native.scan(bodies, block, BATCH)
         if scanned is None:
             return None
         _, blocks = scanned

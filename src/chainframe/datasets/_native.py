@@ -11,7 +11,7 @@ envelope, a kind it does not know) it answers None and the caller takes the pure
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -101,15 +101,15 @@ def _array(kind: Any, column: Any) -> pa.Array:
     return pa.Array.from_buffers(dtype, length, buffers, nulls)
 
 
-def scan(body: bytes, kinds: Kinds, mode: int) -> tuple[int, dict[str, pa.Array]] | None:
-    """``body``'s rows as typed arrays of ``kinds``, or None: take the pure path. Batch rows follow the calls'
-    ids; a null result is no row."""
+def scan(bodies: Sequence[bytes], kinds: Kinds, mode: int) -> tuple[int, dict[str, pa.Array]] | None:
+    """The rows of all ``bodies`` (one piece's answers) as typed arrays of ``kinds``, or None if any is declined:
+    take the pure path. Batch rows follow the calls' ids; a null result is no row."""
     if not available():
         return None
     spec = _spec(kinds)
     if spec is None:
         return None
-    scanned = _native_rows.scan(body, spec, mode)
+    scanned = _native_rows.scan(bodies, spec, mode)
     if scanned is None:
         return None
     rows, ids, ids_sorted, columns = scanned

@@ -525,11 +525,11 @@ static int parse_envelope(Cur *c, Spec *spec, int mode, int64_t *id, int *has_id
     return has_result ? 0 : FALLBACK;
 }
 
-static int parse_body(Cur *c, Spec *spec, int mode, Buf *ids, int *sorted) {
+/* One answer's rows, appended to the spec's columns, and each row's id (of its envelope) to ids. */
+static int parse_body(Cur *c, Spec *spec, int mode, Buf *ids) {
     int r;
-    int64_t id = 0, previous = INT64_MIN;
+    int64_t id = 0;
     int has_id;
-    *sorted = 1;
     if (mode == MODE_RESULT) {
         if ((r = parse_envelope(c, spec, MODE_BATCH_LISTS, &id, &has_id)) < 0) return r;
     } else {
@@ -543,10 +543,6 @@ static int parse_body(Cur *c, Spec *spec, int mode, Buf *ids, int *sorted) {
                     if ((r = reserve(ids, 8)) < 0) return r;
                     memcpy(ids->p + ids->len, &id, 8);
                     ids->len += 8;
-                }
-                if (rows_of(spec) > before) {
-                    if (id < previous) *sorted = 0;
-                    previous = id;
                 }
                 if (eat(c, ',')) continue;
                 if (eat(c, ']')) break;
@@ -695,31 +691,76 @@ static PyObject *columns_of(Spec *spec) {
     return out;
 }
 
+/* Rows are put in order by their ids within each answer, and the answers kept in their order, as scanning them one by
+   one did: the ids of an answer's rows (from ids[first] on) become keys above every earlier answer's, in the same
+   order as the ids. A redone batch's answer numbers its envelopes from 0 again, for one. */
+static int order_keys(Buf *ids, size_t first, uint64_t *next_key) {
+    size_t end = ids->len / 8;
+    if (first == end) return 0;
+    int64_t low = INT64_MAX, high = INT64_MIN, v;
+    for (size_t i = first; i < end; i++) {
+        memcpy(&v, ids->p + 8 * i, 8);
+        if (v < low) low = v;
+        if (v > high) high = v;
+    }
+    uint64_t span = (uint64_t)high - (uint64_t)low;
+    if (*next_key > (uint64_t)INT64_MAX - span) return FALLBACK; /* ids too far apart to order this way */
+    for (size_t i = first; i < end; i++) {
+        memcpy(&v, ids->p + 8 * i, 8);
+        int64_t key = (int64_t)(*next_key + ((uint64_t)v - (uint64_t)low));
+        memcpy(ids->p + 8 * i, &key, 8);
+    }
+    *next_key += span + 1;
+    return 0;
+}
+
+static int keys_rise(const Buf *ids) {
+    int64_t previous = INT64_MIN, v;
+    for (size_t i = 0; i < ids->len / 8; i++) {
+        memcpy(&v, ids->p + 8 * i, 8);
+        if (v < previous) return 0;
+        previous = v;
+    }
+    return 1;
+}
+
+/* The answers of one piece, scanned into one set of columns: the Python that wraps columns into arrays and a table
+   runs once per piece, not once per answer (a piece of receipts is about eight 1 MB batch answers). */
 static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *args) {
-    Py_buffer body;
-    PyObject *spec_seq;
+    PyObject *bodies_seq, *spec_seq;
     int mode;
-    if (!PyArg_ParseTuple(args, "y*Oi", &body, &spec_seq, &mode)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOi", &bodies_seq, &spec_seq, &mode)) return NULL;
     if (mode < MODE_RESULT || mode > MODE_BATCH_LISTS) {
-        PyBuffer_Release(&body);
         PyErr_SetString(PyExc_ValueError, "mode must be 0 (result list), 1 (batch) or 2 (batch of lists)");
         return NULL;
     }
+    PyObject *fast = PySequence_Fast(bodies_seq, "the answers must be a sequence of bytes-like objects");
+    if (fast == NULL) return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(fast), held = 0;
+    Py_buffer *bodies = PyMem_Calloc(count ? (size_t)count : 1, sizeof(Py_buffer));
     Spec *spec = calloc(1, sizeof(Spec));
     Buf ids = {0};
     PyObject *out = NULL;
-    int sorted = 1, r;
-    if (spec == NULL) {
-        PyBuffer_Release(&body);
-        return PyErr_NoMemory();
+    int sorted = 1, r = 0;
+    uint64_t next_key = 0;
+    if (bodies == NULL || spec == NULL) {
+        PyErr_NoMemory();
+        goto done;
     }
+    for (; held < count; held++)
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(fast, held), &bodies[held], PyBUF_SIMPLE) < 0) goto done;
     if (load_spec(spec_seq, spec) < 0) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
-    Cur c = {(const unsigned char *)body.buf, (const unsigned char *)body.buf + body.len};
     Py_BEGIN_ALLOW_THREADS
-    r = parse_body(&c, spec, mode, &ids, &sorted);
+    for (Py_ssize_t i = 0; i < count && r == 0; i++) {
+        Cur c = {(const unsigned char *)bodies[i].buf, (const unsigned char *)bodies[i].buf + bodies[i].len};
+        size_t first = ids.len / 8;
+        r = parse_body(&c, spec, mode, &ids);
+        if (r == 0) r = order_keys(&ids, first, &next_key);
+    }
+    if (r == 0) sorted = keys_rise(&ids);
     Py_END_ALLOW_THREADS
     if (r == NOMEM) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
@@ -739,10 +780,12 @@ static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     out = Py_BuildValue("(LNON)", (long long)rows_of(spec), id_bytes, sorted ? Py_True : Py_False, columns);
 done:
-    free_spec(spec);
+    for (Py_ssize_t i = 0; i < held; i++) PyBuffer_Release(&bodies[i]);
+    PyMem_Free(bodies);
+    if (spec != NULL) free_spec(spec);
     free(spec);
     free(ids.p);
-    PyBuffer_Release(&body);
+    Py_DECREF(fast);
     return out;
 }
 
@@ -786,7 +829,8 @@ static PyObject *null_result(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef METHODS[] = {
     {"scan", scan, METH_VARARGS,
-     "scan(body, spec, mode) -> (rows, ids or None, ids_sorted, columns) or None (take the pure path)"},
+     "scan(bodies, spec, mode) -> (rows, ids or None, ids_sorted, columns) of all the answers, or None (take the "
+     "pure path)"},
     {"null_result", null_result, METH_VARARGS,
      "null_result(body) -> whether '\"result\"\\s*:\\s*null' occurs in body (the GIL released while it looks)"},
     {NULL, NULL, 0, NULL},

@@ -39,12 +39,15 @@ class ObjectDataset(Dataset):
 
         return kinds_of(self.sources, u256)
 
-    def scan_answer(self, body: bytes, kinds: dict[str, tuple[str, Any]]) -> tuple[int, dict[str, pa.Array]] | None:
-        """One answer's rows through the native scanner (None: declined); subclasses add derived columns."""
+    def scan_answers(
+        self, bodies: Sequence[bytes], kinds: dict[str, tuple[str, Any]]
+    ) -> tuple[int, dict[str, pa.Array]] | None:
+        """A piece's answers' rows through the native scanner, in one call (None: one was declined); subclasses add
+        derived columns."""
         from chainframe.datasets import _native
 
         assert self.answers is not None
-        return _native.scan(body, kinds, self.answers)
+        return _native.scan(bodies, kinds, self.answers)
 
     def scanned(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table | None:
         """The answers' rows through the native scanner, or None when it is off, not built, or declines one answer
@@ -53,15 +56,11 @@ class ObjectDataset(Dataset):
 
         if self.answers is None or not _native.available():
             return None
-        kinds = self.native_kinds(u256)
-        tables = []
-        for body in bodies:
-            scanned = self.scan_answer(body, kinds)
-            if scanned is None:
-                return None
-            n, out = scanned
-            tables.append(build_arrow(out, self.columns, n, chain_id=chain_id, u256=u256))
-        return self.concat(tables, u256)
+        scanned = self.scan_answers(bodies, self.native_kinds(u256))
+        if scanned is None:
+            return None
+        n, out = scanned
+        return build_arrow(out, self.columns, n, chain_id=chain_id, u256=u256)
 
     def from_objects(self, array: bytes, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         """Rows from a JSON array of objects of this dataset's kind (e.g. recorded answers)."""
