@@ -1,5 +1,5 @@
 """Batches sized by their answers (:meth:`AsyncClient.batch_bytes`): large answers (a block's receipts) go in batches
-of about BATCH_ANSWER_BYTES, small ones (headers) in ``batch_size``; the first batch of a method whose answers are
+of about ANSWER_BYTES, small ones (headers) in ``batch_size``; the first batch of a method whose answers are
 not known goes alone when more than one batch waits, and sizes the others, however many callers wait."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from chainframe.devnet import Devnet
 from chainframe.rpc import AsyncClient, MemoryTransport, Reply
-from chainframe.rpc._client import BATCH_ANSWER_BYTES, PROBE_CALLS
+from chainframe.rpc._client import ANSWER_BYTES, PROBE_CALLS
 
 pytestmark = pytest.mark.anyio
 
@@ -38,7 +38,7 @@ async def test_large_answers_go_in_batches_of_about_a_megabyte() -> None:
     async with AsyncClient("http://node", transport=node({"eth_getBlockReceipts": 100_000}, log)) as client:
         bodies = await client.batch_bytes(receipts(range(200)))
     assert log[0] == ("eth_getBlockReceipts", PROBE_CALLS)  # alone: it sized the rest
-    per_batch = BATCH_ANSWER_BYTES // 100_000 - 1  # the envelopes count too
+    per_batch = ANSWER_BYTES // 100_000 - 1  # the envelopes count too
     assert {n for _, n in log[1:-1]} == {per_batch}
     assert sum(n for _, n in log) == 200
     ids = sorted(a["id"] for body in bodies for a in json.loads(body))
@@ -80,7 +80,7 @@ async def test_concurrent_callers_wait_for_one_first_batch() -> None:
             tg.start_soon(client.batch_bytes, receipts(range(start, start + 100)))
     assert [n for _, n in log].count(PROBE_CALLS) == 1
     assert log[0][1] == PROBE_CALLS
-    assert max(n for _, n in log[1:]) == BATCH_ANSWER_BYTES // 250_000 - 1
+    assert max(n for _, n in log[1:]) == ANSWER_BYTES // 250_000 - 1
     assert sum(n for _, n in log) == 800
 
 
@@ -97,5 +97,5 @@ async def test_receipts_from_the_node_come_in_batches_of_about_a_megabyte(devnet
     stats = devnet.gateway.stats()  # type: ignore[union-attr]
     assert stats["http_requests"] == len(bodies)
     assert len(json.loads(bodies[0])) == PROBE_CALLS  # the first batch went alone, and sized the others
-    expected = max(1, min(50, int(BATCH_ANSWER_BYTES / (sizes[0] / PROBE_CALLS))))
+    expected = max(1, min(50, int(ANSWER_BYTES / (sizes[0] / PROBE_CALLS))))
     assert len(bodies) == 1 + -(-(len(blocks) - PROBE_CALLS) // expected)

@@ -33,7 +33,7 @@ from chainframe.engine._canonical import (
     headers,
     on_one_fork,
 )
-from chainframe.engine._logs import SplitState, fetch_logs, logs_table, plan_pieces, sort_table
+from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._sink import InOrder
 from chainframe.engine._verified import Material, Proven, material, verify_piece
@@ -123,11 +123,20 @@ async def fetch_and_decode(
 
             events = as_events(list(task.filters["event"]))
 
-        def decode_logs(part: BlockRange, logs: list[bytes], receipts: list[bytes], proof: Material | None) -> pa.Table:
+        def answered(asked: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
+            """The rows of answers for ``asked``, checked against it."""
             check_bodies("logs", logs)
             check_bodies("receipts", receipts)
             table = logs_table(logs, receipts, log_filters, chain_id=chain_id, u256=task.u256)
-            check_rows("logs", table, part, log_filters)
+            check_rows("logs", table, asked, log_filters)
+            return table
+
+        def decode_logs(part: BlockRange, logs: Answers, receipts: list[bytes], proof: Material | None) -> pa.Table:
+            # Each eth_getLogs answer is checked against the blocks its own call asked for (a piece may take several).
+            tables = [answered(asked, [body], []) for asked, body in logs]
+            if receipts:
+                tables.append(answered(part, [], receipts))
+            table = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
             if table.num_rows and pc.any(table["removed"]).as_py():
                 raise StaleChunk(f"{task.dataset} {part.start}..{part.end}: the node flagged logs as removed (a reorg)")
             if proven is not None:
@@ -138,7 +147,7 @@ async def fetch_and_decode(
                 table = with_event_columns(table, events, u256=task.u256)
             return sort_table(table, dataset.sort)
 
-        async def decode_piece(part: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
+        async def decode_piece(part: BlockRange, logs: Answers, receipts: list[bytes]) -> pa.Table:
             proof = await material(client, task.dataset, part) if proven is not None else None
             return await anyio.to_thread.run_sync(decode_logs, part, logs, receipts, proof, limiter=decode)
 

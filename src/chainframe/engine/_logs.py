@@ -4,6 +4,9 @@ On a limit error (too many results, too slow, range too wide, in any provider's 
 :mod:`chainframe.rpc._errors`), the range is split at the provider's hinted end when it gives a usable one, else
 halved. A single block that still exceeds the limit is read from ``eth_getBlockReceipts`` and filtered locally. A
 rate limit is not a split: the client waits it out. The span that worked is remembered for the next chunks.
+
+Where calls are cheap (a near node and no credit budget) a piece is fetched in several calls of about 1 MB answers,
+which a node serves with less work per byte (:meth:`SplitState.calls`), and still decoded and written as one.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from chainframe.datasets import LOGS, U256, BlockRange
 from chainframe.engine._answers import checked
 from chainframe.rpc import LimitExceeded
 from chainframe.rpc import _params as params
+from chainframe.rpc._client import ANSWER_BYTES
 
 if TYPE_CHECKING:
     import polars as pl
@@ -49,6 +53,8 @@ class SplitState:
     logs average 400 bytes (the benchmark's are 560)."""
     limited: int | None = None
     """The largest span a provider limit has let through (None: no limit seen)."""
+    block_bytes: float = 0.0
+    """eth_getLogs answer bytes per block in the latest answers (0: none seen yet)."""
     in_flight: anyio.Semaphore = field(default_factory=lambda: anyio.Semaphore(8))
     """Pieces fetched or decoding at once, across all chunks (of every dataset: the others' pieces take places here
     too): what bounds the answer bytes held in memory. A piece is planned only once it has a place here, so a logs
@@ -73,7 +79,18 @@ class SplitState:
         wanted = int(blocks * self.piece_bytes / max(size, 1))
         self.spans[dataset] = max(MIN_PIECE_BLOCKS, min(wanted, blocks * 4, MAX_PIECE_BLOCKS))
 
+    def calls(self, piece: BlockRange, *, cheap: bool) -> list[BlockRange]:
+        """The eth_getLogs calls that fetch ``piece``: one, or where calls are cheap (a near node and no credit budget,
+        :attr:`chainframe.rpc.AsyncClient.cheap_calls`) as many as make answers of about
+        :data:`~chainframe.rpc._client.ANSWER_BYTES`, which the node serves with less work per byte. The piece stays
+        one unit of decoding, checks and memory."""
+        if not cheap or not self.block_bytes:
+            return [piece]
+        step = max(1, int(ANSWER_BYTES / self.block_bytes))
+        return [BlockRange(a, min(a + step - 1, piece.end)) for a in range(piece.start, piece.end + 1, step)]
+
     def observe(self, blocks: int, size: int) -> None:
+        self.block_bytes = size / max(blocks, 1)
         wanted = max(1, int(blocks * self.target_bytes / max(size, 1)))
         if self.limited is not None:
             wanted = min(wanted, self.limited * 2)  # grow past a known limit only gradually
@@ -103,7 +120,10 @@ def log_filter(blocks: BlockRange, filters: Mapping[str, Any]) -> dict[str, Any]
     )
 
 
-Decode = Callable[[BlockRange, list[bytes], list[bytes]], Awaitable[pa.Table]]
+Answers = list[tuple[BlockRange, bytes]]
+"""A piece's eth_getLogs answers, each with the blocks its call asked for (one call, or several: see
+:meth:`SplitState.calls`)."""
+Decode = Callable[[BlockRange, Answers, list[bytes]], Awaitable[pa.Table]]
 """Decode (and check) a piece's eth_getLogs answers and receipts answers into a table (in a worker thread)."""
 Piece = Callable[[BlockRange], Coroutine[Any, Any, None]]
 """Fetch, decode and hand on one piece of a chunk."""
@@ -121,8 +141,9 @@ async def fetch_logs(
     *,
     wrap: Callable[[Piece], Piece] = lambda run: run,
 ) -> None:
-    """The chunk's logs, one table per answer, each decoded as soon as it arrives and handed to ``emit`` (its bytes
-    then dropped). A piece holds its place among ``state.in_flight`` until emitted, so a slow writer slows fetching.
+    """The chunk's logs, one table per piece, each decoded as soon as its answers arrive and handed to ``emit`` (its
+    bytes then dropped). A piece holds its place among ``state.in_flight`` until emitted, so a slow writer slows
+    fetching.
     ``wrap`` wraps the fetch of each planned piece (splits included), e.g. to read the chain's head around it."""
     pieces = 0
 
@@ -136,9 +157,20 @@ async def fetch_logs(
             await state.in_flight.acquire()
 
         async def logs() -> pa.Table:
-            body = await client.request_bytes("eth_getLogs", [log_filter(piece, filters)])
-            state.observe(len(piece), len(body))
-            return await decode(piece, [body], [])
+            calls = state.calls(piece, cheap=client.cheap_calls)
+            bodies = [b""] * len(calls)
+
+            async def call(n: int) -> None:
+                bodies[n] = await client.request_bytes("eth_getLogs", [log_filter(calls[n], filters)])
+
+            if len(calls) == 1:
+                await call(0)
+            else:
+                async with anyio.create_task_group() as tg:
+                    for n in range(len(calls)):
+                        tg.start_soon(call, n)
+            state.observe(len(piece), sum(map(len, bodies)))
+            return await decode(piece, list(zip(calls, bodies, strict=True)), [])
 
         async def from_receipts() -> pa.Table:
             receipts = await client.batch_bytes([("eth_getBlockReceipts", [hex(piece.start)])])

@@ -50,12 +50,18 @@ _log = logging.getLogger("chainframe.rpc")
 TransportKind = Literal["http", "ws"]
 Call = tuple[str, Sequence[Any]]
 DEFAULT_FAILOVER_METHODS = frozenset({"eth_getLogs", "eth_getUncleByBlockHashAndIndex"})
-BATCH_ANSWER_BYTES = 1_000_000
-"""What :meth:`AsyncClient.batch_bytes` aims a batch's answer at. A node's work per byte grows with the answer: anvil
-spent 1.67 CPU-s on the benchmark chain's 2,000 blocks of eth_getBlockReceipts in batches of 5 or 10 blocks (0.5-1.1
-MB), 1.8 in 20, 2.0 in 50 and 2.2 in 100 (two connections, three runs each), and a local node shares the machine's
-cores. Batching does not change what is called (credits are per call), only how many requests carry the calls; and a
-provider's limits on answer size and time are met more easily. Answers of small calls (headers) keep ``batch_size``."""
+ANSWER_BYTES = 1_000_000
+"""What an answer of many rows is aimed at: a batch in :meth:`AsyncClient.batch_bytes`, and an eth_getLogs call where
+calls are cheap (:attr:`AsyncClient.cheap_calls`). A node's work per byte grows with the answer: anvil spent 1.67 CPU-s
+on the benchmark chain's 2,000 blocks of eth_getBlockReceipts in batches of 5 or 10 blocks (0.5-1.1 MB), 1.8 in 20,
+2.0 in 50 and 2.2 in 100 (two connections, three runs each); 0.44 CPU-s on its 175 MB of eth_getLogs in 0.7 MB
+answers, 0.49 in 1.4 MB, 0.84 in 4.2 MB, and 0.74 in 4.2 MB batches of 6 to 48 calls (the answer's size counts, not
+its calls; 2026-11-24). A local node shares the machine's cores. Batching does not change what is called (credits
+are per call), only how many requests carry the calls; and a provider's limits on answer size and time are met more
+easily. Answers of small calls (headers) keep ``batch_size``."""
+NEAR_ROUND_TRIP = 0.005
+"""Seconds: an endpoint that has answered a request within this is near (this machine, its network), not a provider
+across the internet (tens of milliseconds), so one more round trip costs next to nothing."""
 PROBE_CALLS = 5
 """Calls in the first batch of a method whose answers have not been seen (at most ``batch_size``), sent alone when more
 than one batch waits."""
@@ -133,7 +139,7 @@ class AsyncClient(TypedMethods):
     - ``transport``: ``"http"`` (pooled keep-alive) or ``"ws"`` (one connection, many requests in flight).
     - ``fallbacks``: endpoints used while the primary is down (connection errors, 5xx) for ``failover_methods``.
     - ``batch_size``: calls per JSON-RPC batch in :meth:`batch`, and at most in :meth:`batch_bytes` (which cuts
-      batches of large answers smaller: :data:`BATCH_ANSWER_BYTES`).
+      batches of large answers smaller: :data:`ANSWER_BYTES`).
     """
 
     def __init__(
@@ -171,12 +177,23 @@ class AsyncClient(TypedMethods):
         self._http2 = http2
         self._max_answer_bytes = max_answer_bytes
         self._primary_down_until = 0.0
+        self.least_round_trip: float | None = None
+        """Seconds: the quickest answer of the primary endpoint so far (a bound of its round trip); None before one."""
         self._next_id = 1
         self._call_bytes: dict[str, float] = {}  # answer bytes per call, by method, in its latest batch answer
         self._sizing: dict[str, anyio.Lock] = {}  # held while the first batch of a method sizes the others
         self._routes: list[_Route] = []
         self._stack: AsyncExitStack | None = None
         self.stats = ClientStats()
+
+    @property
+    def cheap_calls(self) -> bool:
+        """Whether a call costs the node's work and little else: the endpoint is near (it has answered within
+        :data:`NEAR_ROUND_TRIP`) and no credit budget is set (credits are paid per call). Then many rows are fetched
+        in several calls whose answers hold about :data:`ANSWER_BYTES` each, which a node serves with less work per
+        byte than one large answer; elsewhere fewer, larger calls save round trips and credits."""
+        near = self.least_round_trip is not None and self.least_round_trip < NEAR_ROUND_TRIP
+        return near and self.pacer.pacing.credits_per_second is None
 
     # --- lifecycle -------------------------------------------------------------------------------------------
 
@@ -262,7 +279,11 @@ class AsyncClient(TypedMethods):
                 async with self.pacer.slot(methods):
                     self.stats.requests += 1
                     self.stats.calls += len(methods)
+                    sent = time.monotonic()
                     reply = await route.transport.send(body, ids)
+                    took = time.monotonic() - sent
+                    if route is self._routes[0] and (self.least_round_trip is None or took < self.least_round_trip):
+                        self.least_round_trip = took
             except RPCError as exc:
                 exc.attach(method=methods[0], blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
                 last = exc
@@ -404,7 +425,7 @@ class AsyncClient(TypedMethods):
     async def batch_bytes(self, calls: Sequence[Call]) -> list[bytes]:
         """Many calls of one method, in concurrent batches; each batch's answer array as received, for native decoders.
 
-        A batch holds as many calls as make an answer of about :data:`BATCH_ANSWER_BYTES` by the method's latest
+        A batch holds as many calls as make an answer of about :data:`ANSWER_BYTES` by the method's latest
         answer, at most ``batch_size``. Where that is not known yet and the calls need more than one batch, the first
         :data:`PROBE_CALLS` go alone, and the rest (of every caller) wait for their answer. Answers may be in any order
         (decoders sort by id). A batch whose answer is not plainly complete and error-free is redone through
@@ -436,7 +457,7 @@ class AsyncClient(TypedMethods):
         per_call = self._call_bytes.get(method)
         if per_call is None:
             return self.batch_size
-        return max(1, min(self.batch_size, int(BATCH_ANSWER_BYTES / max(per_call, 1.0))))
+        return max(1, min(self.batch_size, int(ANSWER_BYTES / max(per_call, 1.0))))
 
     async def _batch_body(self, calls: Sequence[Call]) -> bytes:
         ids = self._ids(len(calls))
