@@ -195,7 +195,8 @@ class Hostile:
                 continue
             if item is None or call.get("method") != self.method or "result" not in item:
                 continue
-            if self.method not in ("eth_getLogs", "eth_getProof") and not str(call["params"][0]).startswith("0x"):
+            by_tag = self.method not in ("eth_getLogs", "eth_getProof", "eth_blockNumber")
+            if by_tag and not str(call["params"][0]).startswith("0x"):
                 continue  # blocks asked by tag (the run's start: head, finalized) are left alone
             if self.rewrite is TAMPER["a transaction's value changed"][1] and call["params"][1] is not True:
                 continue  # headers asked to prove the rows by are not the rows

@@ -103,3 +103,22 @@ def test_a_node_that_lacks_a_block_mid_reorg_means_read_again_not_fail() -> None
     assert chain_moved(moved)
     assert chain_moved(InvalidParams("header not found"))
     assert not chain_moved(InvalidParams("invalid argument 0: hex string without 0x prefix"))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("head", ["latest", "0xzz", 12])
+async def test_a_head_read_with_headers_that_is_not_a_number_is_a_wrong_answer(devnet: Devnet, head: object) -> None:
+    from chainframe.engine._canonical import head_and_headers
+    from chainframe.rpc import AsyncClient
+
+    with Hostile(devnet.node.url, None) as proxy:
+        proxy.method, proxy.rewrite = "eth_blockNumber", lambda call, result: head
+        async with AsyncClient(proxy.url) as client:
+            got, known = await head_and_headers(client, [3])  # the first answer is rewritten, then faithful again
+            assert got == devnet.truth.head
+            assert known[3] is not None
+            assert known[3].number == 3
+            proxy.left = None  # every answer rewritten from now on
+            with pytest.raises(WrongAnswer) as caught:
+                await head_and_headers(client, [3])
+    assert caught.value.check == "head is a number"

@@ -24,3 +24,15 @@ def test_a_small_run_makes_four_requests_and_a_run_with_nothing_to_do_one(devnet
     extract("blocks", blocks="1:40", rpc=devnet.http_url, out=tmp_path, progress=False)
     stats = devnet.gateway.stats()
     assert stats["http_requests"] == 1, stats  # the chain's state; the stored chunk is final, nothing to check
+
+
+def test_the_check_after_a_round_at_the_head_is_one_request(devnet: Devnet, tmp_path: Path) -> None:
+    assert devnet.gateway is not None
+    head = devnet.truth.head
+    extract("blocks", blocks=f"{head - 29}:{head}", rpc=devnet.http_url, out=tmp_path, chunk_size=100, progress=False)
+    stats = devnet.gateway.stats()
+    # The chain's state (one batch), the 30 blocks (one batch), the piece's witness header before and after it, the
+    # chunk's headers at commit, and after the round the head with the chunk's top header in one batch (two requests
+    # when the head was read first).
+    assert stats["http_requests"] == 6, stats
+    assert stats["calls"]["eth_blockNumber"] == 2, stats  # the chain's state, and the check after the round

@@ -23,7 +23,7 @@ from anyio.from_thread import start_blocking_portal
 
 from chainframe._errors import InputError, first_error
 from chainframe.datasets import DATASETS, U256, BlockRange, register_duckdb
-from chainframe.engine._canonical import ChainUnstable, ChunkCheck, find_stale, on_one_fork
+from chainframe.engine._canonical import ChainUnstable, ChunkCheck, head_and_stale, on_one_fork
 from chainframe.engine._engine import (
     ATTEMPTS,
     DECODE_THREADS,
@@ -363,8 +363,7 @@ async def aoff_chain(
     folder = location(out)
     every = [load_series(p) for p in series_folders(folder)]
     async with AsyncClient(endpoint_of(rpc, network, key)) as client:
-        head = int(await client.block_number())
-        stale = await find_stale(client, every, head)
+        _, stale = await head_and_stale(client, every)
     return [
         {"series": r.chunk.path.parent.name, "file": r.chunk.path.name, "fork_block": r.fork_block,
          "blocks": [r.fork_block, r.chunk.meta.end]}

@@ -10,8 +10,9 @@ can happen, so there only the chunk's edges are read (two headers per chunk).
 
 After a commit (:func:`find_stale`): a chunk's footer keeps the parent hash of its first block, the hash of its last
 and the hashes of its blocks above the finalized one. Adjacent chunks whose hashes link form a segment, pinned by its
-top hash; a segment whose top is still the node's block is intact (one header per segment). Otherwise the segment is
-walked down to the fork point, found among the stored recent hashes, and every chunk above it is rewritten.
+top hash; a segment whose top is still the node's block is intact (one header per segment, read in one batch with
+the head by :func:`head_and_stale`). Otherwise the segment is walked down to the fork point, found among the stored
+recent hashes, and every chunk above it is rewritten.
 """
 
 from __future__ import annotations
@@ -92,12 +93,39 @@ def _bytes(text: str) -> bytes:
 async def headers(client: Any, numbers: Iterable[int]) -> dict[int, Header | None]:
     """The node's headers for ``numbers`` (one batch); None for a block the node does not have. An answer for another
     block, or without its hashes, is asked again and then a :class:`WrongAnswer`."""
+    return (await _read_headers(client, numbers, head=False))[1]
+
+
+async def head_and_headers(client: Any, numbers: Iterable[int]) -> tuple[int, dict[int, Header | None]]:
+    """The node's head and its headers for ``numbers``, as :func:`headers`, in the same batch: one round trip."""
+    head, out = await _read_headers(client, numbers, head=True)
+    assert head is not None
+    return head, out
+
+
+async def _read_headers(
+    client: Any, numbers: Iterable[int], *, head: bool
+) -> tuple[int | None, dict[int, Header | None]]:
     wanted = sorted(set(numbers))
     if not wanted:
-        return {}
+        return (int(await client.block_number()) if head else None), {}
+    calls = [("eth_getBlockByNumber", [hex(n), False]) for n in wanted]
 
-    async def read() -> dict[int, Header | None]:
-        answers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in wanted])
+    async def read() -> tuple[int | None, dict[int, Header | None]]:
+        answers = await client.batch([("eth_blockNumber", []), *calls] if head else calls)
+        tip: int | None = None
+        if head:
+            answer, answers = answers[0], answers[1:]
+            if isinstance(answer, BaseException):
+                raise answer
+            if not isinstance(answer, str) or not answer.startswith("0x"):
+                raise WrongAnswer(f"the head is {str(answer)[:40]!r}, not a block number", check="head is a number")
+            try:
+                tip = int(answer, 16)
+            except ValueError:
+                raise WrongAnswer(
+                    f"the head is {answer[:40]!r}, not a block number", check="head is a number"
+                ) from None
         out: dict[int, Header | None] = {}
         for number, answer in zip(wanted, answers, strict=True):
             if isinstance(answer, BaseException):
@@ -112,7 +140,7 @@ async def headers(client: Any, numbers: Iterable[int]) -> dict[int, Header | Non
             if header.number != number:
                 raise WrongAnswer(f"asked for block {number}, got block {header.number}", check="the block asked for")
             out[number] = header
-        return out
+        return tip, out
 
     return await checked(read, method="eth_getBlockByNumber", blocks=BlockRange(wanted[0], wanted[-1]), client=client)
 
@@ -188,15 +216,36 @@ class Repair:
 
 async def find_stale(client: Any, series: Sequence[Series], head: int) -> list[Repair]:
     """The chunks of ``series`` that are off the node's chain (one header per linked segment when nothing is)."""
+    tops = _unsettled_tops(series, head)
+    if not tops:
+        return []
+    known = await headers(client, [s[-1].meta.end for s in tops if s[-1].meta.end <= head])
+    return await _repairs(client, tops, known, head)
+
+
+async def head_and_stale(client: Any, series: Sequence[Series]) -> tuple[int, list[Repair]]:
+    """The node's head and the chunks of ``series`` off its chain (:func:`find_stale`), the head read in the batch of
+    the segments' top headers: one round trip when nothing moved, where reading the head first took two."""
+    head, known = await head_and_headers(client, [s[-1].meta.end for s in _unsettled_tops(series, None)])
+    known = {n: h for n, h in known.items() if n <= head}  # as find_stale reads them: only blocks up to the head
+    tops = _unsettled_tops(series, head)
+    return head, (await _repairs(client, tops, known, head) if tops else [])
+
+
+def _unsettled_tops(series: Sequence[Series], head: int | None) -> list[list[StoredChunk]]:
+    """The segments whose top may have moved: it was not final when written, or it is above ``head`` (if known)."""
     tops: list[list[StoredChunk]] = []
     for one in series:
         for segment in one.segments():
             top = segment[-1].meta
-            if top.end > top.finalized or top.end > head:  # final when written: it and all linked below are final
-                tops.append(segment)
-    if not tops:
-        return []
-    known = await headers(client, [s[-1].meta.end for s in tops if s[-1].meta.end <= head])
+            if top.end > top.finalized or (head is not None and top.end > head):
+                tops.append(segment)  # final when written and below the head: it and all linked below are final
+    return tops
+
+
+async def _repairs(
+    client: Any, tops: list[list[StoredChunk]], known: dict[int, Header | None], head: int
+) -> list[Repair]:
     repairs: list[Repair] = []
     for segment in tops:
         top = segment[-1].meta

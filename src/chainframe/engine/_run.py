@@ -8,7 +8,9 @@ A round (what ``extract`` runs once and ``follow`` runs every poll):
 3. plans the asked slots and the repairs together (:func:`chainframe.engine._plan.plan`): stored slots are skipped, a
    tip is extended, a repaired slot keeps its rows below the fork block;
 4. runs the tasks; each file replaces its slot's file atomically once its rows are checked against the headers;
-5. checks again, and repairs what moved during the round, so a completed round leaves every series on the chain.
+5. checks again (the head read in the batch of the segments' top headers:
+   :func:`chainframe.engine._canonical.head_and_stale`), and repairs what moved during the round, so a completed round
+   leaves every series on the chain.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import anyio
 
 from chainframe._errors import InputError
 from chainframe.datasets import U256, BlockRange
-from chainframe.engine._canonical import ChainUnstable, Repair, find_stale
+from chainframe.engine._canonical import ChainUnstable, Repair, find_stale, head_and_stale
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._plan import ChunkTask, plan
 from chainframe.store import Location, Series, load_series, location, series_folders, series_name, storage
@@ -138,8 +140,8 @@ async def extract_round(
         if not tasks:  # nothing written since the check above: a second check would only repeat it
             return result
         every = await _every_series(folder)
-        head = int(await client.block_number())  # a reorganization during the round may have moved it either way
-        repairs = await find_stale(client, list(every.values()), head)
+        # A reorganization during the round may have moved the head either way: read with the tops' headers.
+        head, repairs = await head_and_stale(client, list(every.values()))
         if not repairs:
             return result
         if rounds == CHECK_ROUNDS:
