@@ -211,9 +211,10 @@ def test_sigkill_at_a_random_moment_then_the_same_command_again(
         with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
             time.sleep(rng.uniform(0.2, 1.5))
             run.send_signal(signal.SIGKILL)
-        # A glob reader never sees a row twice, whatever moment the kill came at.
+        # A glob reader never sees a row twice, whatever moment the kill came at. (A kill before a series' first
+        # commit leaves its folder with no file, only a pending one: a glob then finds nothing to read.)
         for name in MAIN:
-            if (out / name).is_dir():
+            if list((out / name).glob("*.parquet")):
                 frame = _glob(out, name)
                 keys = ["block_number", "log_index" if name == "logs" else "transaction_index"]
                 keys = keys[:1] if name == "blocks" else keys
