@@ -113,6 +113,20 @@ def test_block_over_the_limit_is_read_from_receipts_and_filtered(devnet: Devnet,
     assert unfiltered.num_rows > want.num_rows
 
 
+def test_a_run_killed_before_its_first_file_leaves_nothing_behind_the_next_run(devnet: Devnet, tmp_path: Path) -> None:
+    """A run killed before a series' first commit leaves the series folder holding only its temporary; the next run
+    removes it, though the folder holds no chunk yet."""
+    dead = 2**31 - 1  # above any pid_max: never a live process
+    (tmp_path / "logs").mkdir()
+    leftover = (
+        tmp_path / "logs" / f".logs__{devnet.truth.chain_id}__0000000000_to_0000000039.parquet.tmp-{dead}-0badcafe"
+    )
+    leftover.write_bytes(b"PAR1 cut short")
+    extract("logs", blocks="0:39", out=tmp_path, rpc=devnet.http_url, chunk_size=40, progress=False)
+    assert not leftover.exists()
+    assert len(list((tmp_path / "logs").glob("*.parquet"))) == 1
+
+
 def test_a_rate_limit_is_waited_out_not_split(devnet: Devnet, tmp_path: Path) -> None:
     _configure(devnet, faults=(FaultRule(kind="rate_limit", methods=("eth_getLogs",), times=3, backoff=0.2),))
     report = extract("logs", blocks="0:40", out=tmp_path, rpc=devnet.http_url, chunk_size=100)

@@ -47,6 +47,7 @@ from chainframe.store import (
     folder_lock,
     load_series,
     location,
+    named_series_folders,
     s3_filesystem,
     series_folders,
     series_name,
@@ -206,7 +207,7 @@ def _check_out(folder: Location) -> None:
 def _prepare_out(folder: Location) -> None:
     if isinstance(folder, Path):
         folder.mkdir(parents=True, exist_ok=True)
-    for series in series_folders(folder):
+    for series in named_series_folders(folder):  # a folder with a temporary and no file yet too
         clean_temporaries(series)  # left by killed runs (we hold the folder's lock: no run is writing)
 
 

@@ -28,6 +28,7 @@ from chainframe.store._series import (
     linked,
     load_series,
     merge_ranges,
+    named_series_folders,
     series_folders,
     series_name,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "read_batches",
     "read_meta",
     "s3_filesystem",
+    "named_series_folders",
     "series_folders",
     "series_json",
     "series_name",

@@ -197,7 +197,14 @@ def series_folders(out: Location | str) -> list[Location]:
     """The series folders under an output folder (sub-folders named like one that hold Parquet files)."""
     out = location(out)
     where = storage(out)
-    return [p for p in where.folders(out) if not p.name.startswith(".") and dataset_of(p.name) and where.files(p)]
+    return [p for p in named_series_folders(out) if where.files(p)]
+
+
+def named_series_folders(out: Location | str) -> list[Location]:
+    """The sub-folders of an output folder named like a series, with or without a file: a run killed before its
+    first commit leaves a folder holding only its temporary."""
+    out = location(out)
+    return [p for p in storage(out).folders(out) if not p.name.startswith(".") and dataset_of(p.name)]
 
 
 def merge_ranges(ranges: Iterable[BlockSpan]) -> list[BlockSpan]:
