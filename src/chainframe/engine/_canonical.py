@@ -233,13 +233,14 @@ async def head_and_stale(client: Any, series: Sequence[Series]) -> tuple[int, li
 
 
 def _unsettled_tops(series: Sequence[Series], head: int | None) -> list[list[StoredChunk]]:
-    """The segments whose top may have moved: it was not final when written, or it is above ``head`` (if known)."""
+    """The segments whose top may have moved: it was not final when written, or it is above ``head`` (if known). A top
+    final when written and below the head is settled, and so is everything linked below it."""
     tops: list[list[StoredChunk]] = []
     for one in series:
         for segment in one.segments():
             top = segment[-1].meta
             if top.end > top.finalized or (head is not None and top.end > head):
-                tops.append(segment)  # final when written and below the head: it and all linked below are final
+                tops.append(segment)
     return tops
 
 
