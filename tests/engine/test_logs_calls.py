@@ -10,14 +10,15 @@ import time
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import pytest
 
 from chainframe import extract
 from chainframe.datasets import BlockRange
-from chainframe.devnet import Devnet, GatewaySettings
+from chainframe.devnet import Devnet, GatewaySettings, LogLimits
 from chainframe.engine import _logs
 from chainframe.engine._answers import WrongAnswer
-from chainframe.engine._logs import SplitState
+from chainframe.engine._logs import SplitState, fetch_logs, logs_table
 from chainframe.rpc import AsyncClient, Pacing, _client
 from chainframe.rpc._client import NEAR_ROUND_TRIP
 from tests.engine.hostile import Hostile
@@ -123,3 +124,32 @@ def test_each_answer_is_checked_against_its_own_call(devnet: Devnet, tmp_path: P
     call = (int(asked[1]), int(asked[2]))
     assert wrong.blocks[0] <= call[0] <= call[1] <= wrong.blocks[1], (call, wrong.blocks)
     assert call != wrong.blocks
+
+
+@pytest.mark.anyio
+async def test_a_limit_met_by_one_call_of_a_piece_splits_the_piece(
+    devnet: Devnet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A piece sized by sparse blocks can reach dense ones: one of its calls is refused by the result limit, and the
+    piece is split as a piece of one call is (the refusal must not come out of the calls' task group wrapped)."""
+    monkeypatch.setattr(_client, "NEAR_ROUND_TRIP", 1.0)
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(limits=LogLimits(max_results=100)))
+    # The first piece: blocks 0..99 in five calls of 20 blocks, each over 100 logs on the test chain (~60 a block).
+    state = SplitState(span=100, block_bytes=_logs.ANSWER_BYTES / 20)
+    rows: dict[BlockRange, int] = {}
+
+    async def decode(piece: BlockRange, answers: _logs.Answers, receipts: list[bytes]) -> pa.Table:
+        return logs_table([body for _, body in answers], receipts, {}, chain_id=devnet.truth.chain_id, u256="decimal")
+
+    async def emit(piece: BlockRange, table: pa.Table) -> None:
+        rows[piece] = table.num_rows
+
+    async with AsyncClient(devnet.http_url) as client:
+        await client.chain_id()
+        assert state.calls(BlockRange(0, 99), cheap=client.cheap_calls) == [
+            BlockRange(a, a + 19) for a in range(0, 100, 20)
+        ]
+        await fetch_logs(client, BlockRange(0, 99), {}, state, decode, emit)
+    assert state.splits > 0
+    assert sum(rows.values()) == sum(devnet.truth.logs_per_block()[:100])

@@ -20,6 +20,7 @@ import anyio
 import pyarrow as pa
 
 from chainframe import _kernels as pc
+from chainframe._errors import first_error
 from chainframe.datasets import LOGS, U256, BlockRange
 from chainframe.engine._answers import checked
 from chainframe.rpc import LimitExceeded
@@ -166,9 +167,12 @@ async def fetch_logs(
             if len(calls) == 1:
                 await call(0)
             else:
-                async with anyio.create_task_group() as tg:
-                    for n in range(len(calls)):
-                        tg.start_soon(call, n)
+                try:
+                    async with anyio.create_task_group() as tg:
+                        for n in range(len(calls)):
+                            tg.start_soon(call, n)
+                except BaseExceptionGroup as group:
+                    raise first_error(group) from None  # as one call raises it: a limit error splits the piece
             state.observe(len(piece), sum(map(len, bodies)))
             return await decode(piece, list(zip(calls, bodies, strict=True)), [])
 
