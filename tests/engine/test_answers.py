@@ -13,7 +13,8 @@ import pytest
 from chainframe import extract
 from chainframe.devnet import Devnet
 from chainframe.engine._answers import WrongAnswer
-from chainframe.engine._canonical import ChainUnstable
+from chainframe.engine._canonical import ChainUnstable, head_and_headers
+from chainframe.rpc import AsyncClient
 from tests.engine.hostile import CASES, LAG, Hostile, Lagging
 
 DATASETS = {"eth_getLogs": ("logs",), "eth_getBlockByNumber": ("blocks", "transactions"),
@@ -108,9 +109,6 @@ def test_a_node_that_lacks_a_block_mid_reorg_means_read_again_not_fail() -> None
 @pytest.mark.anyio
 @pytest.mark.parametrize("head", ["latest", "0xzz", 12])
 async def test_a_head_read_with_headers_that_is_not_a_number_is_a_wrong_answer(devnet: Devnet, head: object) -> None:
-    from chainframe.engine._canonical import head_and_headers
-    from chainframe.rpc import AsyncClient
-
     with Hostile(devnet.node.url, None) as proxy:
         proxy.method, proxy.rewrite = "eth_blockNumber", lambda call, result: head
         async with AsyncClient(proxy.url) as client:

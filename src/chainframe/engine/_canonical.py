@@ -118,14 +118,12 @@ async def _read_headers(
             answer, answers = answers[0], answers[1:]
             if isinstance(answer, BaseException):
                 raise answer
-            if not isinstance(answer, str) or not answer.startswith("0x"):
-                raise WrongAnswer(f"the head is {str(answer)[:40]!r}, not a block number", check="head is a number")
             try:
-                tip = int(answer, 16)
+                tip = int(answer, 16) if isinstance(answer, str) and answer.startswith("0x") else None
             except ValueError:
-                raise WrongAnswer(
-                    f"the head is {answer[:40]!r}, not a block number", check="head is a number"
-                ) from None
+                tip = None
+            if tip is None:
+                raise WrongAnswer(f"the head is {str(answer)[:40]!r}, not a block number", check="head is a number")
         out: dict[int, Header | None] = {}
         for number, answer in zip(wanted, answers, strict=True):
             if isinstance(answer, BaseException):
