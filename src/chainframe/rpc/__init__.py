@@ -1,7 +1,7 @@
 """The JSON-RPC client: endpoints and keys, HTTP and WebSocket transports, batches, classified errors, retries,
 pacing, failover, and typed wrappers for every method of the service spec."""
 
-from chainframe.rpc._client import DEFAULT_FAILOVER_METHODS, AsyncClient, ClientStats
+from chainframe.rpc._client import AsyncClient, ClientStats
 from chainframe.rpc._endpoint import INFURA_NETWORKS, KEY_ENV, Endpoint
 from chainframe.rpc._errors import (
     InvalidParams,
@@ -33,7 +33,6 @@ __all__ = [
     "CallLog",
     "Client",
     "ClientStats",
-    "DEFAULT_FAILOVER_METHODS",
     "Endpoint",
     "INFURA_CREDITS",
     "INFURA_NETWORKS",

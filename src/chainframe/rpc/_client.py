@@ -4,6 +4,11 @@ A call goes: arguments checked (typed wrappers, before anything is sent) -> paci
 and JSON-RPC error classified -> retried by the policy if transient. Errors carry the method, block range and the
 endpoint with its key redacted. Batches fail per item: a missing or failed item is retried alone, and an item that
 still fails comes back as its exception in the result list, so one bad call never loses the others.
+
+With several endpoints, any request whose endpoint cannot be reached or answers 5xx goes on to the next one, and the
+failed one rests for the cool-down (the others are tried first meanwhile). Before an endpoint's first answer is used
+its eth_chainId is asked, once in the client's life; one serving another chain than the first that answered is set
+aside for good. What was set aside, and why, is in :attr:`ClientStats.set_aside`.
 """
 
 from __future__ import annotations
@@ -49,7 +54,6 @@ except ImportError:  # not built: counted in Python
 _log = logging.getLogger("chainframe.rpc")
 TransportKind = Literal["http", "ws"]
 Call = tuple[str, Sequence[Any]]
-DEFAULT_FAILOVER_METHODS = frozenset({"eth_getLogs", "eth_getUncleByBlockHashAndIndex"})
 ANSWER_BYTES = 1_000_000
 """What an answer of many rows is aimed at: a batch in :meth:`AsyncClient.batch_bytes`, and an eth_getLogs call where
 calls are cheap (:attr:`AsyncClient.cheap_calls`). A node's work per byte grows with the answer: anvil spent 1.67 CPU-s
@@ -110,14 +114,27 @@ class ClientStats:
     retries: int = 0
     rate_limited: int = 0
     failovers: int = 0
+    """Requests an endpoint other than the first answered (the ones before it failed, rested or serve another
+    chain)."""
     bytes_received: int = 0
     errors: dict[str, int] = field(default_factory=dict)
+    set_aside: dict[str, str] = field(default_factory=dict)
+    """Endpoint (its key redacted) -> why it was set aside: unreachable or 5xx (for the cool-down, the latest
+    reason), or another chain (for good)."""
 
 
 @dataclass
 class _Route:
     endpoint: Endpoint
     transport: Transport
+    chain_id: int | None = None
+    """Its eth_chainId, asked before its first answer is used (with several endpoints)."""
+    resting_until: float = 0.0
+    """Monotonic time until which the others are tried first."""
+    failures: int = 0
+    failed_with: RPCError | None = None
+    checking: anyio.Lock = field(default_factory=anyio.Lock)
+    """Held while its chain id is asked, so concurrent requests ask once."""
 
 
 def plainly_complete(raw: bytes, calls: int) -> bool:
@@ -137,7 +154,8 @@ class AsyncClient(TypedMethods):
 
     - ``endpoint``: an :class:`Endpoint` or a URL (``https://mainnet.infura.io/v3/KEY``, ``http://127.0.0.1:8545``).
     - ``transport``: ``"http"`` (pooled keep-alive) or ``"ws"`` (one connection, many requests in flight).
-    - ``fallbacks``: endpoints used while the primary is down (connection errors, 5xx) for ``failover_methods``.
+    - ``fallbacks``: endpoints tried in turn when the one before cannot be reached or answers 5xx (any method);
+      one that failed rests for ``failover_cooldown`` seconds. Each must serve the chain the first to answer serves.
     - ``batch_size``: calls per JSON-RPC batch in :meth:`batch`, and at most in :meth:`batch_bytes` (which cuts
       batches of large answers smaller: :data:`ANSWER_BYTES`).
     """
@@ -152,7 +170,6 @@ class AsyncClient(TypedMethods):
         pacing: Pacing = Pacing(),
         batch_size: int = 50,
         fallbacks: Sequence[Endpoint | str] = (),
-        failover_methods: frozenset[str] = DEFAULT_FAILOVER_METHODS,
         failover_cooldown: float = 30.0,
         http2: bool = False,
         max_answer_bytes: int = MAX_ANSWER_BYTES,
@@ -172,11 +189,10 @@ class AsyncClient(TypedMethods):
         self.retry = retry
         self.pacer = Pacer(pacing)
         self.batch_size = batch_size
-        self.failover_methods = failover_methods
         self._cooldown = failover_cooldown
         self._http2 = http2
         self._max_answer_bytes = max_answer_bytes
-        self._primary_down_until = 0.0
+        self._chain_id: int | None = None  # the first endpoint's to answer eth_chainId (several endpoints only)
         self.least_round_trip: float | None = None
         """Seconds: the quickest answer of the primary endpoint so far (a bound of its round trip); None before one."""
         self._next_id = 1
@@ -260,47 +276,102 @@ class AsyncClient(TypedMethods):
         self._next_id += n
         return list(range(first, first + n))
 
-    def _routes_for(self, methods: Sequence[str]) -> list[_Route]:
+    def _in_order(self) -> list[_Route]:
+        """The endpoints to try, in their given order, the resting ones last; none serving another chain."""
         if not self._routes:
             raise RuntimeError("the client is not open: use 'async with AsyncClient(...) as client'")
-        primary, *fallbacks = self._routes
-        if not fallbacks or not all(m in self.failover_methods for m in methods):
-            return [primary]
-        if time.monotonic() < self._primary_down_until:
-            return [*fallbacks, primary]
-        return [primary, *fallbacks]
+        now = time.monotonic()
+        usable = [r for r in self._routes if r.chain_id is None or r.chain_id == self._chain_id]
+        return sorted(usable, key=lambda route: route.resting_until > now)
 
     async def _exchange(self, methods: Sequence[str], body: bytes, ids: Sequence[int]) -> tuple[bytes, _Route]:
-        """Send ``body`` along the routes for ``methods``; return the first HTTP-200 answer or raise its error."""
-        routes = self._routes_for(methods)
+        """Send ``body`` to the first endpoint that answers it with HTTP 200; raise the last error otherwise. With
+        several endpoints, one unreachable or answering 5xx rests and the next is tried; any other error is the
+        answer (a terminal one would be the same anywhere, and the retry policy handles the transient ones)."""
+        several = len(self._routes) > 1
         last: RPCError | None = None
-        for route in routes:
+        for route in self._in_order():
             try:
-                async with self.pacer.slot(methods):
-                    self.stats.requests += 1
-                    self.stats.calls += len(methods)
-                    sent = time.monotonic()
-                    reply = await route.transport.send(body, ids)
-                    took = time.monotonic() - sent
-                    if route is self._routes[0] and (self.least_round_trip is None or took < self.least_round_trip):
-                        self.least_round_trip = took
+                if several and not await self._on_our_chain(route):
+                    continue
+                raw = await self._send(route, methods, body, ids)
             except RPCError as exc:
-                exc.attach(method=methods[0], blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
+                if not several or not isinstance(exc, TransportError | ServiceUnavailable):
+                    raise
+                self._rest(route, exc)
                 last = exc
-            else:
-                self.stats.bytes_received += len(reply.body)
-                if reply.status == 200:
-                    if route is not self._routes[0]:
-                        self.stats.failovers += 1
-                    return reply.body, route
-                last = self._http_error(reply.status, reply.body, reply.headers)
-                last.attach(method=methods[0], blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
-            if not isinstance(last, TransportError | ServiceUnavailable):
-                break
-            if route is self._routes[0] and len(routes) > 1:
-                self._primary_down_until = time.monotonic() + self._cooldown
-        assert last is not None
+                continue
+            if route is not self._routes[0]:
+                self.stats.failovers += 1
+            return raw, route
+        if last is None:  # only endpoints of another chain were left: cannot be, the chain's own is never set aside
+            last = TransportError("no endpoint serving this chain is left")
+            last.attach(method=methods[0], blocks=None, endpoint=self.endpoint.display, secret=self.endpoint.key)
         raise last
+
+    async def _send(self, route: _Route, methods: Sequence[str], body: bytes, ids: Sequence[int]) -> bytes:
+        """One request to one endpoint: its HTTP-200 answer, or its error (with the method and endpoint)."""
+        try:
+            async with self.pacer.slot(methods):
+                self.stats.requests += 1
+                self.stats.calls += len(methods)
+                sent = time.monotonic()
+                reply = await route.transport.send(body, ids)
+                took = time.monotonic() - sent
+                if route is self._routes[0] and (self.least_round_trip is None or took < self.least_round_trip):
+                    self.least_round_trip = took
+            self.stats.bytes_received += len(reply.body)
+            if reply.status != 200:
+                raise self._http_error(reply.status, reply.body, reply.headers)
+        except RPCError as exc:
+            exc.attach(method=methods[0], blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
+            raise
+        return reply.body
+
+    async def _on_our_chain(self, route: _Route) -> bool:
+        """Whether ``route`` serves the client's chain. Its eth_chainId is asked once in the client's life, before its
+        first answer is used; the first endpoint to answer sets the chain (the primary, unless it is down then)."""
+        if route.chain_id is None:
+            failures = route.failures
+            async with route.checking:
+                if route.chain_id is None:
+                    if route.failures != failures and route.failed_with is not None:
+                        # It failed while this request waited for the check: not once more per waiting request.
+                        again = type(route.failed_with)(route.failed_with.detail)
+                        again.attach(method="eth_chainId", blocks=None, endpoint=route.endpoint.display)
+                        raise again
+                    route.chain_id = await self._ask_chain_id(route)
+                    if self._chain_id is None:
+                        self._chain_id = route.chain_id
+                    elif route.chain_id != self._chain_id:
+                        reason = f"serves chain {route.chain_id}, not {self._chain_id}"
+                        self.stats.set_aside[route.endpoint.display] = reason
+                        _log.warning("%s set aside: %s", route.endpoint.display, reason)
+        return route.chain_id == self._chain_id
+
+    async def _ask_chain_id(self, route: _Route) -> int:
+        (call_id,) = self._ids(1)
+        body = json.dumps({"jsonrpc": "2.0", "id": call_id, "method": "eth_chainId", "params": []}).encode()
+        raw = self._single_answer(await self._send(route, ["eth_chainId"], body, [call_id]), "eth_chainId", (), route)
+        try:
+            return int(json.loads(raw)["result"], 16)
+        except (ValueError, KeyError, TypeError):
+            error = MalformedResponse("the eth_chainId answer is not a hex quantity")
+            error.attach(method="eth_chainId", blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
+            raise error from None
+
+    def _rest(self, route: _Route, exc: RPCError) -> None:
+        """Set ``route`` aside for the cool-down (the others go first until then), and say why."""
+        now = time.monotonic()
+        reason = route.endpoint.redact(" ".join(exc.detail.split())[:120])
+        if isinstance(exc, ServiceUnavailable) and exc.http_status and not reason.startswith("HTTP"):
+            reason = f"HTTP {exc.http_status}: {reason}"
+        if route.resting_until <= now:
+            _log.warning("%s set aside for %g s: %s", route.endpoint.display, self._cooldown, reason)
+        route.resting_until = now + self._cooldown
+        route.failures += 1
+        route.failed_with = exc
+        self.stats.set_aside[route.endpoint.display] = reason
 
     @staticmethod
     def _http_error(status: int, body: bytes, headers: Any) -> RPCError:
