@@ -92,6 +92,7 @@ class RunReport:
     retries: int
     rate_limited: int
     failovers: int
+    """Requests an endpoint other than the first answered."""
     bytes_received: int
     splits: int
     receipt_fallbacks: int
@@ -105,6 +106,9 @@ class RunReport:
     """Where the run stopped, and why (the safe end, or as asked)."""
     reorgs: list[dict[str, Any]] = field(default_factory=list)
     """Reorganizations found in the folder and repaired: series, fork block, depth, chunks rewritten."""
+    set_aside: dict[str, str] = field(default_factory=dict)
+    """Endpoints (keys redacted) set aside during the run, and why: unreachable or 5xx (for a cool-down), or
+    serving another chain."""
 
     @classmethod
     def make(
@@ -136,6 +140,7 @@ class RunReport:
             finalized=finalized,
             stop=stop,
             reorgs=list(reorgs or []),
+            set_aside=dict(stats.set_aside),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -197,6 +202,10 @@ class RunReport:
             f"  {self.requests:,} requests ({self.calls:,} calls), {self.retries} retries, {self.splits} splits, "
             f"{self.rate_limited} rate limits, {self.bytes_received / 1e6:,.1f} MB received"
         )
+        for endpoint, reason in sorted(self.set_aside.items()):
+            lines.append(f"  set aside: {endpoint} ({reason})")
+        if self.failovers or self.set_aside:
+            lines.append(f"  {self.failovers:,} requests answered by another endpoint than the first (failover)")
         return "\n".join(lines)
 
 
