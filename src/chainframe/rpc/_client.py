@@ -337,7 +337,8 @@ class AsyncClient(TypedMethods):
                 if route.chain_id is None:
                     if route.failures != failures and route.failed_with is not None:
                         # It failed while this request waited for the check: not once more per waiting request.
-                        again = type(route.failed_with)(route.failed_with.detail)
+                        failed = route.failed_with
+                        again = type(failed)(failed.detail, code=failed.code, http_status=failed.http_status)
                         again.attach(method="eth_chainId", blocks=None, endpoint=route.endpoint.display)
                         raise again
                     route.chain_id = await self._ask_chain_id(route)
