@@ -304,7 +304,7 @@ class AsyncClient(TypedMethods):
             if route is not self._routes[0]:
                 self.stats.failovers += 1
             return raw, route
-        if last is None:  # only endpoints of another chain were left: cannot be, the chain's own is never set aside
+        if last is None:  # unreachable: the endpoint that set the chain is never left out, so one was tried
             last = TransportError("no endpoint serving this chain is left")
             last.attach(method=methods[0], blocks=None, endpoint=self.endpoint.display, secret=self.endpoint.key)
         raise last
