@@ -27,6 +27,7 @@ def test_top_level_all() -> None:
         "repair",
         "scan",
         "series_folder",
+        "vacuum",
     ]
 
 

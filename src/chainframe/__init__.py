@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         repair,
         scan,
         series_folder,
+        vacuum,
     )
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "repair",
     "scan",
     "series_folder",
+    "vacuum",
 ]
 
 

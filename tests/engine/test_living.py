@@ -28,7 +28,7 @@ from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.engine._engine import RunCounters, run_tasks
 from chainframe.engine._plan import plan
 from chainframe.rpc import AsyncClient
-from chainframe.store import folder_info, load_series
+from chainframe.store import Publisher, folder_info, load_series
 
 MAIN = ("blocks", "transactions", "receipts", "logs")
 KEYS = {"blocks": "block_number", "logs": "block_number, log_index"}
@@ -246,7 +246,7 @@ async def test_a_chunk_read_across_a_reorg_is_fetched_again(chain: Devnet, node:
     counters = RunCounters()
     async with ReorgAfterFirstLogs(chain.node.url) as client:
         await run_tasks(iter(tasks), client, chain_id=chain_id, endpoint="node", finalized=head - 64, concurrency=1,
-                        counters=counters)  # fmt: skip
+                        counters=counters, publish=Publisher(tmp_path, "parquet").publish)  # fmt: skip
     assert fired
     assert counters.datasets["logs"].refetched >= 1  # more if a piece hit the node mid-reorg (it lacks blocks then)
     stored = _glob(tmp_path, "logs")

@@ -20,7 +20,7 @@ from chainframe.engine._logs import sort_table
 from chainframe.engine._plan import plan
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient
-from chainframe.store import load_series
+from chainframe.store import Publisher, load_series
 
 pytestmark = pytest.mark.anyio
 
@@ -91,7 +91,7 @@ async def test_logs_are_fetched_one_chunk_at_a_time_in_pieces_sized_by_answers(d
     async with Recording(devnet.node.url) as client:
         # finalized=head: no witness reads around pieces, which would let requests of pieces in flight swap places.
         await run_tasks(iter(tasks), client, chain_id=devnet.truth.chain_id, endpoint="node", finalized=head,
-                        concurrency=4, counters=counters)  # fmt: skip
+                        concurrency=4, counters=counters, publish=Publisher(tmp_path, "parquet").publish)  # fmt: skip
     assert [a for a, _ in starts] == sorted(a for a, _ in starts)
     assert starts[0] == (0, 9)  # the first piece is small: nothing was known yet
     covered = sorted(b for a, z in starts for b in range(a, z + 1))

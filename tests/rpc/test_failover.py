@@ -59,7 +59,8 @@ def dead(devnet: Devnet) -> str:
 
 async def _number(client: AsyncClient, n: int) -> int:
     block = await client.get_block(n)
-    assert block is not None and block.number is not None
+    assert block is not None
+    assert block.number is not None
     return block.number
 
 

@@ -36,13 +36,16 @@ from chainframe.store import (
     ObjectPath,
     _s3,
     folder_info,
+    is_delta_table,
     load_series,
     location,
     read_meta,
     s3_filesystem,
+    snapshot_uris,
     storage,
     write_chunk,
 )
+from chainframe.store._delta import storage_options
 from tests.engine.test_living import reorg
 from tests.store.s3server import moto_server
 
@@ -96,12 +99,26 @@ def node(chain: Devnet) -> Iterator[NodeRPC]:
     rpc.close()
 
 
-def _read(glob: str, series: str, con: Any = None) -> pl.DataFrame:
+@pytest.fixture(params=["parquet", "delta"])
+def layout(request: pytest.FixtureRequest) -> str:
+    """The bucket's layout: plain Parquet objects (one process), or a Delta table per series (the default)."""
+    return str(request.param)
+
+
+def _files(out: str, series: str) -> str:
+    """What DuckDB's read_parquet reads for a series: its glob, or a Delta table's snapshot files."""
+    folder = location(f"{out}/{series}")
+    if is_delta_table(folder):
+        return "[" + ", ".join(f"'{uri}'" for uri in snapshot_uris(folder)) + "]"
+    return f"'{out}/{series}/*.parquet'"
+
+
+def _read(files: str, series: str, con: Any = None) -> pl.DataFrame:
     keys = KEYS.get(series.split("__")[0], "block_number, transaction_index")
     con = con or duckdb.connect()
-    if glob.startswith("s3://") and "s3" not in con.list_filesystems():
+    if "s3://" in files and "s3" not in con.list_filesystems():
         con.register_filesystem(s3_filesystem())
-    frame: pl.DataFrame = con.sql(f"SELECT * FROM read_parquet('{glob}') ORDER BY {keys}").pl()  # noqa: S608
+    frame: pl.DataFrame = con.sql(f"SELECT * FROM read_parquet({files}) ORDER BY {keys}").pl()  # noqa: S608
     return frame
 
 
@@ -111,13 +128,19 @@ def assert_same_as_local(devnet: Devnet, out: str, tmp: Path, datasets: tuple[st
     extract(list(datasets), blocks="0:latest", out=clean, rpc=devnet.node.url, progress=False, **kw)
     con = open_duckdb(out)
     for name in datasets:
-        want = _read(str(clean / name / "*.parquet"), name)
-        got = _read(f"{out}/{name}/*.parquet", name)
+        want = _read(f"'{clean / name}/*.parquet'", name)
+        got = _read(_files(out, name), name)
         assert got.height == want.height > 0, name
         assert got.equals(want), name
         assert con.execute(f'SELECT count(*) FROM "{name}"').fetchall()[0][0] == want.height  # noqa: S608
         assert scan(out, name).select(pl.len()).collect().item() == want.height  # Polars reads the bucket itself
-        assert pl.scan_parquet(f"{out}/{name}/*.parquet").select(pl.len()).collect().item() == want.height
+        if is_delta_table(location(f"{out}/{name}")):  # any Delta reader: Polars' own, with delta-rs' options
+            options = storage_options(location(out))
+            assert pl.scan_delta(f"{out}/{name}", storage_options=options).select(pl.len()).collect().item() == (
+                want.height
+            )
+        else:
+            assert pl.scan_parquet(f"{out}/{name}/*.parquet").select(pl.len()).collect().item() == want.height
     for series in folder_info(out).values():
         assert series.problems == [], series.name
 
@@ -129,24 +152,27 @@ def _objects(root: str) -> dict[str, bytes]:
 
 def _no_duplicates(out: str) -> None:
     for name in KILLED:
-        if storage(location(f"{out}/{name}")).files(location(f"{out}/{name}")):
-            frame = _read(f"{out}/{name}/*.parquet", name)
+        folder = location(f"{out}/{name}")
+        if snapshot_uris(folder) if is_delta_table(folder) else storage(folder).files(folder):
+            frame = _read(_files(out, name), name)
             keys = ["block_number", "log_index" if name == "logs" else "transaction_index"]
             assert frame.select(keys[:1] if name == "blocks" else keys).is_duplicated().sum() == 0, name
 
 
 def test_a_bucket_run_equals_a_local_run_and_extends_in_place(
-    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path
+    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path, layout: str
 ) -> None:
     out = f"{bucket}/chains/dev"
-    report = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    report = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False,
+                     table=layout)  # fmt: skip
     assert report.out == out
     assert report.datasets["logs"]["written"] == 3
     assert_same_as_local(chain, out, tmp_path, chunk_size=100)
-    tip = read_meta(f"{out}/logs/logs__31337__0000000200_to_0000000299.parquet")
-    assert tip is not None
-    assert tip.end == chain.truth.head
-    node.call("anvil_mine", hex(7))  # the tip object is replaced by a longer one, under the same key
+    tip = load_series(f"{out}/logs").chunks[-1]
+    assert tip.meta.end == chain.truth.head
+    if layout == "parquet":
+        assert tip.path.name == "logs__31337__0000000200_to_0000000299.parquet"
+    node.call("anvil_mine", hex(7))  # the tip is replaced by a longer one (the same key, or a Delta commit)
     again = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, progress=False)
     assert again.datasets["logs"]["written"] == 1
     assert len(load_series(f"{out}/logs").chunks) == 3
@@ -156,11 +182,11 @@ def test_a_bucket_run_equals_a_local_run_and_extends_in_place(
     assert not [k for k in _objects(out) if k.endswith("/.chainframe/lease")]  # released
     proven = verify_stored(out, rpc=chain.node.url)  # every series in the bucket proven against the node
     assert proven.ok, proven.failures[:3]
-    assert proven.rows_verified["logs"] == _read(f"{out}/logs/*.parquet", "logs").height
+    assert proven.rows_verified["logs"] == _read(_files(out, "logs"), "logs").height
 
 
 def test_sigkill_then_the_same_command_finishes_the_job(
-    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path
+    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path, layout: str
 ) -> None:
     """Killed during a first run and during a reorg repair; a glob never sees a row twice, and the same command
     (which takes over the dead run's lease at once: its holder is a gone process of this machine) finishes."""
@@ -170,7 +196,7 @@ def test_sigkill_then_the_same_command_finishes_the_job(
     out = f"{bucket}/dev"
     argv = [
         sys.executable, "-m", "chainframe.cli", "extract", *KILLED, "--blocks", "0:latest", "--rpc", chain.http_url,
-        "--out", out, "--chunk-size", "40", "--concurrency", "2", "--no-progress",
+        "--out", out, "--chunk-size", "40", "--concurrency", "2", "--no-progress", "--table", layout,
     ]  # fmt: skip
     for phase in ("first run", "repair"):
         if phase == "repair":
@@ -186,10 +212,10 @@ def test_sigkill_then_the_same_command_finishes_the_job(
 
 
 def test_a_reorg_between_runs_is_repaired_in_the_bucket(
-    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path
+    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path, layout: str
 ) -> None:
     out = f"{bucket}/dev"
-    extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False, table=layout)
     reorg(node, 5)
     assert cli_main(["info", out, "--check", "--rpc", chain.http_url]) == 1  # it sees what the reorg took back
     report = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, progress=False)
@@ -199,7 +225,7 @@ def test_a_reorg_between_runs_is_repaired_in_the_bucket(
 
 
 def test_follow_extends_and_repairs_the_bucket_round_after_round(
-    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path
+    chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path, layout: str
 ) -> None:
     out = f"{bucket}/dev"
     heads: list[int] = []
@@ -212,7 +238,7 @@ def test_follow_extends_and_repairs_the_bucket_round_after_round(
             reorg(node, 3)
 
     last = follow(list(KILLED), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, poll=0.05,
-                  rounds=3, on_round=between_rounds)  # fmt: skip
+                  rounds=3, on_round=between_rounds, table=layout)  # fmt: skip
     assert heads == [240, 245, 245]
     assert last is not None
     assert {r["fork_block"] for r in last.reorgs} == {243}
@@ -261,7 +287,8 @@ def test_credentials_appear_in_no_output_object_or_error(
     assert "no-such-bucket-cf" in printed.err
     assert "Traceback" not in text
     stored = b"".join(_objects(bucket).values())
-    for secret in (SECRET, KEY_ID):
+    assert b"_delta_log/" in b"\n".join(k.encode() for k in _objects(bucket))  # the default layout on S3: Delta
+    for secret in (SECRET, KEY_ID, chain.key):
         assert secret not in text
         assert secret.encode() not in stored
     with pytest.raises(InputError, match="not writable") as refused:
@@ -322,7 +349,7 @@ def test_a_large_object_goes_up_in_parts_and_a_killed_upload_stays_invisible(
     target = folder / "blocks__1__0000000000_to_0000000099.parquet"
     write_chunk(table, target, meta, row_group_rows=4)
     assert read_meta(target) == meta
-    assert _read(f"{folder}/*.parquet", "blocks")["data"].to_list() == blob.to_pylist()
+    assert _read(f"'{folder}/*.parquet'", "blocks")["data"].to_list() == blob.to_pylist()
     # A run killed mid-upload leaves an upload that never completed: no object, nothing for a glob to read.
     fs = s3_filesystem()
     assert isinstance(target, ObjectPath)
@@ -334,7 +361,7 @@ def test_a_large_object_goes_up_in_parts_and_a_killed_upload_stays_invisible(
         Body=b"x" * 5 * 2**20,
     )  # fmt: skip
     assert [e.path for e in storage(folder).files(folder)] == [target]
-    assert _read(f"{folder}/*.parquet", "blocks").height == rows
+    assert _read(f"'{folder}/*.parquet'", "blocks").height == rows
     assert load_series(folder).temporaries == (other,)  # info shows it (S3 bills its parts)
     assert storage(folder).clean_temporaries(folder) == 1
     assert load_series(folder).temporaries == ()

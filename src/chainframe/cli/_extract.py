@@ -66,6 +66,9 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--report", metavar="FILE", help="where to write the JSON run report (default: OUT/.chainframe/runs/)"
     )
+    p.add_argument("--table", choices=("parquet", "delta"),
+                   help="parquet: a folder of slot files per series (default on a local disk); delta: a Delta Lake "
+                   "table per series, with fenced commits and snapshot reads (default for s3://)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--verify", action="store_true",
                    help="prove every piece's rows against its blocks' headers (and receipts, for logs) before "
@@ -210,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
         progress=False if args.no_progress else None,
         report=args.report,
         verify=args.verify,
+        table=args.table,
         client_options=client_options(args),
         **_filters(args),
     )
@@ -240,7 +244,7 @@ def _follow(args: argparse.Namespace) -> int:
             args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
             chunk_size=args.chunk_size, concurrency=args.concurrency, executor=executor(args), u256=args.u256,
             confirmations=args.confirmations, poll=args.poll, on_round=on_round, client_options=client_options(args),
-            verify=args.verify, **_filters(args),
+            verify=args.verify, table=args.table, **_filters(args),
         )  # fmt: skip
     except KeyboardInterrupt:
         print("stopped; every stored chunk is whole (re-run to continue)", file=sys.stderr)

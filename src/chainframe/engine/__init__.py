@@ -16,6 +16,7 @@ from chainframe.engine._api import (
     repair,
     scan,
     series_folder,
+    vacuum,
     verify_stored,
 )
 from chainframe.engine._plan import ChunkTask
@@ -43,5 +44,6 @@ __all__ = [
     "repair",
     "scan",
     "series_folder",
+    "vacuum",
     "verify_stored",
 ]

@@ -14,6 +14,7 @@ import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
@@ -41,18 +42,24 @@ from chainframe.engine._run import Wanted, extract_round
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
 from chainframe.store import (
+    Layout,
     Location,
     ObjectPath,
+    Publisher,
+    choose_layout,
     clean_temporaries,
     folder_lock,
+    is_delta_table,
     load_series,
     location,
     named_series_folders,
     s3_filesystem,
     series_folders,
     series_name,
+    snapshot_uris,
     storage,
 )
+from chainframe.store import vacuum as store_vacuum
 
 if TYPE_CHECKING:
     import polars as pl
@@ -60,6 +67,9 @@ else:
     from chainframe._lazy import polars as pl
 
 Output = Literal["arrow", "polars", "pandas"]
+DEFAULT_RETENTION_HOURS = 168.0
+"""How long a Delta table keeps the files a commit removed: a week, delta-rs' default (a reader holding an older
+snapshot, or asking for one, needs them)."""
 Blocks = str | int | tuple[int, int]
 RPC = str | Endpoint | Sequence[str | Endpoint]
 """One endpoint, or several (keys or providers): the first is used, the others are its fallbacks; on a Dask
@@ -207,8 +217,11 @@ def _check_out(folder: Location) -> None:
 def _prepare_out(folder: Location) -> None:
     if isinstance(folder, Path):
         folder.mkdir(parents=True, exist_ok=True)
+        clean_temporaries(folder / ".chainframe" / "runs")  # a run report's, when a run was killed saving it
     for series in named_series_folders(folder):  # a folder with a temporary and no file yet too
         clean_temporaries(series)  # left by killed runs (we hold the folder's lock: no run is writing)
+        if is_delta_table(series):
+            clean_temporaries(series / "data")
 
 
 def _filter_names(dataset: str) -> frozenset[str]:
@@ -234,6 +247,7 @@ async def aextract(
     progress: bool | None = None,
     report: str | Location | None = None,
     verify: bool = False,
+    table: Layout | None = None,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> RunReport:
@@ -250,10 +264,15 @@ async def aextract(
     ``executor``: where the chunk tasks run: this process (None), ``"local:N"`` (N worker processes here), a Dask
     scheduler address or a ``distributed.Client`` (see :mod:`chainframe.engine._dask`); ``concurrency`` is then
     chunks at once per worker. ``rpc`` may list several endpoints (keys or providers).
+
+    ``table``: ``"parquet"`` (a folder of slot files per series, the default on a local disk) or ``"delta"`` (a
+    Delta Lake table per series: fenced commits, snapshot reads, time travel; the default for ``s3://``). A folder
+    keeps the layout it was started with.
     """
-    run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency, takes=aextract, verify=verify)  # fmt: skip
     executor = _check_executor(executor)
+    run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
+                    concurrency=concurrency, takes=aextract, verify=verify, table=table,
+                    distributed=executor is not None)  # fmt: skip
     first, *more = endpoints = endpoints_of(rpc, network, key)
     async with (
         _client(first, client_options, rpc, more) as client,
@@ -285,6 +304,7 @@ async def afollow(
     u256: U256 = "decimal",
     confirmations: int = DEFAULT_CONFIRMATIONS,
     verify: bool = False,
+    table: Layout | None = None,
     client_options: Mapping[str, Any] | None = None,
     **filters: Any,
 ) -> RunReport | None:
@@ -296,13 +316,14 @@ async def afollow(
 
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
+    executor = _check_executor(executor)
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency, takes=afollow, verify=verify)  # fmt: skip
+                    concurrency=concurrency, takes=afollow, verify=verify, table=table,
+                    distributed=executor is not None)  # fmt: skip
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
     if rounds is not None:
         _whole("rounds", rounds)
-    executor = _check_executor(executor)
     first, *more = endpoints = endpoints_of(rpc, network, key)
     last: RunReport | None = None
     done = 0
@@ -344,7 +365,7 @@ async def arepair(
     folder = location(out)
     if not series_folders(folder):
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to repair")
-    run = _Run([], parse_range(":"), folder, concurrency)
+    run = _Run([], parse_range(":"), folder, concurrency, layout=choose_layout(folder, None))
     endpoint = endpoint_of(rpc, network, key)
     async with _client(endpoint, client_options, rpc) as client:
         result = await run.once(
@@ -366,7 +387,7 @@ async def aoff_chain(
     async with AsyncClient(endpoint_of(rpc, network, key)) as client:
         _, stale = await head_and_stale(client, every)
     return [
-        {"series": r.chunk.path.parent.name, "file": r.chunk.path.name, "fork_block": r.fork_block,
+        {"series": r.chunk.series, "file": r.chunk.path.name, "fork_block": r.fork_block,
          "blocks": [r.fork_block, r.chunk.meta.end]}
         for r in stale
     ]  # fmt: skip
@@ -376,15 +397,19 @@ class _Run:
     """The checked inputs of an extraction, and one round of it over an output folder."""
 
     def __init__(
-        self, wanted: list[Wanted], spec: RangeSpec, folder: Location, concurrency: int, verify: bool = False
-    ) -> None:
+        self, wanted: list[Wanted], spec: RangeSpec, folder: Location, concurrency: int, verify: bool = False, *,
+        layout: Layout,
+    ) -> None:  # fmt: skip
         self.wanted, self.spec, self.folder, self.concurrency = wanted, spec, folder, concurrency
         self.verify = verify
+        self.publisher = Publisher(folder, layout)
+        """One for the whole run (every round of a follow): it holds the run's claim on each Delta table."""
 
     @classmethod
     def make(
         cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Location, chunk_size: int | None, u256: U256,
         filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any], verify: bool = False,
+        table: Layout | None = None, distributed: bool = False,
     ) -> _Run:  # fmt: skip
         per_dataset = _inputs(datasets, filters, takes)
         size = _check_chunk_size(chunk_size)
@@ -397,7 +422,8 @@ class _Run:
         wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
         if not isinstance(verify, bool):
             raise InputError(f"verify must be True or False; got {verify!r}")
-        return cls(wanted, spec, folder, concurrency, verify)
+        layout = choose_layout(folder, table, distributed=distributed)
+        return cls(wanted, spec, folder, concurrency, verify, layout=layout)
 
     async def once(
         self, client: Any, *, endpoint: Endpoint, overwrite: bool, align: bool, confirmations: int,
@@ -421,6 +447,7 @@ class _Run:
                     chain_id=chain_id, endpoint=endpoint.display, default_sizes=DEFAULT_CHUNK_SIZE,
                     overwrite=overwrite, concurrency=self.concurrency, counters=counters,
                     on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify, runner=runner,
+                    publisher=self.publisher,
                 )  # fmt: skip
         finally:
             bar.close()
@@ -609,6 +636,28 @@ for _blocking_twin, _coroutine in ((extract, aextract), (collect, acollect), (fo
     _blocking_twin.__signature__ = inspect.signature(_coroutine)  # type: ignore[union-attr]
 
 
+def vacuum(out: str | Location, *, retention_hours: float = DEFAULT_RETENTION_HOURS) -> dict[str, int]:
+    """Free the space that replaced chunk files take: in each Delta table under ``out``, delete the files no longer
+    in it that left it at least ``retention_hours`` ago (readers holding an older snapshot, or a time-travel query,
+    need them until then), with the log entries past that retention; in Parquet folders, the temporaries of killed
+    runs. Holds the folder's lock, as a run does. Returns the files deleted per series."""
+    if not isinstance(retention_hours, int | float) or isinstance(retention_hours, bool) or retention_hours < 0:
+        raise InputError(f"retention_hours must be a number of hours, 0 or more; got {retention_hours!r}")
+    folder = location(out)
+    found = named_series_folders(folder)
+    if not found:
+        raise InputError(f"{folder} holds no dataset folders; nothing to vacuum")
+    deleted: dict[str, int] = {}
+    with folder_lock(folder):
+        for series in found:
+            if is_delta_table(series):
+                deleted[series.name] = len(store_vacuum(series, retention_hours=retention_hours))
+                deleted[series.name] += clean_temporaries(series / "data")
+            else:
+                deleted[series.name] = clean_temporaries(series)
+    return deleted
+
+
 def series_folder(folder: str | Location, dataset: str, **filters: Any) -> Location:
     """The folder of the series of ``dataset`` with these filters (and ``u256``) under an output folder (a local
     path, or an ``s3://bucket/prefix`` URL)."""
@@ -617,22 +666,39 @@ def series_folder(folder: str | Location, dataset: str, **filters: Any) -> Locat
     return location(folder) / series_name(dataset, check_filters(dataset, filters), u256)
 
 
-def scan(folder: str | Location, dataset: str, **filters: Any) -> pl.LazyFrame:
+def scan(
+    folder: str | Location, dataset: str, *, version: int | None = None, as_of: datetime | str | None = None,
+    **filters: Any,
+) -> pl.LazyFrame:  # fmt: skip
     """A lazy Polars scan of one series: ``dataset`` with the given filters (as given to ``extract``; and
     ``u256="binary"`` for that encoding) under an output folder (local, or ``s3://bucket/prefix``: Polars reads the
-    bucket itself, with the same ``AWS_*`` settings). A series folder's name works as ``dataset`` too."""
+    bucket itself, with the same ``AWS_*`` settings). A series folder's name works as ``dataset`` too.
+
+    A Delta series is read at one snapshot, with chainframe's exact column types: its latest version, ``version``,
+    or the version current at ``as_of`` (a datetime or an ISO 8601 text); its files are immutable, so the scan reads
+    that snapshot however many commits land while it runs."""
     root = location(folder)
-    path = root / dataset if dataset not in DATASETS and storage(root / dataset).files(root / dataset) else None
+    named = root / dataset
+    path = named if dataset not in DATASETS and (is_delta_table(named) or storage(named).files(named)) else None
     path = path or series_folder(root, dataset, **filters)
+    if is_delta_table(path):
+        files = snapshot_uris(path, version=version, as_of=as_of)
+        schema = pl.scan_parquet(files[0]).collect_schema() if files else None
+        return pl.scan_parquet(files, schema=schema) if files else pl.LazyFrame()
+    if version is not None or as_of is not None:
+        raise InputError(f"{path} is a plain Parquet folder: version= and as_of= read Delta tables (table='delta')")
     if not storage(path).files(path):
         raise InputError(f"{path} holds no chunk files; extract {dataset!r} (with these filters) into {folder} first")
     return pl.scan_parquet(f"{path}/*.parquet")
 
 
-def open_duckdb(folder: str | Location, connection: Any = None) -> Any:
+def open_duckdb(folder: str | Location, connection: Any = None, *, as_of: datetime | str | None = None) -> Any:
     """A DuckDB connection with one view per series folder under ``folder`` (named as the folder: ``logs``,
     ``logs__f1a2b3c4d``, ...) and the ``hex0x`` macros. For ``s3://bucket/prefix``, the connection reads the bucket
-    through the store's S3 file system (s3fs, registered with DuckDB), so no DuckDB extension is downloaded."""
+    through the store's S3 file system (s3fs, registered with DuckDB), so no DuckDB extension is downloaded.
+
+    A Delta series' view reads the files of one snapshot (its latest version, or the one current at ``as_of``):
+    queries keep reading it while later commits land (call ``open_duckdb`` again to see them)."""
     import duckdb
 
     con = connection or duckdb.connect()
@@ -644,6 +710,13 @@ def open_duckdb(folder: str | Location, connection: Any = None) -> Any:
     if isinstance(root, ObjectPath) and "s3" not in con.list_filesystems():
         con.register_filesystem(s3_filesystem())
     for path in found:
+        if is_delta_table(path):
+            files = [f.replace("'", "''") for f in snapshot_uris(path, as_of=as_of)]
+            if not files:
+                continue
+            listed = ", ".join(f"'{f}'" for f in files)
+            con.execute(f'CREATE OR REPLACE VIEW "{path.name}" AS SELECT * FROM read_parquet([{listed}])')  # noqa: S608
+            continue
         glob = f"{path}/*.parquet".replace("'", "''")
         con.execute(f"CREATE OR REPLACE VIEW \"{path.name}\" AS SELECT * FROM read_parquet('{glob}')")  # noqa: S608
     return con

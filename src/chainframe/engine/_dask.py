@@ -11,9 +11,11 @@ The split of work:
   submits :class:`~chainframe.engine._plan.ChunkTask` s (plain data) and never more than the workers' threads plus
   one per worker at a time, so memory stays bounded however long the range.
 - A worker runs :func:`~chainframe.engine._engine.run_chunk` for one task: fetch, check the answers and the chain,
-  and commit the slot's one file (a temporary renamed over the slot's name). Each task owns exactly one output file,
-  so concurrent workers never write the same file, and a task run twice writes the same file twice: a worker lost
-  mid-chunk (Dask runs its task again elsewhere) leaves a temporary at most, never a second copy of a row.
+  and write the slot's file whole, but not visibly (a staged temporary, or a Delta data file under a unique name),
+  and hands it back. Only the coordinator publishes it (:class:`chainframe.store.Publisher`), while it holds the
+  output's lock or lease, each Delta commit fenced by the run's epoch: a task of a dead, paused or superseded run can
+  write files but never make them visible, and a worker lost mid-chunk (Dask runs its task again elsewhere) leaves
+  an unpublished file at most, never a second copy of a row.
 - Each worker builds its own client from the endpoint configuration, which reaches it once, inside a worker plugin
   (:class:`_Plugin`), never inside a task: task keys are ``chainframe-<series>-<start>-<end>-<run>-<n>`` and task
   arguments hold no URL, so the key is in no task key, repr, log line or dashboard page.
@@ -67,6 +69,7 @@ from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import ChunkTask
 from chainframe.rpc import AsyncClient, Endpoint, Pacing, RetryPolicy, Timeout
 from chainframe.rpc._client import ClientStats
+from chainframe.store import Written
 
 Executor = Any
 """``None`` (in this process), ``"local:N"``, a scheduler address, or a ``distributed.Client``."""
@@ -271,7 +274,7 @@ class _Runtime:
         with anyio.CancelScope() as scope:
             self._running[scope] = stopped
             try:
-                outcome["rows"] = await run_chunk(
+                outcome["rows"], outcome["written"] = await run_chunk(
                     task, self.client, chain_id=chain_id, endpoint=self.client.endpoint.display, finalized=finalized,
                     state=self.state, decode=self.decode, report=report,
                 )  # fmt: skip
@@ -463,6 +466,7 @@ class DaskRunner:
         finalized: int,
         concurrency: int,
         counters: RunCounters,
+        publish: Callable[[Written], None],
         on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
     ) -> None:
         window = self.threads + self.plan.workers
@@ -496,6 +500,8 @@ class DaskRunner:
                     self._count(outcome, client, counters)
                     if "error" in outcome:
                         raise outcome["error"]
+                    # Workers only write; the coordinator publishes (fenced by its lock, lease or table epoch).
+                    await anyio.to_thread.run_sync(publish, outcome["written"])
                     report = counters.dataset(task.dataset)
                     report.refetched += outcome["refetched"]
                     report.verified_blocks += outcome["verified_blocks"]
@@ -630,6 +636,8 @@ class DaskRunner:
             if item.name == "errors":
                 for name, count in now["errors"].items():
                     stats.errors[name] = stats.errors.get(name, 0) + count - before["errors"].get(name, 0)
+            elif item.name == "set_aside":  # endpoints a worker set aside, and why: not counts
+                stats.set_aside.update(now["set_aside"])
             else:
                 setattr(stats, item.name, getattr(stats, item.name) + now[item.name] - before[item.name])
 

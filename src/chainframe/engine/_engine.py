@@ -37,7 +37,7 @@ from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table,
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._sink import InOrder
 from chainframe.engine._verified import Material, Proven, material, verify_piece
-from chainframe.store import ChunkMeta, ChunkWriter, read_batches, read_meta
+from chainframe.store import ChunkMeta, ChunkWriter, Written, read_batches, read_meta
 
 DECODE_THREADS = 2  # this machine's cores; decoding releases the GIL in Polars and Arrow
 
@@ -199,7 +199,7 @@ def kept_meta(task: ChunkTask) -> ChunkMeta | None:
     """The metadata of the file whose rows ``task`` keeps, if it still holds them."""
     if task.keep_through is None:
         return None
-    meta = read_meta(task.path)
+    meta = read_meta(task.kept_from)
     if meta is None or meta.start != task.start or meta.end < task.keep_through:
         return None
     return meta
@@ -210,14 +210,14 @@ def copy_kept(task: ChunkTask, writer: ChunkWriter) -> int:
     assert task.keep_through is not None
     rows = 0
     try:
-        for batch in read_batches(task.path, batch_size=100_000):
+        for batch in read_batches(task.kept_from, batch_size=100_000):
             table = pc.cast_table(pa.Table.from_batches([batch]), writer.schema)
             numbers = table["block_number"].combine_chunks()
             table = pc.filter(table, pc.less_equal(numbers, constant(task.keep_through, len(numbers), numbers.type)))
             rows += table.num_rows
             writer.write(table)
     except (OSError, pa.ArrowException) as exc:  # a page that fails its checksum, or does not decode
-        raise StaleChunk(f"{Path(task.path).name} is damaged ({exc}): its slot is fetched again whole") from None
+        raise StaleChunk(f"{Path(task.kept_from).name} is damaged ({exc}): its slot is fetched again whole") from None
     return rows
 
 
@@ -243,20 +243,21 @@ async def run_chunk(
     state: SplitState,
     decode: Any,
     report: DatasetReport,
-) -> int:
-    """Write the chunk's file (kept rows, then fetched ones), checked against the chain; return the rows written.
+) -> tuple[int, Written]:
+    """Write the chunk's file (kept rows, then fetched ones), checked against the chain; return the rows fetched and
+    the file, whole but not yet published (only the run's coordinator publishes: :class:`chainframe.store.Publisher`).
     A chunk whose rows turn out to mix forks is fetched again, whole, up to :data:`ATTEMPTS` times."""
     for attempt in range(ATTEMPTS):
         if attempt:
             report.refetched += 1
             task = ChunkTask(**{**task.to_json(), "keep_through": None})  # the kept rows may be what moved
-        done, rows = await on_one_fork(
+        done, outcome = await on_one_fork(
             partial(_attempt, task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=state,
                     decode=decode, report=report)
         )  # fmt: skip
         if done:
-            assert rows is not None
-            return rows
+            assert outcome is not None
+            return outcome
     raise ChainUnstable(
         f"{task.dataset} blocks {task.start}..{task.end}: the chain reorganized under every one of {ATTEMPTS} "
         "attempts to read it; try again later, or stop further from the head (--confirmations)"
@@ -273,12 +274,12 @@ async def _attempt(
     state: SplitState,
     decode: Any,
     report: DatasetReport,
-) -> int:
+) -> tuple[int, Written]:
     # No thread hop when nothing is kept: chunks then take the planning lock in the order they were handed out.
     kept = await anyio.to_thread.run_sync(kept_meta, task) if task.keep_through is not None else None
     if task.keep_through is not None and kept is None:
         task = ChunkTask(**{**task.to_json(), "keep_through": None})
-    with ChunkWriter(task.path, task.schema()) as writer:
+    with ChunkWriter(task.target(), task.schema()) as writer:
         kept_rows = await anyio.to_thread.run_sync(copy_kept, task, writer) if kept is not None else 0
 
         async def write(table: pa.Table) -> None:
@@ -313,12 +314,14 @@ async def _attempt(
             recent_hashes=hashes_of(range(max(task.start, final + 1), task.end + 1), kept, chain),
             rows=kept_rows + sink.rows, endpoint=endpoint, tool_version=__version__,
         )  # fmt: skip
-        await anyio.to_thread.run_sync(writer.commit, meta)
+        # A Delta table's file goes to its own unique name at once (invisible until committed); a Parquet folder's is
+        # staged, for the coordinator to rename or upload over the slot's name.
+        written = await anyio.to_thread.run_sync(partial(writer.finish, meta, publish=task.layout == "delta"))
     if proven is not None:  # counted once the rows are kept, not per attempt
         report.verified_blocks += proven.blocks
         report.verified_rows += proven.rows
         report.unverified.update(proven.skipped)
-    return sink.rows
+    return sink.rows, written
 
 
 class TaskRunner(Protocol):
@@ -335,6 +338,7 @@ class TaskRunner(Protocol):
         finalized: int,
         concurrency: int,
         counters: RunCounters,
+        publish: Callable[[Written], None],
         on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
     ) -> None: ...
 
@@ -348,9 +352,11 @@ async def run_tasks(
     finalized: int,
     concurrency: int,
     counters: RunCounters,
+    publish: Callable[[Written], None],
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
 ) -> None:
-    """Run every task with ``concurrency`` workers; ``on_chunk(task, rows, written)`` after each."""
+    """Run every task with ``concurrency`` workers, publishing each file as it is done; ``on_chunk(task, rows,
+    written)`` after each."""
     decode = anyio.CapacityLimiter(DECODE_THREADS)
 
     async def worker() -> None:
@@ -358,10 +364,11 @@ async def run_tasks(
             report = counters.dataset(task.dataset)
             report.chunks += 1
             report.blocks += task.end - task.fetch_start + 1
-            rows = await run_chunk(
+            rows, written = await run_chunk(
                 task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=counters.split,
                 decode=decode, report=report,
             )  # fmt: skip
+            await anyio.to_thread.run_sync(publish, written)
             report.written += 1
             report.rows += rows
             if on_chunk:

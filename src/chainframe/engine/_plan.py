@@ -13,6 +13,7 @@ blocks, so a request that would leave a hole inside a slot fetches the hole too.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -22,7 +23,8 @@ import pyarrow as pa
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, BlockRange
 from chainframe.rpc import _params as params
-from chainframe.store import Series, chunk_path, slot_of
+from chainframe.store import Layout, Series, chunk_path, slot_of
+from chainframe.store._delta import DATA
 
 DEFAULT_CHUNK_SIZE: Mapping[str, int] = {
     "blocks": 1000,
@@ -150,9 +152,13 @@ class ChunkTask:
     u256: U256 = "decimal"
     chunk_size: int
     path: str
-    """The slot's file (written to a temporary, then renamed over this name)."""
+    """The slot's file name: in a Parquet folder, the file itself (written to a temporary, published over this
+    name); in a Delta table, the name each written file extends with a token of its own (:meth:`target`)."""
+    layout: Layout = "parquet"
+    current: str | None = None
+    """The slot's file now, whose rows of blocks ``start..keep_through`` are kept (None: ``path``)."""
     keep_through: int | None = None
-    """Rows of blocks ``start..keep_through`` come from the file already at ``path``; the rest are fetched."""
+    """Rows of blocks ``start..keep_through`` come from the slot's current file; the rest are fetched."""
     reason: str = "new"
     """Why the task exists: ``new``, ``extend``, ``repair`` or ``overwrite`` (for reports)."""
     verify: bool = False
@@ -165,6 +171,19 @@ class ChunkTask:
     @property
     def fetch_start(self) -> int:
         return self.start if self.keep_through is None else self.keep_through + 1
+
+    @property
+    def kept_from(self) -> str:
+        """The file the kept rows are read from."""
+        return self.current or self.path
+
+    def target(self) -> str:
+        """Where this attempt writes its file: the slot's name (Parquet), or a new unique name (Delta: a file is
+        never written twice, so a late attempt cannot change a file another attempt's commit named)."""
+        if self.layout == "parquet":
+            return self.path
+        stem = self.path.removesuffix(".parquet")
+        return f"{stem}__{secrets.token_hex(8)}.parquet"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -199,6 +218,7 @@ def plan(
     overwrite: bool = False,
     repairs: Mapping[int, int | None] | None = None,
     head: int,
+    layout: Layout = "parquet",
 ) -> tuple[list[ChunkTask], list[str]]:
     """Tasks for the asked ``blocks`` (None: repairs only) and ``repairs`` (slot start -> keep rows through, or None),
     plus the files to delete (slots wholly above a head that moved back)."""
@@ -229,7 +249,8 @@ def plan(
             keep, reason = None, "overwrite" if overwrite and have is not None else "new"
         if keep is not None and keep >= end:
             continue  # the stored file already covers it
-        path = chunk_path(series.folder, dataset=dataset, chain_id=chain_id, slot=slot_of(start, chunk_size))
+        folder = series.folder / DATA if layout == "delta" else series.folder
+        path = chunk_path(folder, dataset=dataset, chain_id=chain_id, slot=slot_of(start, chunk_size))
         tasks.append(
             ChunkTask(
                 dataset=dataset,
@@ -239,6 +260,8 @@ def plan(
                 u256=u256,
                 chunk_size=chunk_size,
                 path=str(path),
+                layout=layout,
+                current=str(stored.path) if stored is not None and layout == "delta" else None,
                 keep_through=keep,
                 reason=reason,
             )

@@ -27,7 +27,7 @@ from chainframe.datasets import U256, BlockRange
 from chainframe.engine._canonical import ChainUnstable, Repair, find_stale, head_and_stale
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._plan import ChunkTask, plan
-from chainframe.store import Location, Series, load_series, location, series_folders, series_name, storage
+from chainframe.store import Location, Publisher, Series, load_series, location, series_folders, series_name
 
 CHECK_ROUNDS = 3
 """Times a round re-checks and repairs what moved while it ran, before it gives up as :class:`ChainUnstable`."""
@@ -105,6 +105,7 @@ async def extract_round(
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
     verify: bool = False,
     runner: TaskRunner = run_tasks,
+    publisher: Publisher,
 ) -> RoundResult:
     """Bring ``wanted`` series over ``blocks`` up to date in ``folder`` and repair every series there. ``runner``
     runs the chunk tasks (here, or on a Dask cluster); everything else stays in this process."""
@@ -127,7 +128,12 @@ async def extract_round(
         sizes[name] = size
 
     repairs = await find_stale(client, list(every.values()), head)
-    tasks = _plan_round(every, asked, sizes, repairs, blocks, chain_id, overwrite, head, result)
+    tasks = _plan_round(every, asked, sizes, repairs, blocks, chain_id, overwrite, head, result, publisher)
+    # Take over every table this round may write before any work: an older run's commit there is refused from now.
+    schemas = {_series_of(t).name: t.schema() for t in tasks}
+    await anyio.to_thread.run_sync(
+        publisher.claim, [s.folder for s in every.values() if s.layout == "delta" or s.name in schemas], schemas
+    )
     for rounds in range(CHECK_ROUNDS + 1):
         if verify:
             tasks = [replace(task, verify=True) for task in tasks]
@@ -135,7 +141,7 @@ async def extract_round(
             on_tasks(tasks)
         await runner(
             iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
-            concurrency=concurrency, counters=counters, on_chunk=on_chunk,
+            concurrency=concurrency, counters=counters, publish=publisher.publish, on_chunk=on_chunk,
         )  # fmt: skip
         if not tasks:  # nothing written since the check above: a second check would only repeat it
             return result
@@ -146,7 +152,7 @@ async def extract_round(
             return result
         if rounds == CHECK_ROUNDS:
             break
-        tasks = _plan_round(every, {}, {}, repairs, None, chain_id, False, head, result)
+        tasks = _plan_round(every, {}, {}, repairs, None, chain_id, False, head, result, publisher)
     raise ChainUnstable(
         f"the chain kept reorganizing while {folder} was brought up to date ({CHECK_ROUNDS} repairs); "
         "try again later, or stop further from the head (--confirmations)"
@@ -177,14 +183,15 @@ def _plan_round(
     overwrite: bool,
     head: int,
     result: RoundResult,
+    publisher: Publisher,
 ) -> list[ChunkTask]:
     by_series: dict[str, dict[int, int | None]] = {}
     for repair in repairs:
-        name = repair.chunk.path.parent.name
+        name = repair.chunk.series
         by_series.setdefault(name, {})[repair.chunk.meta.slot[0]] = repair.keep_through
     for name, slots in by_series.items():
         series = every[name]
-        fork = min(r.fork_block for r in repairs if r.chunk.path.parent.name == name)
+        fork = min(r.fork_block for r in repairs if r.chunk.series == name)
         tip = series.chunks[-1].meta.end
         result.reorgs.append(Reorg(series=name, fork_block=fork, depth=tip - fork + 1, chunks_rewritten=len(slots)))
     tasks: list[list[ChunkTask]] = []
@@ -200,11 +207,17 @@ def _plan_round(
         planned, deletions = plan(
             dataset, blocks if want is not None else None, series=series, chain_id=chain_id, chunk_size=size,
             filters=filters, u256=u256, overwrite=overwrite, repairs=by_series.get(name), head=head,
+            layout=publisher.layout,
         )  # fmt: skip
-        for path in deletions:  # slots wholly above a head that moved back: their blocks are gone
-            storage(location(path)).delete(location(path))
+        publisher.delete(deletions)  # slots wholly above a head that moved back: their blocks are gone
         if want is not None and blocks is not None:
             untouched = set(range(blocks.start // size, blocks.end // size + 1)) - {t.start // size for t in planned}
             result.skipped[dataset] = result.skipped.get(dataset, 0) + len(untouched)
         tasks.append(planned)
     return list(chain.from_iterable(tasks))
+
+
+def _series_of(task: ChunkTask) -> Location:
+    """The series folder a task writes into (a Delta table's files are in its ``data/``)."""
+    folder = location(task.path).parent
+    return folder if task.layout == "parquet" else folder.parent

@@ -8,6 +8,7 @@ from chainframe.store._chunks import (
     BlockSpan,
     ChunkMeta,
     ChunkWriter,
+    Written,
     canonical_filters,
     chunk_path,
     clean_temporaries,
@@ -16,9 +17,13 @@ from chainframe.store._chunks import (
     slot_of,
     write_chunk,
 )
+from chainframe.store._delta import Layout, data_file, snapshot_uris, vacuum
+from chainframe.store._delta import is_table as is_delta_table
+from chainframe.store._delta import version as table_version
 from chainframe.store._info import folder_info, format_info, series_json
 from chainframe.store._lease import ObjectLease
 from chainframe.store._lock import FolderLock, folder_lock
+from chainframe.store._publish import Publisher, choose_layout
 from chainframe.store._s3 import s3_filesystem
 from chainframe.store._series import (
     Series,
@@ -36,7 +41,9 @@ from chainframe.store._storage import (
     LeaseLost,
     Location,
     ObjectPath,
+    Staged,
     StoreError,
+    Superseded,
     location,
     read_batches,
     storage,
@@ -50,21 +57,29 @@ __all__ = [
     "ChunkWriter",
     "FolderLock",
     "LeaseLost",
+    "Layout",
     "Location",
     "ObjectLease",
     "ObjectPath",
+    "Publisher",
     "Series",
+    "Staged",
     "StoreError",
     "StoredChunk",
+    "Superseded",
+    "Written",
     "canonical_filters",
+    "choose_layout",
     "chunk_path",
     "clean_temporaries",
+    "data_file",
     "dataset_of",
     "filters_digest",
     "folder_info",
     "folder_lock",
     "format_info",
     "gaps_between",
+    "is_delta_table",
     "linked",
     "load_series",
     "location",
@@ -77,7 +92,10 @@ __all__ = [
     "series_json",
     "series_name",
     "slot_of",
+    "snapshot_uris",
     "storage",
+    "table_version",
+    "vacuum",
     "write_bytes",
     "write_chunk",
 ]

@@ -29,9 +29,10 @@ from typing import Any, Literal
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from chainframe import _kernels as pc
 from chainframe._redact import redact_url
 from chainframe._version import __version__
-from chainframe.store._storage import Location, Pending, location, storage
+from chainframe.store._storage import Location, Pending, Staged, location, storage
 
 SCHEMA_VERSION = 2
 """Version of the layout of chunk files and their metadata (2: one file per slot, hashes for reorg checks); a file of
@@ -261,6 +262,21 @@ def chunk_path(folder: Location, *, dataset: str, chain_id: int, slot: BlockSpan
 # --- writing ---------------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Written:
+    """A chunk file written whole, as a worker hands it to the run's coordinator to publish: plain data (it crosses
+    processes). ``staged`` is set when the file is not yet at ``path`` (a Parquet folder's slot, published by the
+    coordinator's rename or upload); a Delta table's data file is already at its unique ``path``, invisible until the
+    coordinator's commit names it."""
+
+    path: str
+    meta: ChunkMeta
+    size: int
+    blocks: BlockSpan | None
+    """The least and greatest ``block_number`` among the rows (None without rows): the data file's statistics."""
+    staged: Staged | None = None
+
+
 class ChunkWriter:
     """One chunk file written as its rows arrive, atomically, zstd-compressed, with its metadata in the footer.
 
@@ -282,11 +298,18 @@ class ChunkWriter:
         self._held_rows = 0
         self._pending: Pending | None = None
         self._writer: pq.ParquetWriter | None = None
+        self._least: int | None = None
+        self._greatest: int | None = None
 
     def write(self, table: pa.Table) -> None:
         """Append rows (in order); they reach the file whenever a row group is full."""
         if not table.schema.equals(self.schema, check_metadata=False):
             raise ValueError(f"rows for {self.path.name} do not have the chunk's schema:\n{table.schema}")
+        if table.num_rows and "block_number" in table.column_names:
+            bounds = pc.min_max(table["block_number"])
+            least, greatest = bounds["min"].as_py(), bounds["max"].as_py()
+            self._least = least if self._least is None else min(self._least, least)
+            self._greatest = greatest if self._greatest is None else max(self._greatest, greatest)
         self.rows += table.num_rows
         self._held.append(table)
         self._held_rows += table.num_rows
@@ -311,6 +334,11 @@ class ChunkWriter:
 
     def commit(self, meta: ChunkMeta) -> None:
         """Write what is held, the metadata and the footer, then put the file in place."""
+        self.finish(meta, publish=True)
+
+    def finish(self, meta: ChunkMeta, *, publish: bool) -> Written:
+        """Write what is held, the metadata and the footer; then put the file in place (``publish``), or stage it for
+        the coordinator to publish (:meth:`Storage.publish`)."""
         if meta.rows != self.rows:
             raise ValueError(f"metadata says {meta.rows} rows but {self.rows} were written")
         try:
@@ -321,11 +349,17 @@ class ChunkWriter:
             assert self._pending is not None
             self._writer.add_key_value_metadata(meta.to_metadata())
             self._writer.close()
-            self._pending.commit()
+            staged = self._pending.stage()
+            if publish:
+                storage(self.path).publish(staged)
         except BaseException:
             self.abort()
             raise
         self._writer = self._pending = None
+        blocks = (self._least, self._greatest) if self._least is not None and self._greatest is not None else None
+        return Written(
+            path=str(self.path), meta=meta, size=staged.size, blocks=blocks, staged=None if publish else staged
+        )
 
     def abort(self) -> None:
         """Drop the pending file (and what is held); the final path is left as it was."""

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from chainframe._errors import InputError
-from chainframe.store._storage import Entry, Location, Pending
+from chainframe.store._storage import Entry, Location, Pending, Staged, StoreError
 
 TEMPORARY = re.compile(r"^\..+\.tmp-(\d+)-[0-9a-f]+$")
 """Local temporaries: ``.<name>.tmp-<pid>-<random>``, which a ``*.parquet`` glob does not match."""
@@ -29,11 +29,14 @@ class _LocalPending:
         self.sink: IO[bytes] = open(self.temporary, "xb")  # noqa: SIM115 (closed by commit or abort)
 
     def commit(self) -> None:
+        LOCAL.publish(self.stage())
+
+    def stage(self) -> Staged:
         self.sink.flush()
         os.fsync(self.sink.fileno())
+        size = self.sink.tell()
         self.sink.close()
-        os.replace(self.temporary, self.path)
-        _fsync_folder(self.path.parent)
+        return Staged(path=str(self.path), size=size, temporary=str(self.temporary))
 
     def abort(self) -> None:
         self.sink.close()
@@ -71,6 +74,13 @@ class LocalFiles:
 
     def begin(self, path: Location) -> Pending:
         return _LocalPending(_local(path))
+
+    def publish(self, staged: Staged) -> None:
+        if staged.temporary is None:
+            raise StoreError(f"{staged.path} was not staged in a local folder")
+        path = Path(staged.path)
+        os.replace(staged.temporary, path)
+        _fsync_folder(path.parent)
 
     def delete(self, path: Location) -> None:
         _local(path).unlink(missing_ok=True)

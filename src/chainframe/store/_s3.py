@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from chainframe._errors import InputError
 from chainframe._redact import redact_text
-from chainframe.store._storage import Entry, LeaseLost, Location, ObjectPath, Pending, StoreError
+from chainframe.store._storage import Entry, LeaseLost, Location, ObjectPath, Pending, Staged, StoreError
 
 PART_BYTES = 64 * 2**20
 """Above this size an object is uploaded in parts of this size (memory holds one part, never the whole file)."""
@@ -66,6 +66,15 @@ class _S3Pending:
         finally:
             self.sink.close()
 
+    def stage(self) -> Staged:
+        """The spool is kept open (and unlinked, so a killed process leaves nothing) until :meth:`S3Objects.publish`
+        uploads it, in this process: a spool cannot travel, so the plain layout on S3 is written by one process."""
+        self.sink.flush()
+        size = self.sink.seek(0, os.SEEK_END)
+        token = f"{os.getpid()}-{secrets.token_hex(8)}"
+        self.owner.spools[token] = self
+        return Staged(path=str(self.path), size=size, spooled=token)
+
     def abort(self) -> None:
         self.sink.close()
 
@@ -77,6 +86,8 @@ class S3Objects:
         from chainframe.store._lease import Leases
 
         self.leases = Leases()
+        self.spools: dict[str, _S3Pending] = {}
+        """Staged files of this process, waiting to be published."""
         self._fs: Any = None
 
     @property
@@ -210,6 +221,15 @@ class S3Objects:
             with contextlib.suppress(Exception):
                 self.fs.call_s3("abort_multipart_upload", Bucket=path.bucket, Key=path.key, UploadId=upload_id)
             raise
+
+    def publish(self, staged: Staged) -> None:
+        pending = self.spools.pop(staged.spooled or "", None)
+        if pending is None:
+            raise StoreError(
+                f"{staged.path} was staged in another process: the plain Parquet layout on S3 is written by one "
+                "process; write with --table delta (table='delta') to commit chunks written on Dask workers"
+            )
+        pending.commit()
 
     def delete(self, path: Location) -> None:
         path = _remote(path)

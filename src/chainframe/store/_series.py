@@ -27,6 +27,7 @@ from chainframe.store._chunks import (
     metas,
     temporaries,
 )
+from chainframe.store._delta import DATA, Layout, is_table, table_files
 from chainframe.store._storage import Location, location, storage
 
 BINARY_SUFFIX = "__binary"
@@ -51,6 +52,13 @@ class StoredChunk:
     path: Location
     meta: ChunkMeta
     nbytes: int
+    folder: Location
+    """The series folder (a Delta table's files are in its ``data/``)."""
+
+    @property
+    def series(self) -> str:
+        """The series' name: its folder's."""
+        return self.folder.name
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,6 +77,8 @@ class Series:
     """Leftover temporaries of killed runs (or of a run still going); on S3, uploads never completed."""
     mixed: tuple[str, ...] = field(default=())
     """Disagreements between the chunks (chain ids, chunk sizes, filters): the folder is not one table."""
+    layout: Layout | None = None
+    """``parquet`` (a folder of slot files), ``delta`` (a Delta table) or None (nothing there yet)."""
 
     @property
     def name(self) -> str:
@@ -145,27 +155,33 @@ def linked(earlier: ChunkMeta, later: ChunkMeta) -> bool:
 
 
 def load_series(folder: Location | str) -> Series:
-    """The series in ``folder`` (which need not exist yet)."""
+    """The series in ``folder`` (which need not exist yet): a folder of slot files, or a Delta table's snapshot."""
     folder = location(folder)
     where = storage(folder)
     dataset = dataset_of(folder.name)
-    files = where.files(folder)
+    delta = is_table(folder)
+    files = table_files(folder) if delta else where.files(folder)
+    layout: Layout | None = "delta" if delta else "parquet" if files else None
     chunks: list[StoredChunk] = []
     foreign: list[tuple[Location, str]] = []
     damaged: list[tuple[int, Location]] = []
-    slot_name = re.compile(rf"^{re.escape(dataset or '')}__\d+__(\d{{10}})_to_\d{{10}}\.parquet$")
+    token = r"__[0-9a-f]+" if delta else ""
+    slot_name = re.compile(rf"^{re.escape(dataset or '')}__\d+__(\d{{10}})_to_\d{{10}}{token}\.parquet$")
     for entry, meta in zip(files, metas(where.footers([e.path for e in files])), strict=True):
         path = entry.path
-        why = _not_member(path, meta, folder.name, dataset)
+        why = _not_member(path, meta, folder.name, dataset, delta=delta)
         if meta is None and (named := slot_name.match(path.name)):
             damaged.append((int(named.group(1)), path))
         elif why:
             foreign.append((path, why))
         else:
             assert meta is not None
-            chunks.append(StoredChunk(path=path, meta=meta, nbytes=entry.size))
+            chunks.append(StoredChunk(path=path, meta=meta, nbytes=entry.size, folder=folder))
     chunks.sort(key=lambda c: c.meta.start)
     mixed: list[str] = []
+    slots = [c.meta.slot for c in chunks]
+    if len(set(slots)) < len(slots):
+        mixed.append("more than one file for a slot")
     for what in ("chain_id", "chunk_size"):
         values = sorted({getattr(c.meta, what) for c in chunks})
         if len(values) > 1:
@@ -177,18 +193,20 @@ def load_series(folder: Location | str) -> Series:
         chunks=tuple(chunks),
         foreign=tuple(foreign),
         damaged=tuple(damaged),
-        temporaries=tuple(temporaries(folder)),
+        temporaries=tuple(temporaries(folder / DATA if delta else folder)),
         mixed=tuple(mixed),
+        layout=layout,
     )
 
 
-def _not_member(path: Location, meta: ChunkMeta | None, name: str, dataset: str | None) -> str:
+def _not_member(path: Location, meta: ChunkMeta | None, name: str, dataset: str | None, *, delta: bool) -> str:
     """Why ``path`` is not a chunk of the series folder ``name`` ("" when it is one)."""
     if meta is None:
         return "not a complete chunk of this chainframe layout (foreign, truncated, unfinished or older)"
     if meta.dataset != dataset or series_name(meta.dataset, meta.filters, meta.u256) != name:
         return f"a chunk of series {series_name(meta.dataset, meta.filters, meta.u256)!r}"
-    if chunk_path(path.parent, dataset=meta.dataset, chain_id=meta.chain_id, slot=meta.slot).name != path.name:
+    named = chunk_path(path.parent, dataset=meta.dataset, chain_id=meta.chain_id, slot=meta.slot).name
+    if (path.name.rsplit("__", 1)[0] + ".parquet" if delta else path.name) != named:
         return f"covers blocks {meta.start}..{meta.end} but is not named for their slot"
     return ""
 
@@ -197,7 +215,7 @@ def series_folders(out: Location | str) -> list[Location]:
     """The series folders under an output folder (sub-folders named like one that hold Parquet files)."""
     out = location(out)
     where = storage(out)
-    return [p for p in named_series_folders(out) if where.files(p)]
+    return [p for p in named_series_folders(out) if where.files(p) or is_table(p)]
 
 
 def named_series_folders(out: Location | str) -> list[Location]:

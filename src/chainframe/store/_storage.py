@@ -125,13 +125,35 @@ class Entry:
     size: int
 
 
+class Superseded(StoreError):
+    """Another run took this output over while this one was writing (it was killed, paused or cut off past its lock
+    or lease): nothing more of this run is published, and what it published before stays (it was whole). Re-run to
+    continue from what the newer run left."""
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A whole file, not yet visible at its final name: plain data, so a Dask worker can hand it to the run's
+    coordinator, which alone publishes (:meth:`Storage.publish`). ``temporary`` is a local temporary beside
+    ``path``; ``spooled`` names a spool file of the process that staged it (S3), which only that process can
+    publish."""
+
+    path: str
+    size: int
+    temporary: str | None = None
+    spooled: str | None = None
+
+
 class Pending(Protocol):
     """A file being written: rows go to ``sink``; :meth:`commit` puts it at its final name in one atomic step,
-    :meth:`abort` drops it (the final name is left as it was)."""
+    :meth:`abort` drops it (the final name is left as it was). :meth:`stage` finishes it without making it visible,
+    for whoever holds the output's lock to :meth:`Storage.publish` it."""
 
     sink: IO[bytes]
 
     def commit(self) -> None: ...
+
+    def stage(self) -> Staged: ...
 
     def abort(self) -> None: ...
 
@@ -161,6 +183,10 @@ class Storage(Protocol):
 
     def begin(self, path: Location) -> Pending:
         """Start writing ``path``."""
+        ...
+
+    def publish(self, staged: Staged) -> None:
+        """Put a staged file at its final name in one atomic step."""
         ...
 
     def delete(self, path: Location) -> None:

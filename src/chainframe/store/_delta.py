@@ -1,0 +1,295 @@
+"""Series as Delta Lake tables (``deltalake``, delta-rs): the same chunk files, made visible by fenced commits.
+
+A Delta series folder holds ``_delta_log/`` and ``data/``. Every chunk file is written whole under a name of its own
+(``data/<dataset>__<chain>__<slot start>_to_<slot end>__<token>.parquet``), never replaced in place, and is part of
+the table only once a commit of the transaction log names it. Replacing a slot (a tip extended, a reorg repaired) is
+one commit that removes the slot's old file and adds its new one; a reader holds a snapshot (a version) and keeps
+reading it, however many commits land meanwhile, until ``vacuum`` removes files older than its retention.
+
+The chunk files keep their footers exactly as in the plain layout (:class:`~chainframe.store.ChunkMeta`: range,
+hashes for reorg checks, filters, redacted endpoint), so listing a table's files from its log is all the store needs
+to load a series (:func:`table_files`): info, repair, verify and follow work unchanged.
+
+**Fencing.** Only a run's coordinator commits; workers write files and hand them back (:class:`Written`). Each run
+*claims* every table it may write at its start: an empty commit carrying Delta's application transaction
+``(chainframe, epoch)``, with ``epoch`` one above the table's last. delta-rs refuses a commit whose snapshot is older
+than a winning commit with the same application id (``CommitFailedError``), but it happily rebases a commit made from
+a *refreshed* snapshot, whatever its epoch: so the writer commits only from the snapshot it last committed or
+checked, and after every refresh checks that the table's epoch is still its own. A run that was killed, paused or cut
+off while another claimed the table can then write files, but never make them visible: it gets :class:`Superseded`.
+
+Types: a Delta schema has no unsigned integers, fixed-size binaries or second-precision timestamps. The table's
+declared schema maps them (:func:`delta_schema`: ``uint64`` -> long, ``fixed_size_binary`` -> binary, any timestamp
+-> microseconds UTC); the files keep chainframe's exact types, which chainframe's readers (``scan``, ``open_duckdb``)
+read from the snapshot's files, so every column has the same type in both layouts. Other Delta readers (Polars'
+``scan_delta``, Spark, Trino) read the declared types.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import pyarrow as pa
+
+from chainframe._errors import InputError
+from chainframe.store._chunks import DATASET_NAME, BlockSpan, Written
+from chainframe.store._storage import Entry, Location, ObjectPath, StoreError, Superseded, location, storage
+
+Layout = Literal["parquet", "delta"]
+LAYOUTS: tuple[Layout, ...] = ("parquet", "delta")
+LOG = "_delta_log"
+DATA = "data"
+APP_ID = "chainframe"
+"""The application id of chainframe's fencing transactions (one per table; its version is the writing run's
+epoch)."""
+
+
+def _deltalake() -> Any:
+    try:
+        import deltalake
+    except ImportError:
+        raise InputError("Delta tables need deltalake: pip install 'chainframe[delta]'") from None
+    return deltalake
+
+
+def is_table(folder: Location) -> bool:
+    """Whether ``folder`` is a Delta table (it holds a transaction log)."""
+    folder = location(folder)
+    if isinstance(folder, Path):
+        return (folder / LOG).is_dir()
+    return storage(folder).exists(folder / LOG)
+
+
+def uri(folder: Location) -> str:
+    folder = location(folder)
+    return str(Path(folder).absolute()) if isinstance(folder, Path) else str(folder)
+
+
+def storage_options(folder: Location) -> dict[str, str] | None:
+    """delta-rs' options for ``folder``: None locally; for S3 the credentials of botocore's usual chain (environment,
+    ``AWS_PROFILE``, the shared files: the same as s3fs and the AWS CLI use), ``AWS_ENDPOINT_URL`` for S3-compatible
+    servers, and conditional PUTs, which make concurrent commits safe without a lock service. Never printed."""
+    if not isinstance(location(folder), ObjectPath):
+        return None
+    import botocore.session  # type: ignore[import-untyped]
+
+    session = botocore.session.get_session()
+    options = {"conditional_put": "etag", "AWS_REGION": session.get_config_variable("region") or "us-east-1"}
+    credentials = session.get_credentials()
+    if credentials is not None:
+        frozen = credentials.get_frozen_credentials()
+        options["AWS_ACCESS_KEY_ID"] = frozen.access_key
+        options["AWS_SECRET_ACCESS_KEY"] = frozen.secret_key
+        if frozen.token:
+            options["AWS_SESSION_TOKEN"] = frozen.token
+    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    if endpoint:
+        options["AWS_ENDPOINT_URL"] = endpoint
+        if endpoint.startswith("http://"):
+            options["AWS_ALLOW_HTTP"] = "true"
+    return options
+
+
+def open_table(folder: Location, *, version: int | None = None, as_of: datetime | str | None = None) -> Any:
+    """The ``DeltaTable`` at ``folder``: its latest version, or ``version``, or the one current at ``as_of``."""
+    deltalake = _deltalake()
+    try:
+        table = deltalake.DeltaTable(uri(folder), version=version, storage_options=storage_options(folder))
+        if as_of is not None:
+            table.load_as_version(as_of)
+    except deltalake.exceptions.TableNotFoundError:
+        raise InputError(f"{folder} is not a Delta table") from None
+    except Exception as exc:  # delta-rs' errors: a version that does not exist, an unreachable bucket
+        raise StoreError(f"cannot read the Delta table {folder}: {_reason(exc)}") from None
+    return table
+
+
+def table_files(folder: Location, table: Any = None) -> list[Entry]:
+    """The data files of the table's snapshot (latest unless ``table`` is a snapshot), sorted by name."""
+    folder = location(folder)
+    table = table if table is not None else open_table(folder)
+    actions = table.get_add_actions(flatten=True)
+    paths, sizes = actions.column("path").to_pylist(), actions.column("size_bytes").to_pylist()
+    return sorted(
+        (Entry(folder / str(p), int(s)) for p, s in zip(paths, sizes, strict=True)), key=lambda e: str(e.path)
+    )
+
+
+def snapshot_uris(folder: Location, *, version: int | None = None, as_of: datetime | str | None = None) -> list[str]:
+    """The files a reader of the table reads at its latest version (or ``version``, or ``as_of``): immutable, so a
+    query over them reads that one snapshot however many commits land meanwhile."""
+    return [str(e.path) for e in table_files(folder, open_table(folder, version=version, as_of=as_of))]
+
+
+def data_file(folder: Location, *, dataset: str, chain_id: int, slot: BlockSpan) -> Location:
+    """A new, unique name for a slot's file in the table at ``folder``."""
+    if not DATASET_NAME.match(dataset):
+        raise ValueError(f"dataset name {dataset!r} must be lowercase words joined by single underscores")
+    return location(folder) / DATA / f"{_stem(dataset, chain_id, slot)}__{secrets.token_hex(8)}.parquet"
+
+
+def _stem(dataset: str, chain_id: int, slot: BlockSpan) -> str:
+    return f"{dataset}__{chain_id}__{slot[0]:010d}_to_{slot[1]:010d}"
+
+
+FILE_NAME = re.compile(r"^([a-z0-9_]+)__(\d+)__(\d{10})_to_(\d{10})__[0-9a-f]+\.parquet$")
+"""A Delta series' data file: dataset, chain id, slot, a token that makes the name unique."""
+
+
+# --- types -----------------------------------------------------------------------------------------------------------
+
+
+def delta_schema(schema: pa.Schema) -> pa.Schema:
+    """``schema`` in the types a Delta table can declare (see the module docstring)."""
+    return pa.schema([pa.field(f.name, _delta_type(f.type), f.nullable) for f in schema])
+
+
+def _delta_type(dtype: pa.DataType) -> pa.DataType:
+    if pa.types.is_unsigned_integer(dtype):
+        return {8: pa.int16(), 16: pa.int32()}.get(dtype.bit_width, pa.int64())
+    if pa.types.is_fixed_size_binary(dtype) or pa.types.is_large_binary(dtype):
+        return pa.binary()
+    if pa.types.is_timestamp(dtype):
+        return pa.timestamp("us", tz="UTC")
+    if pa.types.is_list(dtype) or pa.types.is_large_list(dtype) or pa.types.is_fixed_size_list(dtype):
+        return pa.list_(pa.field("element", _delta_type(dtype.value_type), dtype.value_field.nullable))
+    if pa.types.is_struct(dtype):
+        return pa.struct([pa.field(f.name, _delta_type(f.type), f.nullable) for f in dtype])
+    return dtype
+
+
+# --- the coordinator's commits ---------------------------------------------------------------------------------------
+
+
+class DeltaWriter:
+    """The one writer of a Delta series table in a run: claims it, then commits chunk files and deletions, each
+    commit fenced by the run's epoch (see the module docstring). Only a run's coordinator makes one."""
+
+    def __init__(self, folder: Location, schema: pa.Schema | None, *, name: str) -> None:
+        """Claim the table at ``folder``, or create it with ``schema`` (chainframe's types: mapped here)."""
+        self.folder = location(folder)
+        self._deltalake = _deltalake()
+        self._options = storage_options(self.folder)
+        if is_table(self.folder):
+            opened = self._deltalake.DeltaTable
+            self.table = self._call("open", lambda: opened(uri(self.folder), storage_options=self._options))
+            self.schema: Any = self.table.schema()
+            self.epoch = int(self.table.transaction_version(APP_ID) or 0) + 1
+            self._commit([], what="claim the table")
+        else:
+            if schema is None:
+                raise ValueError(f"{folder} is not a Delta table yet: a schema is needed to create it")
+            self.schema = delta_schema(schema)
+            self.epoch = 1
+            self.table = self._call(
+                "create",
+                lambda: self._deltalake.DeltaTable.create(
+                    uri(self.folder), self.schema, name=name, storage_options=self._options,
+                    commit_properties=self._properties({"chainframe.operation": "create"}),
+                ),
+            )  # fmt: skip
+            self._refresh()
+
+    def publish(self, written: Written) -> None:
+        """Make ``written`` the file of its slot: one commit removing the slot's files and adding it."""
+        name = Path(written.path).name if isinstance(location(written.path), Path) else written.path.rsplit("/", 1)[1]
+        match = FILE_NAME.match(name)
+        if match is None:
+            raise ValueError(f"{written.path} is not a data file of a Delta series")
+        stem = name.rsplit("__", 1)[0]
+        actions = [self._remove(e) for e in self._active() if e.path.name.startswith(stem + "__")]
+        stats: dict[str, Any] = {"numRecords": written.meta.rows}
+        if written.blocks is not None:
+            stats |= {
+                "minValues": {"block_number": written.blocks[0]},
+                "maxValues": {"block_number": written.blocks[1]},
+            }
+        add = self._deltalake.transaction.AddAction(
+            f"{DATA}/{name}", written.size, {}, int(time.time() * 1000), True, json.dumps(stats)
+        )
+        meta = written.meta
+        info = {"chainframe.blocks": f"{meta.start}..{meta.end}", "chainframe.rows": str(meta.rows)}
+        self._commit([*actions, add], what=f"commit blocks {meta.start}..{meta.end}", info=info)
+
+    def delete(self, paths: Sequence[Location]) -> None:
+        """Remove these files from the table (slots wholly above a head that moved back), in one commit."""
+        wanted = {str(p) for p in paths}
+        actions = [self._remove(e) for e in self._active() if str(e.path) in wanted]
+        if actions:
+            self._commit(actions, what="remove slots", info={"chainframe.operation": "remove"})
+
+    def _active(self) -> list[Entry]:
+        return table_files(self.folder, self.table)
+
+    def _remove(self, entry: Entry) -> Any:
+        relative = str(entry.path)[len(str(self.folder)) + 1 :]
+        return self._deltalake.transaction.RemoveAction(relative, True, int(time.time() * 1000), entry.size)
+
+    def _properties(self, info: Mapping[str, str]) -> Any:
+        transaction = self._deltalake.transaction
+        return transaction.CommitProperties(
+            custom_metadata=dict(info), app_transactions=[transaction.Transaction(APP_ID, self.epoch)],
+            max_commit_retries=3,
+        )  # fmt: skip
+
+    def _commit(self, actions: list[Any], *, what: str, info: Mapping[str, str] | None = None) -> None:
+        """Commit from the snapshot this writer last committed or checked: a commit of another run since (with the
+        same application id) makes delta-rs refuse it; then the refreshed snapshot must still be this run's."""
+        properties = self._properties({"chainframe.operation": "write", **(info or {})})
+        try:
+            self.table.create_write_transaction(actions, "append", self.schema, commit_properties=properties)
+        except self._deltalake.exceptions.CommitFailedError:
+            raise self._superseded(what) from None
+        except Exception as exc:
+            raise StoreError(f"cannot {what} in the Delta table {self.folder}: {_reason(exc)}") from None
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self._call("read", self.table.update_incremental)
+        if int(self.table.transaction_version(APP_ID) or 0) != self.epoch:
+            raise self._superseded("go on writing")
+
+    def _superseded(self, what: str) -> Superseded:
+        return Superseded(
+            f"cannot {what} in {self.folder}: another run has written to this table since this run took it over "
+            f"(this run's epoch {self.epoch}; this run was stopped, paused or cut off meanwhile). Nothing more of "
+            "this run is committed; what it committed before is whole. Re-run to continue from what is there."
+        )
+
+    def _call(self, what: str, action: Any) -> Any:
+        try:
+            return action()
+        except Exception as exc:
+            raise StoreError(f"cannot {what} the Delta table {self.folder}: {_reason(exc)}") from None
+
+
+def vacuum(folder: Location, *, retention_hours: float) -> list[str]:
+    """Delete the files the table no longer references and that left it at least ``retention_hours`` ago (a reader
+    holding an older snapshot needs them), and the log entries past their retention; return the deleted files."""
+    table = open_table(folder)
+    try:
+        deleted: list[str] = table.vacuum(
+            retention_hours=int(retention_hours), dry_run=False, enforce_retention_duration=False
+        )
+        table.cleanup_metadata()
+    except Exception as exc:
+        raise StoreError(f"cannot vacuum the Delta table {folder}: {_reason(exc)}") from None
+    return deleted
+
+
+def version(folder: Location) -> int:
+    return int(open_table(folder).version())
+
+
+def _reason(exc: BaseException) -> str:
+    """delta-rs' message without the Rust backtrace it appends when ``RUST_BACKTRACE`` is set."""
+    text = str(exc).split("\n   0:", 1)[0].strip()
+    return f"{type(exc).__name__}: {text[:500]}"
