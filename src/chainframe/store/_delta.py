@@ -28,6 +28,7 @@ read from the snapshot's files, so every column has the same type in both layout
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import secrets
@@ -225,6 +226,8 @@ class DeltaWriter:
         actions = [self._remove(e) for e in self._active() if str(e.path) in wanted]
         if actions:
             self._commit(actions, what="remove slots", info={"chainframe.operation": "remove"})
+        else:
+            self._refresh()  # nothing of this snapshot to remove: a superseded writer still learns it is one
 
     def _active(self) -> list[Entry]:
         return table_files(self.folder, self.table)
@@ -276,8 +279,10 @@ def vacuum(folder: Location, *, retention_hours: float) -> list[str]:
     holding an older snapshot needs them), and the log entries past their retention; return the deleted files."""
     table = open_table(folder)
     try:
+        # full: also the files no commit ever named (written by a run that was killed or superseded before its
+        # commit), which delta-rs' default vacuum (removed files only) leaves; both by age, past the retention.
         deleted: list[str] = table.vacuum(
-            retention_hours=int(retention_hours), dry_run=False, enforce_retention_duration=False
+            retention_hours=math.ceil(retention_hours), dry_run=False, enforce_retention_duration=False, full=True
         )
         table.cleanup_metadata()
     except Exception as exc:

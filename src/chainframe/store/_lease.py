@@ -41,13 +41,31 @@ from chainframe.store._s3 import S3Objects, s3_storage
 from chainframe.store._storage import LeaseLost, ObjectPath
 
 TTL = 60.0
-"""Seconds a lease lasts without renewal."""
+"""Seconds a lease lasts without renewal, unless ``CHAINFRAME_LEASE_SECONDS`` says otherwise (:func:`lease_seconds`);
+renewals come every sixth of it, commits need one at most half of it old, and another machine waits half of it more
+past the expiry (clocks are not exactly in step)."""
 RENEW = 10.0
-"""Seconds between renewals."""
+"""Seconds between renewals (with the default :data:`TTL`)."""
 VALID = 30.0
 """A commit needs a renewal (or the acquisition) at most this many seconds old."""
 SKEW = 30.0
 """Seconds past its expiry before another machine may take a lease over (clocks are not exactly in step)."""
+LEASE_VARIABLE = "CHAINFRAME_LEASE_SECONDS"
+
+
+def lease_seconds() -> float:
+    """The lease's duration: ``$CHAINFRAME_LEASE_SECONDS`` (a shorter lease lets another run take over a stopped
+    one's prefix sooner, at the price of more renewals), else :data:`TTL`."""
+    text = os.environ.get(LEASE_VARIABLE)
+    if not text:
+        return TTL
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 1.0 <= seconds <= 86_400.0:
+        raise InputError(f"{LEASE_VARIABLE} must be a number of seconds from 1 to 86400; got {text!r}")
+    return seconds
 
 
 def _boot_id() -> str:
@@ -85,12 +103,14 @@ class ObjectLease:
     """Hold the lease on an S3 prefix while a run writes into it (``with ObjectLease(root):``)."""
 
     def __init__(
-        self, root: ObjectPath, objects: S3Objects | None = None, *, ttl: float = TTL, renew: float = RENEW
-    ) -> None:
+        self, root: ObjectPath, objects: S3Objects | None = None, *, ttl: float | None = None,
+        renew: float | None = None,
+    ) -> None:  # fmt: skip
         self.root = root
         self.path = root / ".chainframe" / "lease"
         self.objects = objects or s3_storage()
-        self.ttl, self.renew = ttl, renew
+        self.ttl = lease_seconds() if ttl is None else ttl
+        self.renew = renew if renew is not None else RENEW * self.ttl / TTL
         self.token = secrets.token_hex(8)
         self._etag: str | None = None
         self._renewed = 0.0
@@ -151,7 +171,7 @@ class ObjectLease:
             if current is None:
                 continue
             holder, etag = current
-            why = _stale(holder)
+            why = _stale(holder, skew=min(SKEW, self.ttl / 2))
             if not why:
                 raise InputError(_busy(self.root, holder))
             try:
@@ -223,14 +243,14 @@ def _precondition(exc: BaseException) -> bool:
     return isinstance(exc, FileExistsError) or "pre-condition" in str(exc).lower() or "412" in str(exc)
 
 
-def _stale(holder: dict[str, Any]) -> str:
+def _stale(holder: dict[str, Any], *, skew: float) -> str:
     """Why the holder's lease can be taken over ("" if it cannot)."""
     same_machine = holder.get("host") == socket.gethostname() and holder.get("boot") == _boot_id()
     pid = holder.get("pid")
     if same_machine and isinstance(pid, int) and pid != os.getpid() and not process_alive(pid):
         return f"its holder (pid {pid} on this machine) is gone"
     expires = holder.get("expires")
-    if not isinstance(expires, int | float) or expires + SKEW < time.time():
+    if not isinstance(expires, int | float) or expires + skew < time.time():
         return "it expired"
     return ""
 

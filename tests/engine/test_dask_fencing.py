@@ -1,0 +1,212 @@
+"""Fenced writers on a cluster: a killed, paused or superseded run can never publish rows after another run took its
+bucket prefix over (issue 29). Real processes throughout: moto's S3 server, a Dask scheduler and two workers started
+as processes of their own (an external cluster, which outlives a coordinator), the ``chainframe`` command as the
+coordinator, and a devnet of its own per test.
+
+Each test ends with the bucket's tables equal, row by row, to a clean single-process extraction of the node's chain,
+read through every reader (``assert_same_as_local``), and with no commit published after the run that took over."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import distributed
+import pytest
+import s3fs
+
+from chainframe.devnet import Devnet
+from chainframe.store import is_delta_table, location, snapshot_uris, table_version
+from tests.store.test_s3 import assert_same_as_local, bucket, chain, node, s3_endpoint
+
+__all__ = ["bucket", "chain", "node", "s3_endpoint"]  # the fixtures this module uses, from the store's S3 tests
+
+DATASETS = ("blocks", "logs")
+CHUNK = 20
+LEASE = 4.0
+"""Seconds of the coordinators' S3 lease here (CHAINFRAME_LEASE_SECONDS): a stopped run's lease can be taken over
+after LEASE * 1.5, instead of 90 s with the default."""
+PACED = ["--requests-per-second", "15"]
+"""The first run's budget: slow enough that it is still writing when the test stops it (a run takes about 40 s)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_client_outlives_the_server(s3_endpoint: str) -> Iterator[None]:
+    s3fs.S3FileSystem.clear_instance_cache()
+    yield
+    s3fs.S3FileSystem.clear_instance_cache()
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, s3_endpoint: str) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
+    """A Dask scheduler and two workers (no nannies: a killed worker stays dead), as separate processes that get the
+    AWS_* variables from the environment, as workers on other machines would from theirs."""
+    file = tmp_path / "scheduler.json"
+    log = open(tmp_path / "cluster.log", "wb")  # noqa: SIM115 (closed below)
+    dask_cli = str(Path(sys.executable).with_name("dask"))
+    common = ["--no-dashboard"]
+    processes = [subprocess.Popen([dask_cli, "scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file",
+                                   str(file), *common], stdout=log, stderr=log)]  # fmt: skip
+    try:
+        _wait(file.exists, 30, "the scheduler to start")
+        for name in ("w1", "w2"):
+            processes.append(subprocess.Popen(
+                [dask_cli, "worker", "--scheduler-file", str(file), "--nthreads", "2", "--no-nanny", "--name", name,
+                 *common], stdout=log, stderr=log,
+            ))  # fmt: skip
+        with distributed.Client(scheduler_file=str(file), timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+            address = client.scheduler.address
+        yield address, processes
+    finally:
+        for process in reversed(processes):
+            process.kill()
+            process.wait(timeout=30)
+        log.close()
+
+
+def _wait(condition: Callable[[], bool], seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "CHAINFRAME_LEASE_SECONDS": str(LEASE)}
+
+
+def _command(devnet: Devnet, out: str, *more: str) -> list[str]:
+    return [
+        sys.executable, "-m", "chainframe.cli", "extract", *DATASETS, "--blocks", "0:latest", "--rpc", devnet.http_url,
+        "--out", out, "--chunk-size", str(CHUNK), "--no-progress", *more,
+    ]  # fmt: skip
+
+
+def _committed(out: str) -> int:
+    """Chunk files in the tables' latest snapshots."""
+    folders = [location(f"{out}/{name}") for name in DATASETS]
+    return sum(len(snapshot_uris(f)) for f in folders if is_delta_table(f))
+
+
+def _versions(out: str) -> dict[str, int]:
+    return {name: table_version(location(f"{out}/{name}")) for name in DATASETS}
+
+
+def _idle(address: str) -> bool:
+    """Whether the cluster's workers hold no task (the dead run's tasks ran out)."""
+    with distributed.Client(address, timeout=30) as client:
+        return not any(client.processing().values())
+
+
+def _take_over(devnet: Devnet, out: str) -> subprocess.CompletedProcess[str]:
+    """A second run, unpaced, in this process's environment: it must take the prefix over and finish."""
+    done = subprocess.run(_command(devnet, out), capture_output=True, text=True, timeout=180, env=_env())
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def _started(first: subprocess.Popen[str], out: str) -> None:
+    """Wait until the first run has committed a chunk (and so is well under way)."""
+    _wait(lambda: first.poll() is not None or _committed(out) > 0, 90, "the first run's first commit")
+    assert first.poll() is None, "the first run ended before it could be stopped"
+
+
+@pytest.mark.slow
+def test_a_killed_coordinators_tasks_finish_later_and_publish_nothing(
+    chain: Devnet, bucket: str, tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    """(1) The coordinator SIGKILLed on an external cluster, a second run takes the prefix over at once (the lease's
+    holder is a gone process of this machine) and finishes; the first run's tasks still running on the workers end
+    later, and nothing they wrote becomes visible."""
+    address, _ = cluster
+    out = f"{bucket}/dev"
+    with subprocess.Popen(_command(chain, out, "--scheduler", address, *PACED), stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, env=_env()) as first:  # fmt: skip
+        _started(first, out)
+        first.kill()
+    _take_over(chain, out)
+    versions = _versions(out)
+    _wait(lambda: _idle(address), 120, "the dead run's tasks to end on the workers")
+    assert _versions(out) == versions  # not one commit after the run that took over
+    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
+
+
+@pytest.mark.slow
+def test_a_paused_coordinator_wakes_to_a_typed_error_not_a_success(
+    chain: Devnet, bucket: str, tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    """(2) The coordinator SIGSTOPped past its lease while its workers go on; another run takes over and commits;
+    SIGCONT: the first run publishes nothing more and fails with one clean line saying why."""
+    address, _ = cluster
+    out = f"{bucket}/dev"
+    with subprocess.Popen(_command(chain, out, "--scheduler", address, *PACED), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=_env()) as first:  # fmt: skip
+        _started(first, out)
+        first.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(LEASE * 1.5 + 1)  # its lease expired (with the allowance for clocks)
+            _take_over(chain, out)
+            versions = _versions(out)
+        finally:
+            first.send_signal(signal.SIGCONT)
+        stdout, stderr = first.communicate(timeout=180)
+    assert first.returncode != 0, stdout
+    assert "Traceback" not in stderr
+    assert "another run" in stderr, stderr
+    assert chain.key not in stdout + stderr
+    _wait(lambda: _idle(address), 120, "the paused run's tasks to end on the workers")
+    assert _versions(out) == versions
+    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
+
+
+@pytest.mark.slow
+def test_a_whole_stopped_process_group_publishes_nothing_when_continued(
+    chain: Devnet, bucket: str, tmp_path: Path
+) -> None:
+    """(3) The coordinator and its local cluster (``--workers 2``: scheduler and workers in its process group) all
+    stopped past the lease; another run takes over; the group continued: nothing of it becomes visible."""
+    out = f"{bucket}/dev"
+    with subprocess.Popen(_command(chain, out, "--workers", "2", *PACED), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=_env(), start_new_session=True) as first:  # fmt: skip
+        _started(first, out)
+        os.killpg(first.pid, signal.SIGSTOP)
+        try:
+            time.sleep(LEASE * 1.5 + 1)
+            _take_over(chain, out)
+            versions = _versions(out)
+        finally:
+            os.killpg(first.pid, signal.SIGCONT)
+        stdout, stderr = first.communicate(timeout=180)
+    assert first.returncode != 0, stdout
+    assert "Traceback" not in stderr
+    assert _versions(out) == versions
+    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_chunk_costs_only_its_chunk(
+    chain: Devnet, bucket: str, tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    """(4) A worker SIGKILLed while it holds chunks: Dask runs them again on the other worker, the run finishes, and
+    the table holds each block's rows once."""
+    address, processes = cluster
+    out = f"{bucket}/dev"
+    faster = ["--requests-per-second", "40"]  # still under way when the worker is killed, done soon after
+    with subprocess.Popen(_command(chain, out, "--scheduler", address, *faster), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=_env()) as run:  # fmt: skip
+        _started(run, out)
+        with distributed.Client(address, timeout=30) as client:
+            busy = [w for w, keys in client.processing().items() if keys]
+            workers = client.scheduler_info()["workers"]
+        assert busy, "no worker holds a chunk"
+        victim = workers[busy[0]]["name"]
+        processes[1 if victim == "w1" else 2].kill()
+        _, stderr = run.communicate(timeout=240)
+    assert run.returncode == 0, stderr
+    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
