@@ -353,3 +353,15 @@ def test_the_no_progress_bound_is_one_requests_longest_time(devnet: Devnet, tmp_
         with dask.config.set({NO_PROGRESS_KEY: wrong}), pytest.raises(InputError, match="no-progress-timeout"):
             extract(["blocks"], blocks="0:9", out=tmp_path, rpc=devnet.http_url, executor="local:1")
     assert devnet.gateway.stats()["http_requests"] == 0  # refused before any request (and before a cluster)
+
+
+def test_a_dead_first_endpoint_is_set_aside_on_the_workers(devnet: Devnet, tmp_path: Path, cluster: Client) -> None:
+    """Failover on the workers too: a dead endpoint listed first is set aside there, and the run is exact."""
+    from tests.rpc.test_failover import REFUSED, dead_url
+
+    dead = dead_url(devnet.key)
+    report = extract(["blocks", "logs"], blocks="0:latest", out=tmp_path, rpc=[dead, devnet.http_url],
+                     chunk_size=25, progress=False, executor=cluster)  # fmt: skip
+    assert report.datasets["logs"]["rows"] == devnet.truth.log_count
+    assert report.set_aside == {Endpoint.from_url(dead).display: REFUSED}
+    assert report.failovers > 0

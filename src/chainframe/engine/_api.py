@@ -42,6 +42,7 @@ from chainframe.engine._run import Wanted, extract_round
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
 from chainframe.store import (
+    DELTA_DATA,
     Layout,
     Location,
     ObjectPath,
@@ -221,7 +222,7 @@ def _prepare_out(folder: Location) -> None:
     for series in named_series_folders(folder):  # a folder with a temporary and no file yet too
         clean_temporaries(series)  # left by killed runs (we hold the folder's lock: no run is writing)
         if is_delta_table(series):
-            clean_temporaries(series / "data")
+            clean_temporaries(series / DELTA_DATA)
 
 
 def _filter_names(dataset: str) -> frozenset[str]:
@@ -652,7 +653,7 @@ def vacuum(out: str | Location, *, retention_hours: float = DEFAULT_RETENTION_HO
         for series in found:
             if is_delta_table(series):
                 deleted[series.name] = len(store_vacuum(series, retention_hours=retention_hours))
-                deleted[series.name] += clean_temporaries(series / "data")
+                deleted[series.name] += clean_temporaries(series / DELTA_DATA)
             else:
                 deleted[series.name] = clean_temporaries(series)
     return deleted

@@ -23,8 +23,7 @@ import pyarrow as pa
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, BlockRange
 from chainframe.rpc import _params as params
-from chainframe.store import Layout, Series, chunk_path, slot_of
-from chainframe.store._delta import DATA
+from chainframe.store import DELTA_DATA, Layout, Series, chunk_path, slot_of
 
 DEFAULT_CHUNK_SIZE: Mapping[str, int] = {
     "blocks": 1000,
@@ -249,7 +248,7 @@ def plan(
             keep, reason = None, "overwrite" if overwrite and have is not None else "new"
         if keep is not None and keep >= end:
             continue  # the stored file already covers it
-        folder = series.folder / DATA if layout == "delta" else series.folder
+        folder = series.folder / DELTA_DATA if layout == "delta" else series.folder
         path = chunk_path(folder, dataset=dataset, chain_id=chain_id, slot=slot_of(start, chunk_size))
         tasks.append(
             ChunkTask(

@@ -17,6 +17,7 @@ from chainframe.store._chunks import (
     slot_of,
     write_chunk,
 )
+from chainframe.store._delta import DATA as DELTA_DATA
 from chainframe.store._delta import Layout, data_file, snapshot_uris, vacuum
 from chainframe.store._delta import is_table as is_delta_table
 from chainframe.store._delta import version as table_version
@@ -51,6 +52,7 @@ from chainframe.store._storage import (
 )
 
 __all__ = [
+    "DELTA_DATA",
     "SCHEMA_VERSION",
     "BlockSpan",
     "ChunkMeta",

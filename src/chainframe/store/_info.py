@@ -30,6 +30,8 @@ def series_json(series: Series) -> dict[str, Any]:
         "filters": dict(meta.filters) if meta else None,
         "u256": meta.u256 if meta else None,
         "chunk_size": meta.chunk_size if meta else None,
+        "layout": series.layout,
+        "version": series.version,
         "ranges": [list(r) for r in series.ranges],
         "gaps": [list(g) for g in series.gaps],
         "rows": series.rows,
@@ -70,6 +72,8 @@ def format_info(infos: Mapping[str, Series]) -> str:
                 f"  rows    {series.rows:,} in {files:,} file{'s' if files != 1 else ''}, {size}",
                 f"  gaps    {_spans(series.gaps)}{missing}",
             ]
+        if series.layout == "delta":
+            lines.append(f"  table   Delta, version {series.version} (chainframe vacuum frees replaced files)")
         problems = series.problems
         lines.append("  problems:" if problems else "  problems: none")
         lines += [f"    - {p}" for p in problems]

@@ -27,7 +27,7 @@ from chainframe.store._chunks import (
     metas,
     temporaries,
 )
-from chainframe.store._delta import DATA, Layout, is_table, table_files
+from chainframe.store._delta import DATA, Layout, is_table, open_table, table_files
 from chainframe.store._storage import Location, location, storage
 
 BINARY_SUFFIX = "__binary"
@@ -79,6 +79,8 @@ class Series:
     """Disagreements between the chunks (chain ids, chunk sizes, filters): the folder is not one table."""
     layout: Layout | None = None
     """``parquet`` (a folder of slot files), ``delta`` (a Delta table) or None (nothing there yet)."""
+    version: int | None = None
+    """A Delta table's version (of its log) that the chunks were read from."""
 
     @property
     def name(self) -> str:
@@ -160,7 +162,8 @@ def load_series(folder: Location | str) -> Series:
     where = storage(folder)
     dataset = dataset_of(folder.name)
     delta = is_table(folder)
-    files = table_files(folder) if delta else where.files(folder)
+    table = open_table(folder) if delta else None
+    files = table_files(folder, table) if delta else where.files(folder)
     layout: Layout | None = "delta" if delta else "parquet" if files else None
     chunks: list[StoredChunk] = []
     foreign: list[tuple[Location, str]] = []
@@ -196,6 +199,7 @@ def load_series(folder: Location | str) -> Series:
         temporaries=tuple(temporaries(folder / DATA if delta else folder)),
         mixed=tuple(mixed),
         layout=layout,
+        version=int(table.version()) if table is not None else None,
     )
 
 
