@@ -207,6 +207,9 @@ def test_a_worker_killed_mid_chunk_costs_only_its_chunk(
         assert busy, "no worker holds a chunk"
         victim = workers[busy[0]]["name"]
         processes[1 if victim == "w1" else 2].kill()
-        _, stderr = run.communicate(timeout=240)
+        stdout, stderr = run.communicate(timeout=240)
     assert run.returncode == 0, stderr
+    lost = next(a for a, w in workers.items() if w["name"] == victim)
+    assert f"lost Dask worker: {lost}" in stdout  # the summary names the worker and the chunks run again
+    assert "run again on another worker: " in stdout
     assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)

@@ -165,6 +165,11 @@ class WorkerPlan:
     def topic(self) -> str:
         return f"chainframe-{self.run}-pause"
 
+    @property
+    def starts(self) -> str:
+        """The topic of chunk starts (task key, chunk, worker): which tasks Dask ran twice, and on whom."""
+        return f"chainframe-{self.run}-starts"
+
     def endpoint_of(self, worker_name: str) -> int:
         place = self.index.get(worker_name, zlib.crc32(worker_name.encode()))
         return place % len(self.endpoints)
@@ -367,7 +372,11 @@ def run_on_worker(run: str, task: Mapping[str, Any], chain_id: int, finalized: i
     runtime = _RUNTIMES.get(run)
     if runtime is None:
         raise RuntimeError(f"this worker has no chainframe run {run} (its plugin did not start here)")
-    return runtime.run(ChunkTask(**task), chain_id, finalized)
+    chunk = ChunkTask(**task)
+    worker = distributed.get_worker()
+    started = {"key": str(worker.get_current_task()), "chunk": _chunk_name(chunk), "worker": worker.address}
+    worker.log_event(f"chainframe-{run}-starts", started)
+    return runtime.run(chunk, chain_id, finalized)
 
 
 def look_at_worker(run: str) -> dict[str, Any]:
@@ -454,6 +463,7 @@ class DaskRunner:
         self._bound_set = configured_no_progress_timeout() is not None
         self._submitted = 0
         self._seen: dict[str, dict[str, Any]] = {}  # each runtime's last stats, to add only what is new
+        self._starts: dict[str, list[Mapping[str, str]]] = {}  # each task key's starts, from the workers' events
         self._activity: dict[str, tuple[int, ...]] = {}  # each runtime's requests, calls, bytes when last seen
 
     async def __call__(
@@ -472,6 +482,7 @@ class DaskRunner:
         window = self.threads + self.plan.workers
         pending: dict[distributed.Future[Any], ChunkTask] = {}
         progress = time.monotonic()  # when a chunk last finished, or a look found a worker's client busy
+        self.dask.subscribe_topic(self.plan.starts, self._started)
         try:
             while True:
                 while len(pending) < window and (task := next(tasks, None)) is not None:
@@ -515,6 +526,20 @@ class DaskRunner:
             if pending:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_TIMEOUT):
                     await self.dask.cancel(list(pending), force=True)
+            self.dask.unsubscribe_topic(self.plan.starts)
+            self._reassigned(counters)
+
+    def _started(self, event: tuple[float, Mapping[str, str]]) -> None:
+        self._starts.setdefault(event[1]["key"], []).append(event[1])
+
+    def _reassigned(self, counters: RunCounters) -> None:
+        """Count the chunks Dask started more than once (a worker lost while it held them), and those workers."""
+        present = set(self.dask.scheduler_info().get("workers", {}))
+        for starts in self._starts.values():
+            if len(starts) > 1:
+                counters.reassigned.append(starts[0]["chunk"])
+                counters.lost_workers.update(s["worker"] for s in starts[:-1] if s["worker"] not in present)
+        self._starts.clear()
 
     async def _look_for_progress(self, pending: Mapping[distributed.Future[Any], ChunkTask], *, since: float) -> float:
         """When progress was last seen, given a look at the workers now; :class:`WorkersStalled` if that was
@@ -645,6 +670,10 @@ class DaskRunner:
 def _shipped_path(task: ChunkTask) -> str:
     local = "://" not in str(task.path)
     return str(Path(task.path).absolute()) if local else str(task.path)  # workers' working folders are their own
+
+
+def _chunk_name(task: ChunkTask) -> str:
+    return f"{_series(task)} blocks {task.start}..{task.end}"
 
 
 def _series(task: ChunkTask) -> str:

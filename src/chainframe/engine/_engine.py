@@ -70,6 +70,10 @@ class DatasetReport:
 class RunCounters:
     datasets: dict[str, DatasetReport] = field(default_factory=dict)
     split: SplitState = field(default_factory=SplitState)
+    lost_workers: set[str] = field(default_factory=set)
+    """Dask workers that left the cluster while they held chunks of the run."""
+    reassigned: list[str] = field(default_factory=list)
+    """Chunks (``logs blocks 0..999``) that Dask ran again on another worker after losing the first."""
 
     def dataset(self, name: str) -> DatasetReport:
         return self.datasets.setdefault(name, DatasetReport())

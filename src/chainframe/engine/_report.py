@@ -109,6 +109,10 @@ class RunReport:
     set_aside: dict[str, str] = field(default_factory=dict)
     """Endpoints (keys redacted) set aside during the run, and why: unreachable or 5xx (for a cool-down), or
     serving another chain."""
+    lost_workers: list[str] = field(default_factory=list)
+    """Dask workers lost while they held chunks of the run."""
+    reassigned: list[str] = field(default_factory=list)
+    """Chunks Dask ran again on another worker (their first worker was lost, or its task failed unexpectedly)."""
 
     @classmethod
     def make(
@@ -141,6 +145,8 @@ class RunReport:
             stop=stop,
             reorgs=list(reorgs or []),
             set_aside=dict(stats.set_aside),
+            lost_workers=sorted(counters.lost_workers),
+            reassigned=list(counters.reassigned),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -206,6 +212,12 @@ class RunReport:
             lines.append(f"  set aside: {endpoint} ({reason})")
         if self.failovers or self.set_aside:
             lines.append(f"  {self.failovers:,} requests answered by another endpoint than the first (failover)")
+        for worker in self.lost_workers:
+            lines.append(f"  lost Dask worker: {worker}")
+        if self.reassigned:
+            count = len(self.reassigned)
+            shown = ", ".join(self.reassigned[:5]) + (f" and {count - 5} more" if count > 5 else "")
+            lines.append(f"  {count} chunk{'s' if count != 1 else ''} run again on another worker: {shown}")
         return "\n".join(lines)
 
 
