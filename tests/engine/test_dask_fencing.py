@@ -213,3 +213,25 @@ def test_a_worker_killed_mid_chunk_costs_only_its_chunk(
     assert f"lost Dask worker: {lost}" in stdout  # the summary names the worker and the chunks run again
     assert "run again on another worker: " in stdout
     assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
+
+
+def test_a_dask_run_into_plain_parquet_on_s3_is_refused_before_any_request(
+    chain: Devnet, bucket: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Plain Parquet objects on S3 are published by the process that spooled them: a Dask run there could not be
+    fenced, so it is refused, naming the layout that can."""
+    from chainframe import InputError, extract
+    from chainframe.cli import main
+
+    assert chain.gateway is not None
+    chain.gateway.reset_stats()
+    with pytest.raises(InputError, match=r"use --table delta \(table='delta'\)"):
+        extract(["blocks"], blocks="0:latest", out=f"{bucket}/dev", rpc=chain.http_url, table="parquet",
+                executor="local:2", progress=False)  # fmt: skip
+    argv = ["extract", "blocks", "--blocks", "0:latest", "--rpc", chain.http_url, "--out", f"{bucket}/dev",
+            "--table", "parquet", "--workers", "2"]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "--table delta" in err
+    assert chain.gateway.stats()["calls"] == {}  # nothing was sent
