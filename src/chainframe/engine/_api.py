@@ -49,6 +49,7 @@ from chainframe.store import (
     Publisher,
     choose_layout,
     clean_temporaries,
+    delta_schema,
     folder_lock,
     is_delta_table,
     load_series,
@@ -684,8 +685,9 @@ def scan(
     path = path or series_folder(root, dataset, **filters)
     if is_delta_table(path):
         files = snapshot_uris(path, version=version, as_of=as_of)
-        schema = pl.scan_parquet(files[0]).collect_schema() if files else None
-        return pl.scan_parquet(files, schema=schema) if files else pl.LazyFrame()
+        if not files:  # a table with no chunk yet: no rows, with the columns its log declares
+            return pl.LazyFrame(pl.from_arrow(delta_schema(path).empty_table()))
+        return pl.scan_parquet(files, schema=pl.scan_parquet(files[0]).collect_schema())
     if version is not None or as_of is not None:
         raise InputError(f"{path} is a plain Parquet folder: version= and as_of= read Delta tables (table='delta')")
     if not storage(path).files(path):

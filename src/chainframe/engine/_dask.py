@@ -677,8 +677,10 @@ def _chunk_name(task: ChunkTask) -> str:
 
 
 def _series(task: ChunkTask) -> str:
-    """The series folder the task's file is in (``logs``, ``logs__f1a2b3c4d``)."""
-    return _shipped_path(task).rstrip("/").rsplit("/", 2)[-2]
+    """The series folder the task's file is in (``logs``, ``logs__f1a2b3c4d``; a Delta table's files are in its
+    ``data/``)."""
+    parts = _shipped_path(task).rstrip("/").rsplit("/", 3)
+    return parts[-3] if task.layout == "delta" else parts[-2]
 
 
 @asynccontextmanager

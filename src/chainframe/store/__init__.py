@@ -19,6 +19,7 @@ from chainframe.store._chunks import (
 )
 from chainframe.store._delta import DATA as DELTA_DATA
 from chainframe.store._delta import Layout, data_file, snapshot_uris, vacuum
+from chainframe.store._delta import declared_schema as delta_schema
 from chainframe.store._delta import is_table as is_delta_table
 from chainframe.store._delta import version as table_version
 from chainframe.store._info import folder_info, format_info, series_json
@@ -76,6 +77,7 @@ __all__ = [
     "clean_temporaries",
     "data_file",
     "dataset_of",
+    "delta_schema",
     "filters_digest",
     "folder_info",
     "folder_lock",

@@ -177,6 +177,8 @@ class DeltaWriter:
     def __init__(self, folder: Location, schema: pa.Schema | None, *, name: str) -> None:
         """Claim the table at ``folder``, or create it with ``schema`` (chainframe's types: mapped here)."""
         self.folder = location(folder)
+        self._slots: dict[str, list[Entry]] = {}
+        """Each slot's files in the table (by the name they share before their token)."""
         self._deltalake = _deltalake()
         self._options = storage_options(self.folder)
         if is_table(self.folder):
@@ -185,6 +187,7 @@ class DeltaWriter:
             self.schema: Any = self.table.schema()
             self.epoch = int(self.table.transaction_version(APP_ID) or 0) + 1
             self._commit([], what="claim the table")
+            self._index()
         else:
             if schema is None:
                 raise ValueError(f"{folder} is not a Delta table yet: a schema is needed to create it")
@@ -206,7 +209,8 @@ class DeltaWriter:
         if match is None:
             raise ValueError(f"{written.path} is not a data file of a Delta series")
         stem = name.rsplit("__", 1)[0]
-        actions = [self._remove(e) for e in self._active() if e.path.name.startswith(stem + "__")]
+        replaced = self._slots.get(stem, [])
+        actions = [self._remove(e) for e in replaced]
         stats: dict[str, Any] = {"numRecords": written.meta.rows}
         if written.blocks is not None:
             stats |= {
@@ -219,18 +223,25 @@ class DeltaWriter:
         meta = written.meta
         info = {"chainframe.blocks": f"{meta.start}..{meta.end}", "chainframe.rows": str(meta.rows)}
         self._commit([*actions, add], what=f"commit blocks {meta.start}..{meta.end}", info=info)
+        self._slots[stem] = [Entry(self.folder / DATA / name, written.size)]
 
     def delete(self, paths: Sequence[Location]) -> None:
         """Remove these files from the table (slots wholly above a head that moved back), in one commit."""
         wanted = {str(p) for p in paths}
-        actions = [self._remove(e) for e in self._active() if str(e.path) in wanted]
-        if actions:
-            self._commit(actions, what="remove slots", info={"chainframe.operation": "remove"})
+        gone = [e for entries in self._slots.values() for e in entries if str(e.path) in wanted]
+        if gone:
+            self._commit([self._remove(e) for e in gone], what="remove slots", info={"chainframe.operation": "remove"})
+            for stem, entries in list(self._slots.items()):
+                self._slots[stem] = [e for e in entries if str(e.path) not in wanted]
         else:
             self._refresh()  # nothing of this snapshot to remove: a superseded writer still learns it is one
 
-    def _active(self) -> list[Entry]:
-        return table_files(self.folder, self.table)
+    def _index(self) -> None:
+        """Each slot's files in the table now, read from the log once: after that this writer's own commits are the
+        only ones (any other would supersede it), so it keeps the index itself, with no listing per commit."""
+        self._slots = {}
+        for entry in table_files(self.folder, self.table):
+            self._slots.setdefault(entry.path.name.rsplit("__", 1)[0], []).append(entry)
 
     def _remove(self, entry: Entry) -> Any:
         relative = str(entry.path)[len(str(self.folder)) + 1 :]
@@ -288,6 +299,11 @@ def vacuum(folder: Location, *, retention_hours: float) -> list[str]:
     except Exception as exc:
         raise StoreError(f"cannot vacuum the Delta table {folder}: {_reason(exc)}") from None
     return deleted
+
+
+def declared_schema(folder: Location) -> pa.Schema:
+    """The Arrow schema the table's log declares (Delta's types: see the module docstring)."""
+    return pa.schema(open_table(folder).schema().to_arrow())
 
 
 def version(folder: Location) -> int:
