@@ -1,74 +1,116 @@
-"""What verification costs beside extraction, on the same data, in one run: rows per second and ratios.
+"""What verification costs beside extraction, on the same data, in one run: wall time, ratios and peak memory.
 
-On the devnet chain (blocks, transactions, receipts, logs), each timed as the best of ``--repeat`` runs:
+On the benchmark chain (``--chain bench``, 2,000 blocks, about 300,000 logs; ``--chain test`` for the small devnet
+chain), blocks, transactions, receipts and logs, each run in a fresh process (so its peak RSS is its own), the
+extractions interleaved round by round so that all see the same machine; the least wall time of ``--repeat`` rounds:
 
-- ``extract``: the four datasets into a fresh folder, no verification (the baseline);
+- ``extract``: the four datasets into a fresh folder, no verification (the baseline of every ratio);
 - ``extract --verify``: the same, every piece proven before it is kept (headers and receipts fetched beside it);
 - ``verify DIR``: the folder proven offline against its stored headers;
-- ``verify DIR --rpc``: the folder proven against the node's headers and receipts.
+- ``verify DIR --rpc``: the folder proven against the node's headers and receipts (``--rpc`` to include it);
+- the two verifying ways again over the first half of the range: peak RSS must not grow with the range.
 
-Run: ``scripts/bench verify`` (add ``--repeat N``). Prints a table; exit code 0 whatever the figures.
+Targets (issue 26): ``extract --verify`` at most 1.3x ``extract``, offline ``verify`` at most 0.5x, peak RSS under
+500 MB and flat when the range doubles.
+
+Run: ``scripts/bench verify`` (``--repeat N``, ``--chain test``, ``--rpc``). Prints a table; exit code 0 whatever
+the figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
-from chainframe.devnet import Devnet
-from chainframe.engine import extract, verify_stored
-from chainframe.verify import verify_folder
-
 MAIN = ["blocks", "transactions", "receipts", "logs"]
+TARGETS = {"extract --verify": 1.3, "verify DIR (offline)": 0.5}
 
 
-def _best(repeat: int, run: Callable[[int], Any]) -> tuple[float, Any]:
-    best, result = float("inf"), None
-    for i in range(repeat):
-        start = time.perf_counter()
-        result = run(i)
-        best = min(best, time.perf_counter() - start)
-    return best, result
+def child(mode: str, url: str, blocks: str, out: str) -> None:
+    """One run in this process: prints ``{"seconds", "cpu_seconds", "peak_rss_mb", "rows"}`` (seconds after imports)."""
+    from chainframe.engine import extract, verify_stored
+    from chainframe.verify import verify_folder
+
+    start = time.perf_counter()
+    rows = 0
+    if mode in ("extract", "extract --verify"):
+        report = extract(MAIN, blocks=blocks, rpc=url, out=out, progress=False, verify=mode == "extract --verify")
+        rows = sum(int(v["rows"]) for v in report.datasets.values())
+    else:
+        found = verify_folder(out) if mode == "verify DIR (offline)" else verify_stored(out, rpc=url)
+        assert found.ok, found.failures[:3]
+        rows = sum(found.rows_verified.get(name, 0) for name in MAIN)
+    seconds = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime,
+                      "peak_rss_mb": usage.ru_maxrss / 1024, "rows": rows}))  # fmt: skip
+
+
+def _run(mode: str, url: str, blocks: str, out: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.verify", "--child", mode, url, blocks, str(out)],
+        capture_output=True, text=True, check=False, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    if done.returncode:
+        raise RuntimeError(f"{mode} {blocks} failed:\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _best(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return min(runs, key=lambda r: r["seconds"])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each; the best is shown")
+    parser.add_argument("--repeat", type=int, default=2, help="rounds; the least wall time is shown")
+    parser.add_argument("--chain", choices=("bench", "test"), default="bench")
+    parser.add_argument("--rpc", action="store_true", help="also time verify DIR --rpc")
+    parser.add_argument("--child", nargs=4, metavar=("MODE", "URL", "BLOCKS", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    with Devnet() as devnet, tempfile.TemporaryDirectory() as tmp:
-        url = devnet.node.url
+    if args.child:
+        child(*args.child)
+        return
+    from chainframe.devnet import BENCH_WORKLOAD, TEST_WORKLOAD, Devnet
 
-        def plain(i: int) -> Path:
-            out = Path(tmp) / f"plain{i}"
-            extract(MAIN, blocks="0:latest", rpc=url, out=out, progress=False)
-            return out
-
-        def verified(i: int) -> Path:
-            out = Path(tmp) / f"verified{i}"
-            extract(MAIN, blocks="0:latest", rpc=url, out=out, progress=False, verify=True)
-            return out
-
-        # Interleaved, so both see the same machine.
-        times: dict[str, float] = {"extract": float("inf"), "extract --verify": float("inf")}
+    workload = BENCH_WORKLOAD if args.chain == "bench" else TEST_WORKLOAD
+    with Devnet(workload=workload) as devnet, tempfile.TemporaryDirectory() as tmp:
+        url, head = devnet.node.url, devnet.truth.head
+        full, half = f"0:{head}", f"0:{head // 2}"
+        runs: dict[str, list[dict[str, Any]]] = {}
+        folder = {"full": Path(tmp) / "plain-full", "half": Path(tmp) / "plain-half"}
         for i in range(args.repeat):
-            for name, run in (("extract", plain), ("extract --verify", verified)):
-                seconds, out = _best(1, lambda _: run(i))  # noqa: B023
-                times[name] = min(times[name], seconds)
-        times["verify DIR (offline)"], offline = _best(args.repeat, lambda _: verify_folder(out))
-        times["verify DIR --rpc"], online = _best(args.repeat, lambda _: verify_stored(out, rpc=url))
-        assert offline.ok, offline.failures[:3]
-        assert online.ok, online.failures[:3]
-        rows = sum(pq.read_metadata(f).num_rows for f in out.rglob("*.parquet"))
-        print(f"{rows:,} rows of {', '.join(MAIN)} (devnet, best of {args.repeat})")
-        base = times["extract"]
-        for name, seconds in times.items():
-            print(f"  {name:<22} {seconds:>7.2f} s  {rows / seconds:>10,.0f} rows/s  {seconds / base:>5.2f}x extract")
+            for mode in ("extract", "extract --verify"):
+                out = folder["full"] if mode == "extract" and i == 0 else Path(tmp) / f"{mode}-{i}".replace(" ", "")
+                runs.setdefault(mode, []).append(_run(mode, url, full, out))
+            modes = ["verify DIR (offline)"] + (["verify DIR --rpc"] if args.rpc else [])
+            for mode in modes:
+                runs.setdefault(mode, []).append(_run(mode, url, full, folder["full"]))
+        _run("extract", url, half, folder["half"])
+        halves = {
+            "extract --verify": _run("extract --verify", url, half, Path(tmp) / "verified-half"),
+            "verify DIR (offline)": _run("verify DIR (offline)", url, half, folder["half"]),
+        }
+        best = {mode: _best(r) for mode, r in runs.items()}
+        base = best["extract"]["seconds"]
+        rows = best["extract"]["rows"]
+        print(f"{args.chain} chain: blocks {full}, {rows:,} rows of {', '.join(MAIN)} (best of {args.repeat} rounds,")
+        print("each run its own process; wall seconds after imports)")
+        for mode, r in best.items():
+            target = f"  (target {TARGETS[mode]}x)" if mode in TARGETS else ""
+            half_rss = f", {halves[mode]['peak_rss_mb']:.0f} MB over half" if mode in halves else ""
+            print(
+                f"  {mode:<22} {r['seconds']:>7.2f} s {r['seconds'] / base:>6.2f}x extract{target:<17}"
+                f" {r['cpu_seconds']:>6.1f} CPU-s  peak RSS {r['peak_rss_mb']:>4.0f} MB{half_rss}"
+            )
 
 
 if __name__ == "__main__":
