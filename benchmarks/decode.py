@@ -6,7 +6,10 @@ Compares, in the same run and on the same bytes:
 - baseline: ``json.loads`` then per-row Python into Arrow (what a hand-written exporter does);
 - parse only: Polars' JSON reader alone (the floor for any decoder built on it).
 
-Run: ``scripts/bench decode`` (add ``--repeat N``). Prints a table; exit code 0 whatever the figures.
+And the native scanner alone: the answers' megabytes it reads per CPU-second (``--scanner`` prints only these).
+
+Run: ``scripts/bench decode`` (add ``--repeat N``, ``--scanner``, and ``--bench-chain`` for the README's chain: 175
+MB of logs answers). Prints a table; exit code 0 whatever the figures.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import argparse
 import io
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -25,7 +29,8 @@ import pyarrow as pa
 
 from benchmarks import best_rate
 from chainframe.datasets import LOGS, RECEIPTS, TRANSACTIONS, BlockRange, Dataset
-from chainframe.devnet import Devnet, GatewaySettings, LogLimits
+from chainframe.datasets._objects import ObjectDataset
+from chainframe.devnet import BENCH_WORKLOAD, TEST_WORKLOAD, Devnet, GatewaySettings, LogLimits
 from chainframe.rpc import AsyncClient
 
 
@@ -96,13 +101,41 @@ def _pure(dataset: Dataset, bodies: Sequence[bytes]) -> None:
         del os.environ["CHAINFRAME_NATIVE"]
 
 
+def _scanner_cpu(dataset: ObjectDataset, bodies: Sequence[bytes], repeat: int) -> float:
+    """CPU-seconds of the native scan of ``bodies`` alone (no table built), best of ``repeat``."""
+    kinds = dataset.native_kinds("decimal")
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.process_time()
+        scanned = dataset.scan_answers(bodies, kinds)
+        best = min(best, time.process_time() - started)
+        assert scanned is not None, "the scanner declined a benchmark answer"
+    return best
+
+
+def _print_scanner(answers: dict[str, list[bytes]], repeat: int) -> None:
+    print(f"\n{'scanner':<13}{'MB':>7}{'CPU-s':>8}{'MB/s':>8}")
+    for name, dataset in (("logs", LOGS), ("receipts", RECEIPTS), ("transactions", TRANSACTIONS)):
+        megabytes = sum(len(b) for b in answers[name]) / 1e6
+        cpu = _scanner_cpu(dataset, answers[name], repeat)
+        print(f"{name:<13}{megabytes:>7.1f}{cpu:>8.3f}{megabytes / cpu:>8,.0f}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="best of N runs per figure")
+    parser.add_argument("--scanner", action="store_true", help="only the native scanner's figures")
+    parser.add_argument(
+        "--bench-chain", action="store_true", help="the benchmark chain (README's figures), not the dev one"
+    )
     args = parser.parse_args(argv)
     print("starting the devnet and fetching answer bytes...")
-    with Devnet(settings=GatewaySettings(limits=LogLimits(max_results=100_000))) as devnet:
+    workload = BENCH_WORKLOAD if args.bench_chain else TEST_WORKLOAD
+    with Devnet(workload=workload, settings=GatewaySettings(limits=LogLimits(max_results=100_000))) as devnet:
         answers = _fetch(devnet)
+    _print_scanner(answers, args.repeat)
+    if args.scanner:
+        return
     print(f"\n{'dataset':<13}{'rows':>8}{'MB':>7} {'chainframe':>12} {'2 threads':>12} {'pure':>12} {'baseline':>12} "
           f"{'parse only':>12} {'vs pure':>8} {'vs baseline':>12}")  # fmt: skip
     for name, dataset in (("logs", LOGS), ("receipts", RECEIPTS), ("transactions", TRANSACTIONS)):
