@@ -21,6 +21,7 @@ import pytest
 from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, TRANSACTIONS, DecodeError, _native
 from chainframe.datasets._columns import U256
 from chainframe.datasets._objects import ObjectDataset
+from tests.datasets import fuzz
 from tests.datasets.test_roundtrip import _batch, _envelope
 from tests.fixtures import recorded_responses
 
@@ -326,25 +327,95 @@ def test_transactions_take_their_block_timestamp_and_hashes_are_declined(monkeyp
     assert TRANSACTIONS.scanned([hashes], chain_id=CHAIN_ID) is None
 
 
-def test_random_damage_never_scans_to_another_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Bytes cut, dropped, doubled or changed in real answers: the scanner declines or agrees with the pure path."""
-    rng = random.Random(20261123)
+def test_random_damage_never_scans_to_another_table() -> None:
+    """A differential fuzz (tests/datasets/fuzz.py): real answers with bytes cut, dropped, doubled, flipped or changed,
+    control characters, bytes that are not UTF-8, escapes or garbled keys put in. The scanner may decline; it never
+    takes what the pure path refuses, nor gives another table. ``scripts/bench fuzz_native`` runs more cases."""
     originals = [(d, b) for _, d, b in CASES if len(b) < 200_000]
-    taken = 0
-    for _ in range(int(os.environ.get("DAMAGE_ROUNDS", "400"))):
-        dataset, body = rng.choice(originals)
-        at = rng.randrange(len(body))
-        match rng.randrange(4):
-            case 0:
-                damaged = body[:at]
-            case 1:
-                damaged = body[:at] + body[at + 1 :]
-            case 2:
-                damaged = body[:at] + body[at : at + 1] * 2 + body[at + 1 :]
-            case _:
-                damaged = body[:at] + bytes([rng.choice(b'0123456789abcdefx"{}[],: n')]) + body[at + 1 :]
-        taken += assert_same_or_declined(dataset, damaged, monkeypatch)
-    assert taken > 40  # damage inside a value the column does not read, or an equally valid value, still scans
+    report = fuzz.run(originals, int(os.environ.get("DAMAGE_ROUNDS", "2500")), seed=20261123)
+    assert not report.wrong, (report.summary(), report.wrong[:3])
+    # Damage in a value the scan skips, or to an equally valid value, still scans; most damage is refused by both.
+    assert report.counts["both accept, equal"] > 200, report.summary()
+    assert report.counts["native declines, pure refuses"] > 1000, report.summary()
+
+
+KNOWN_LOG = _logs_body(LOG)
+DECLINED_REFUSED: fuzz.Outcome = "native declines, pure refuses"
+DECLINED_TAKEN: fuzz.Outcome = "native declines, pure accepts"
+EQUAL: fuzz.Outcome = "both accept, equal"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        # Keys garbled as the issue's fuzz found them taken: not JSON, so the pure path refuses them.
+        (b'"transactionIndex"', b'"transactionIndex \n\t"', DECLINED_REFUSED),
+        (b'"transactionIndex"', b'"transactionIndex \x01"', DECLINED_REFUSED),
+        (b'"logIndex"', b'"\xafogIndex"', DECLINED_REFUSED),
+        (b'"logIndex"', b'"log\xc3Index"', DECLINED_REFUSED),  # a lead byte without its continuation
+        (b'"logIndex"', b'"log\xc0\x80Index"', DECLINED_REFUSED),  # an overlong NUL
+        (b'"logIndex"', b'"log\xed\xa0\x80Index"', DECLINED_REFUSED),  # a surrogate
+        (b'"logIndex"', b'"log\xf4\x90\x80\x80Index"', DECLINED_REFUSED),  # beyond U+10FFFF
+        # Well-formed: an unknown key, read by neither path (the column is null on both).
+        (b'"logIndex"', b'"log\xc3\xa9Index"', EQUAL),
+        (b'"logIndex"', b'"logIndeX"', EQUAL),
+        (b'"logIndex"', b'"log\x7fIndex"', EQUAL),  # DEL is not a control character to JSON
+        (b'"logIndex"', b'"log\\u0049ndex"', DECLINED_TAKEN),  # an escaped key: left to the pure path
+        # Values of a key neither path maps.
+        (b'"removed": false', b'"removed": false, "x": "a\nb"', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": "a\tb"', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": "\xff"', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": "\xe2\x82"', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": "\\q"', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": "\\u12"', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": "\\ud800"', DECLINED_TAKEN),  # a lone surrogate
+        (b'"removed": false', b'"removed": false, "x": "\\u0041 \\n \\" \\\\ \\/ \\b\\f\\r\\t"', EQUAL),
+        (b'"removed": false', b'"removed": false, "x": "\xe2\x82\xac \xf0\x9f\x98\x80"', EQUAL),
+        (b'"removed": false', b'"removed": false, "x": -0.5e-3', EQUAL),
+        (b'"removed": false', b'"removed": false, "x": [1E+5, {"k": null}, true]', EQUAL),
+        (b'"removed": false', b'"removed": false, "x": +1', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": 01', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": 1.', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": .5', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": 1e', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": 1-2', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": NaN', DECLINED_REFUSED),
+        (b'"removed": false', b'"removed": false, "x": {1: 2}', DECLINED_REFUSED),
+        # The envelope: the pure path reads only an eth_getLogs answer's result list; the scan checks it all.
+        (b'"2.0"', b'"2.\n0"', DECLINED_TAKEN),
+        (b'"2.0"', b'"2.0 \xe2\x82\xac"', EQUAL),
+    ],
+)
+def test_an_answer_that_is_not_json_is_declined(before: bytes, after: bytes, expected: fuzz.Outcome) -> None:
+    """Every byte of the answer is checked by the scan: a string that is not UTF-8 or holds a raw control character,
+    a bad escape, a number JSON does not write, wherever it stands, declines the answer; the pure path refuses it."""
+    assert before in KNOWN_LOG
+    body = KNOWN_LOG.replace(before, after, 1)
+    assert [fuzz.outcome(LOGS, body, u256) for u256 in ("decimal", "binary")] == [expected] * 2
+
+
+@pytest.mark.parametrize(
+    ("logs", "taken"),
+    [
+        ("[]", True),
+        ("null", True),
+        ('[{"logIndex": "0x0", "topics": [], "data": "0x"}, null]', True),
+        ('[{"logIndex": 5}]', True),
+        ('[{"other": {"k": [1]}}]', True),
+        ("[1]", False),  # the pure path reads each log as an object
+        ('["0x00"]', False),
+        ("[[]]", False),
+        ('[{"logIndex": {"q": 1}}]', False),  # and its logIndex as text
+        ('[{"logIndex": ["0x1"]}]', False),
+        ("{}", False),
+    ],
+)
+def test_a_receipts_logs_are_counted_as_the_pure_path_reads_them(
+    logs: str, taken: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    receipts = next(r.result for r in recorded_responses() if r.method == "eth_getBlockReceipts" and r.result)
+    body = json.dumps([_envelope([{**receipts[0], "logs": json.loads(logs)}], 0)]).encode()
+    assert assert_same_or_declined(RECEIPTS, body, monkeypatch) is taken
 
 
 NULL_RESULT = re.compile(rb'"result"\s*:\s*null')

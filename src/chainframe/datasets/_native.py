@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 
@@ -31,13 +32,22 @@ BATCH_LISTS: int = 2
 """What a body is: one answer whose result is a list of row objects (eth_getLogs); a batch whose results are row
 objects, or null (eth_getBlockByNumber); a batch whose results are lists of row objects (eth_getBlockReceipts)."""
 
-Scanned = Kind | Literal["count"]
-"""A column kind, or ``count``: the number of items of a JSON list (0 for null or absent), as uint64."""
-Kinds = Mapping[str, tuple[str, Any]]
-"""``column -> (JSON key, kind)``: a kind is a :data:`Scanned` or, for a list of objects, their own ``Kinds``
-(read as a list of structs with those fields)."""
 
-_CODES: dict[Scanned, tuple[int, int]] = {
+@dataclass(frozen=True)
+class Count:
+    """The number of items of a JSON list (0 for null or absent), as uint64. Its items are null or objects, as the pure
+    path reads them (a list of structs); it reads their ``text`` keys as text, which refuses a list or an object there,
+    so the scanner declines those too."""
+
+    text: tuple[str, ...] = ()
+    """The items' keys the pure path reads (as text)."""
+
+
+Kinds = Mapping[str, tuple[str, Any]]
+"""``column -> (JSON key, kind)``: a kind is a column :data:`Kind`, a :class:`Count` or, for a list of objects, their
+own ``Kinds`` (read as a list of structs with those fields)."""
+
+_CODES: dict[Kind, tuple[int, int]] = {
     "u64": (0, 0),
     "u8": (1, 0),
     "bool": (2, 0),
@@ -49,9 +59,10 @@ _CODES: dict[Scanned, tuple[int, int]] = {
     "bloom": (5, 256),
     "data": (6, 0),
     "hash_list": (7, 0),
-    "count": (9, 0),
 }
 _OBJECTS = 8
+_COUNT = 9
+_TEXT = 10
 _NESTED: frozenset[Kind] = frozenset({"withdrawals", "authorizations", "access_list"})  # lists of objects
 
 
@@ -72,6 +83,9 @@ def _spec(kinds: Kinds) -> tuple[tuple[str, int, int, Any], ...] | None:
     """The scanner's spec for ``kinds``, or None when a kind is one it does not take."""
     spec: list[tuple[str, int, int, Any]] = []
     for key, kind in kinds.values():
+        if isinstance(kind, Count):
+            spec.append((key, _COUNT, 0, tuple((text, _TEXT, 0, None) for text in kind.text)))
+            continue
         fields = _fields(kind)
         children = _spec(fields) if fields is not None else None
         if children is not None:
@@ -92,7 +106,7 @@ def _array(kind: Any, column: Any) -> pa.Array:
         items = pa.StructArray.from_arrays(arrays, names=list(fields))
         dtype = pa.list_(items.type) if isinstance(kind, Mapping) else ARROW[kind]
         return pa.Array.from_buffers(dtype, length, [validity, pa.py_buffer(offsets)], nulls, children=[items])
-    dtype = pa.uint64() if kind == "count" else ARROW[kind]
+    dtype = pa.uint64() if isinstance(kind, Count) else ARROW[kind]
     if kind == "hash_list":
         items = pa.Array.from_buffers(pa.binary(32), len(data) // 32, [None, pa.py_buffer(data)])
         return pa.Array.from_buffers(dtype, length, [validity, pa.py_buffer(offsets)], nulls, children=[items])

@@ -8,6 +8,14 @@ It never guesses and never raises for bad data: anything it does not take exactl
 escape in a string, a value out of its column's range, a wrong length, an error envelope, a duplicate key, a
 shape it does not know) makes scan() return None, and the caller takes the pure path, whose error messages name
 the column and value. Kinds and sizes come from the caller's spec (the column table's kinds).
+
+An answer that is not JSON is declined whole, as the pure path refuses it: every byte is checked once, by the reader
+that meets it. Structure, literals and numbers are read to JSON's grammar; a value the spec maps is hex digits (each
+one checked as it is decoded) or a number; a key the spec maps is compared byte for byte with its ASCII name; what is
+skipped (an unknown key and its value, the items of a counted list, the envelope's other members) goes through
+string_end(), which takes a string only if it is UTF-8 with no raw control character and only JSON's escapes. So the
+check costs nothing on the values the scan reads and about a memchr on what it skips; a separate validating pass
+would read the whole answer again.
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -17,7 +25,13 @@ the column and value. Kinds and sizes come from the caller's spec (the column ta
 
 #include "../_find_pair.h"
 
-enum { K_U64 = 0, K_U8 = 1, K_BOOL = 2, K_WEI = 3, K_WORD = 4, K_FIXED = 5, K_DATA = 6, K_HASHES = 7, K_OBJECTS = 8, K_COUNT = 9 };
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* K_COUNT: a list's length; its items are null or objects whose keys in its children (K_TEXT) must hold scalars
+   (the pure path reads those as text and refuses a list or an object there). K_TEXT stores nothing. */
+enum { K_U64 = 0, K_U8 = 1, K_BOOL = 2, K_WEI = 3, K_WORD = 4, K_FIXED = 5, K_DATA = 6, K_HASHES = 7, K_OBJECTS = 8, K_COUNT = 9, K_TEXT = 10 };
 enum { MODE_RESULT = 0, MODE_BATCH = 1, MODE_BATCH_LISTS = 2 };
 #define MAX_COLUMNS 64
 #define MAX_DEPTH 64
@@ -50,7 +64,7 @@ typedef struct {
     int kind, size;
     Buf data, valid, offsets;
     int64_t n, nulls, bits; /* rows; nulls; for K_BOOL: values written to the data bitmap */
-    struct Spec *children;  /* K_OBJECTS: the items' fields */
+    struct Spec *children;  /* K_OBJECTS: the items' fields; K_COUNT: the items' keys read as text, or NULL */
 } Column;
 
 typedef struct Spec {
@@ -115,21 +129,119 @@ static int string_raw(Cur *c, const unsigned char **s, size_t *n, int hex) {
     return 0;
 }
 
+/* The first byte from p that is a quote, a backslash, a control character or not ASCII, or end: the bytes a string
+   can hold as they are. SSE2 (every x86-64) looks at 16 bytes at once; compared as signed bytes, those from 0x80 are
+   negative, so one comparison with 0x20 finds both control characters and the start of a multi-byte character. */
+static inline const unsigned char *plain_run(const unsigned char *p, const unsigned char *end) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                    _mm_cmplt_epi8(v, space));
+        unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+        if (mask) return p + __builtin_ctz(mask);
+        p += 16;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80) p++;
+    return p;
+}
+
+/* The length of the UTF-8 character at p (RFC 3629: no overlong form, no surrogate, at most U+10FFFF), or 0. */
+static int utf8_length(const unsigned char *p, const unsigned char *end) {
+    unsigned char b = p[0];
+    int n;
+    unsigned char low = 0x80, high = 0xBF; /* the second byte's range */
+    if (b >= 0xC2 && b <= 0xDF) n = 2;
+    else if (b >= 0xE0 && b <= 0xEF) {
+        n = 3;
+        if (b == 0xE0) low = 0xA0;
+        if (b == 0xED) high = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        n = 4;
+        if (b == 0xF0) low = 0x90;
+        if (b == 0xF4) high = 0x8F;
+    } else return 0;
+    if (end - p < n || p[1] < low || p[1] > high) return 0;
+    for (int i = 2; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80) return 0;
+    return n;
+}
+
+/* The closing quote of a string whose contents start at p, every byte checked as JSON allows: UTF-8, no raw control
+   character, escapes only JSON's (\u and four hex digits, not a surrogate: those are left to the pure path). NULL if
+   the string is not one JSON takes, or not closed. */
+static const unsigned char *string_end(const unsigned char *p, const unsigned char *end) {
+    for (;;) {
+        p = plain_run(p, end);
+        if (p >= end) return NULL;
+        unsigned char ch = *p;
+        if (ch == '"') return p;
+        if (ch == '\\') {
+            if (end - p < 2) return NULL;
+            unsigned char e = p[1];
+            if (e == 'u') {
+                if (end - p < 6) return NULL;
+                int v = 0;
+                for (int i = 2; i < 6; i++) {
+                    if (HEX[p[i]] < 0) return NULL;
+                    v = v << 4 | HEX[p[i]];
+                }
+                if (v >= 0xD800 && v <= 0xDFFF) return NULL;
+                p += 6;
+            } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+                p += 2;
+            } else {
+                return NULL;
+            }
+        } else if (ch < 0x20) {
+            return NULL;
+        } else {
+            int n = utf8_length(p, end);
+            if (n == 0) return NULL;
+            p += n;
+        }
+    }
+}
+
+/* A key the spec does not map, read by string_raw (so with no escape, ending at its first quote): JSON's text? */
+static inline int valid_key(const unsigned char *k, size_t kn, const unsigned char *end) {
+    return string_end(k, end) == k + kn;
+}
+
+/* A number as JSON writes one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int skip_number(Cur *c) {
+    const unsigned char *p = c->p, *end = c->end;
+    if (p < end && *p == '-') p++;
+    if (p >= end || *p < '0' || *p > '9') return FALLBACK;
+    if (*p++ != '0')
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    if (p < end && *p == '.') {
+        const unsigned char *digits = ++p;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+        if (p == digits) return FALLBACK;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        const unsigned char *digits = p;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+        if (p == digits) return FALLBACK;
+    }
+    c->p = p;
+    return 0;
+}
+
+/* A value the scan does not read, checked as JSON (see string_end). */
 static int skip_value(Cur *c, int depth) {
     if (depth > MAX_DEPTH) return FALLBACK;
     ws(c);
     if (c->p >= c->end) return FALLBACK;
     unsigned char ch = *c->p;
-    if (ch == '"') { /* to the next quote not escaped: an odd run of backslashes before a quote escapes it */
-        const unsigned char *q = c->p + 1;
-        for (;;) {
-            q = memchr(q, '"', (size_t)(c->end - q));
-            if (q == NULL) return FALLBACK;
-            const unsigned char *b = q;
-            while (b > c->p + 1 && b[-1] == '\\') b--;
-            if ((q - b) % 2 == 0) break;
-            q++;
-        }
+    if (ch == '"') {
+        const unsigned char *q = string_end(c->p + 1, c->end);
+        if (q == NULL) return FALLBACK;
         c->p = q + 1;
         return 0;
     }
@@ -139,7 +251,9 @@ static int skip_value(Cur *c, int depth) {
         if (eat(c, close)) return 0;
         for (;;) {
             if (ch == '{') {
-                if (skip_value(c, depth + 1) < 0) return FALLBACK; /* the key (escapes allowed) */
+                ws(c);
+                if (c->p >= c->end || *c->p != '"') return FALLBACK; /* a key is a string */
+                if (skip_value(c, depth + 1) < 0) return FALLBACK;   /* escapes allowed */
                 if (!eat(c, ':')) return FALLBACK;
             }
             if (skip_value(c, depth + 1) < 0) return FALLBACK;
@@ -149,9 +263,7 @@ static int skip_value(Cur *c, int depth) {
         }
     }
     if (literal(c, "true", 4) || literal(c, "false", 5) || literal(c, "null", 4)) return 0;
-    const unsigned char *start = c->p;
-    while (c->p < c->end && (strchr("0123456789+-.eE", *c->p) != NULL) && *c->p) c->p++;
-    return c->p > start ? 0 : FALLBACK;
+    return skip_number(c);
 }
 
 /* ---- appending values ---------------------------------------------------------------------------------------- */
@@ -288,6 +400,30 @@ static int unhex(const unsigned char *d, size_t n, unsigned char *dst) {
 
 static int parse_objects(Cur *c, Spec *spec, int depth);
 
+/* An item of a counted list: null, or an object whose keys among texts (K_TEXT columns; NULL: none) hold scalars. */
+static int count_item(Cur *c, const Spec *texts, int depth) {
+    if (depth > MAX_DEPTH) return FALLBACK;
+    ws(c);
+    if (literal(c, "null", 4)) return 0;
+    if (!eat(c, '{')) return FALLBACK;
+    if (eat(c, '}')) return 0;
+    for (;;) {
+        const unsigned char *k;
+        size_t kn;
+        int text = 0;
+        if (string_raw(c, &k, &kn, 0) < 0 || !eat(c, ':')) return FALLBACK;
+        for (int i = 0; texts && i < texts->ncols && !text; i++)
+            text = (size_t)texts->cols[i].keylen == kn && memcmp(texts->cols[i].key, k, kn) == 0;
+        if (!text && !valid_key(k, kn, c->end)) return FALLBACK;
+        ws(c);
+        if (text && c->p < c->end && (*c->p == '{' || *c->p == '[')) return FALLBACK;
+        if (skip_value(c, depth + 1) < 0) return FALLBACK;
+        if (eat(c, ',')) continue;
+        if (eat(c, '}')) return 0;
+        return FALLBACK;
+    }
+}
+
 static int parse_value(Cur *c, Column *col, int depth) {
     int r;
     ws(c);
@@ -391,7 +527,7 @@ static int parse_value(Cur *c, Column *col, int depth) {
             uint64_t items = 0;
             if (!eat(c, ']')) {
                 for (;;) {
-                    if (skip_value(c, depth + 1) < 0) return FALLBACK;
+                    if (count_item(c, col->children, depth + 1) < 0) return FALLBACK;
                     items++;
                     if (eat(c, ',')) continue;
                     if (eat(c, ']')) break;
@@ -451,8 +587,8 @@ static int parse_objects(Cur *c, Spec *spec, int depth) {
             size_t kn;
             if (string_raw(c, &k, &kn, 0) < 0 || !eat(c, ':')) return FALLBACK;
             int i = find(spec, k, kn);
-            if (i < 0) {
-                if (skip_value(c, depth + 1) < 0) return FALLBACK;
+            if (i < 0) { /* a key the pure path does not read either: it must still be JSON's text */
+                if (!valid_key(k, kn, c->end) || skip_value(c, depth + 1) < 0) return FALLBACK;
             } else {
                 if (seen[i]) return FALLBACK; /* a key twice: the pure path decides */
                 seen[i] = 1;
@@ -515,7 +651,7 @@ static int parse_envelope(Cur *c, Spec *spec, int mode, int64_t *id, int *has_id
             *has_id = 1;
         } else if (kn == 5 && memcmp(k, "error", 5) == 0) {
             return FALLBACK;
-        } else if (skip_value(c, 1) < 0) {
+        } else if (!valid_key(k, kn, c->end) || skip_value(c, 1) < 0) {
             return FALLBACK;
         }
         if (eat(c, ',')) continue;
@@ -594,7 +730,7 @@ static int load_spec(PyObject *seq, Spec *spec) {
         if (col->kind == K_DATA || col->kind == K_HASHES || col->kind == K_OBJECTS) {
             if ((r = push_offset(col, 0)) < 0) break;
         }
-        if (col->kind == K_OBJECTS) {
+        if (col->kind == K_OBJECTS || (col->kind == K_COUNT && children != Py_None)) {
             col->children = calloc(1, sizeof(Spec));
             if (col->children == NULL) {
                 r = NOMEM;
@@ -666,7 +802,7 @@ static PyObject *column_of(Column *col) {
     PyObject *valid = col->nulls ? bytes_of(&col->valid) : (Py_INCREF(Py_None), Py_None);
     PyObject *data = bytes_of(&col->data);
     PyObject *offsets = col->offsets.len ? bytes_of(&col->offsets) : (Py_INCREF(Py_None), Py_None);
-    PyObject *children = col->children ? columns_of(col->children) : (Py_INCREF(Py_None), Py_None);
+    PyObject *children = col->kind == K_OBJECTS ? columns_of(col->children) : (Py_INCREF(Py_None), Py_None);
     if (!valid || !data || !offsets || !children) {
         Py_XDECREF(valid);
         Py_XDECREF(data);

@@ -20,6 +20,10 @@ else:
     from chainframe._lazy import polars as pl
 
 
+LOG_KEYS = ("logIndex",)
+"""What the pure path reads of a receipt's logs, to count them (the native scanner checks these keys alike)."""
+
+
 class Receipts(ObjectDataset):
     name = "receipts"
     doc = "Transaction receipts, one row per transaction; their logs are the logs dataset."
@@ -52,12 +56,14 @@ class Receipts(ObjectDataset):
     answers = BATCH_LISTS
 
     def native_kinds(self, u256: U256) -> dict[str, tuple[str, Any]]:
-        return {**super().native_kinds(u256), "log_count": ("logs", "count")}
+        from chainframe.datasets._native import Count
+
+        return {**super().native_kinds(u256), "log_count": ("logs", Count(text=LOG_KEYS))}
 
     @property
     def fields(self) -> dict[str, pl.DataType]:
         # Only the number of logs is read from each receipt's list (the logs themselves are the logs dataset).
-        return {**super().fields, "logs": pl.List(pl.Struct({"logIndex": pl.String()}))}
+        return {**super().fields, "logs": pl.List(pl.Struct(dict.fromkeys(LOG_KEYS, pl.String())))}
 
     def rows(self, frame: pl.DataFrame, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         counts = frame["logs"].list.len().cast(pl.UInt64).fill_null(0).to_arrow() if "logs" in frame.columns else None
