@@ -34,16 +34,16 @@ def _stored(folder: Path) -> list[tuple[int, int]]:
 def test_a_superseded_writer_commits_nothing(tmp_path: Path) -> None:
     folder = tmp_path / "blocks"
     old = DeltaWriter(folder, SCHEMA, name="blocks")
-    old.publish(_written(folder, 0, 9))
-    old.publish(_written(folder, 10, 14))
+    old.publish([_written(folder, 0, 9)])
+    old.publish([_written(folder, 10, 14)])
     assert _stored(folder) == [(0, 9), (10, 14)]
     new = DeltaWriter(folder, None, name="blocks")  # another run takes the table over: epoch 2
     assert (old.epoch, new.epoch) == (1, 2)
-    new.publish(_written(folder, 10, 19))  # the tip extended by the newer run
+    new.publish([_written(folder, 10, 19)])  # the tip extended by the newer run
     version = table_version(folder)
     for attempt in (
-        lambda: old.publish(_written(folder, 10, 16)),  # replace a slot the newer run rewrote
-        lambda: old.publish(_written(folder, 20, 29)),  # a slot nobody wrote: delta-rs alone would let it in
+        lambda: old.publish([_written(folder, 10, 16)]),  # replace a slot the newer run rewrote
+        lambda: old.publish([_written(folder, 20, 29)]),  # a slot nobody wrote: delta-rs alone would let it in
         lambda: old.delete([load_series(folder).chunks[-1].path]),
     ):
         with pytest.raises(Superseded, match="another run has written to this table"):
@@ -51,16 +51,16 @@ def test_a_superseded_writer_commits_nothing(tmp_path: Path) -> None:
     assert table_version(folder) == version
     assert _stored(folder) == [(0, 9), (10, 19)]
     assert open_table(folder).transaction_version(APP_ID) == 2
-    new.publish(_written(folder, 20, 25))  # the newer run goes on
+    new.publish([_written(folder, 20, 25)])  # the newer run goes on
     assert _stored(folder) == [(0, 9), (10, 19), (20, 25)]
 
 
 def test_a_slot_is_replaced_in_one_commit_and_old_snapshots_stay_readable(tmp_path: Path) -> None:
     folder = tmp_path / "blocks"
     writer = DeltaWriter(folder, SCHEMA, name="blocks")
-    writer.publish(_written(folder, 0, 4))
+    writer.publish([_written(folder, 0, 4)])
     before = table_version(folder)
-    writer.publish(_written(folder, 0, 9))
+    writer.publish([_written(folder, 0, 9)])
     assert table_version(folder) == before + 1
     assert _stored(folder) == [(0, 9)]
     history = open_table(folder).history(1)[0]

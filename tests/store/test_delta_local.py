@@ -4,6 +4,7 @@ plain-Parquet layout. Every version a run commits is a whole table: time travel 
 
 from __future__ import annotations
 
+import itertools
 import time
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,11 @@ def test_extend_and_repair_commit_one_version_per_rewritten_chunk(
     head = chain.truth.head
     for name in DATASETS:
         assert (out / name / "_delta_log").is_dir()
-        assert sorted(_written(_history(out, name))) == ["0..99", "100..199", f"200..{head}"]  # as chunks finish
+        # In block order: each commit the consecutive slots done from the lowest not yet committed on.
+        spans = [tuple(map(int, r.split(".."))) for r in _written(_history(out, name))]
+        assert spans[0][0] == 0
+        assert spans[-1][1] == head
+        assert all(a[1] + 1 == b[0] for a, b in itertools.pairwise(spans)), spans
 
     node.call("anvil_mine", hex(7))  # the tip slot grows: one commit replaces its file
     before = {name: len(_history(out, name)) for name in DATASETS}
@@ -117,12 +122,6 @@ def test_a_delta_folder_refuses_a_plain_parquet_run(
     assert not list((out / "logs").glob("*.parquet"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug (remove this mark once fixed): a round commits a series' chunks one by one as they finish, so a "
-    "later slot may be committed before the tip slot below it is extended (a version with a gap), and a repair of two "
-    "slots is two commits (a version with two forks)",
-)
 def test_every_committed_version_is_a_whole_table(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
     """A run commits chunk after chunk: a reader (or a time-travel query) at any version between two of them must
     still see blocks 0..N once each, of one chain, with all their logs. Small slots and concurrent chunks: an

@@ -27,7 +27,7 @@ from chainframe.datasets import U256, BlockRange
 from chainframe.engine._canonical import ChainUnstable, Repair, find_stale, head_and_stale
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._plan import ChunkTask, plan
-from chainframe.store import Location, Publisher, Series, load_series, location, series_folders, series_name
+from chainframe.store import Location, Planned, Publisher, Series, load_series, location, series_folders, series_name
 
 CHECK_ROUNDS = 3
 """Times a round re-checks and repairs what moved while it ran, before it gives up as :class:`ChainUnstable`."""
@@ -139,6 +139,8 @@ async def extract_round(
             tasks = [replace(task, verify=True) for task in tasks]
         if on_tasks is not None:
             on_tasks(tasks)
+        publisher.expect([Planned(series=str(_series_of(t)), slot=t.start - t.start % t.chunk_size,
+                                  repair=t.reason == "repair") for t in tasks])  # fmt: skip
         await runner(
             iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
             concurrency=concurrency, counters=counters, publish=publisher.publish, on_chunk=on_chunk,

@@ -25,7 +25,7 @@ from chainframe.store._delta import version as table_version
 from chainframe.store._info import folder_info, format_info, series_json
 from chainframe.store._lease import ObjectLease
 from chainframe.store._lock import FolderLock, folder_lock
-from chainframe.store._publish import Publisher, choose_layout
+from chainframe.store._publish import Planned, Publisher, choose_layout
 from chainframe.store._s3 import s3_filesystem
 from chainframe.store._series import (
     Series,
@@ -64,6 +64,7 @@ __all__ = [
     "Location",
     "ObjectLease",
     "ObjectPath",
+    "Planned",
     "Publisher",
     "Series",
     "Staged",

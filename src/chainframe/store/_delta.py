@@ -44,6 +44,10 @@ from chainframe._errors import InputError
 from chainframe.store._chunks import DATASET_NAME, BlockSpan, Written
 from chainframe.store._storage import Entry, Location, ObjectPath, StoreError, Superseded, location, storage
 
+CHECKPOINT_INTERVAL = 10
+"""Commits between two checkpoints of a table's log (delta-rs' default is 100): whoever opens the table reads the last
+checkpoint and the commits after it, and a run makes one claim and about one commit per chunk, so with 100 every
+open read up to 100 JSON objects (on S3, one GET each: runs and readers of a prefix got slower commit by commit)."""
 Layout = Literal["parquet", "delta"]
 LAYOUTS: tuple[Layout, ...] = ("parquet", "delta")
 LOG = "_delta_log"
@@ -186,7 +190,7 @@ class DeltaWriter:
             self.table = self._call("open", lambda: opened(uri(self.folder), storage_options=self._options))
             self.schema: Any = self.table.schema()
             self.epoch = int(self.table.transaction_version(APP_ID) or 0) + 1
-            self._commit([], what="claim the table")
+            self._commit([], what="claim the table", info={"chainframe.operation": "claim"})
             self._index()
         else:
             if schema is None:
@@ -197,33 +201,39 @@ class DeltaWriter:
                 "create",
                 lambda: self._deltalake.DeltaTable.create(
                     uri(self.folder), self.schema, name=name, storage_options=self._options,
+                    configuration={"delta.checkpointInterval": str(CHECKPOINT_INTERVAL)},
                     commit_properties=self._properties({"chainframe.operation": "create"}),
                 ),
             )  # fmt: skip
             self._refresh()
 
-    def publish(self, written: Written) -> None:
-        """Make ``written`` the file of its slot: one commit removing the slot's files and adding it."""
-        name = Path(written.path).name if isinstance(location(written.path), Path) else written.path.rsplit("/", 1)[1]
-        match = FILE_NAME.match(name)
-        if match is None:
-            raise ValueError(f"{written.path} is not a data file of a Delta series")
-        stem = name.rsplit("__", 1)[0]
-        replaced = self._slots.get(stem, [])
-        actions = [self._remove(e) for e in replaced]
-        stats: dict[str, Any] = {"numRecords": written.meta.rows}
-        if written.blocks is not None:
-            stats |= {
-                "minValues": {"block_number": written.blocks[0]},
-                "maxValues": {"block_number": written.blocks[1]},
-            }
-        add = self._deltalake.transaction.AddAction(
-            f"{DATA}/{name}", written.size, {}, int(time.time() * 1000), True, json.dumps(stats)
-        )
-        meta = written.meta
-        info = {"chainframe.blocks": f"{meta.start}..{meta.end}", "chainframe.rows": str(meta.rows)}
-        self._commit([*actions, add], what=f"commit blocks {meta.start}..{meta.end}", info=info)
-        self._slots[stem] = [Entry(self.folder / DATA / name, written.size)]
+    def publish(self, files: Sequence[Written]) -> None:
+        """Make each of ``files`` the file of its slot, in one commit that removes those slots' old files."""
+        removes, adds, names = [], [], []
+        for written in files:
+            name = location(written.path).name
+            if FILE_NAME.match(name) is None:
+                raise ValueError(f"{written.path} is not a data file of a Delta series")
+            stem = name.rsplit("__", 1)[0]
+            removes += [self._remove(e) for e in self._slots.get(stem, [])]
+            stats: dict[str, Any] = {"numRecords": written.meta.rows}
+            if written.blocks is not None:
+                stats |= {
+                    "minValues": {"block_number": written.blocks[0]},
+                    "maxValues": {"block_number": written.blocks[1]},
+                }
+            adds.append(self._deltalake.transaction.AddAction(
+                f"{DATA}/{name}", written.size, {}, int(time.time() * 1000), True, json.dumps(stats)
+            ))  # fmt: skip
+            names.append((stem, Entry(self.folder / DATA / name, written.size)))
+        first, last = files[0].meta, files[-1].meta
+        info = {
+            "chainframe.blocks": f"{first.start}..{last.end}",
+            "chainframe.rows": str(sum(w.meta.rows for w in files)),
+        }
+        self._commit([*removes, *adds], what=f"commit blocks {first.start}..{last.end}", info=info)
+        for stem, entry in names:
+            self._slots[stem] = [entry]
 
     def delete(self, paths: Sequence[Location]) -> None:
         """Remove these files from the table (slots wholly above a head that moved back), in one commit."""

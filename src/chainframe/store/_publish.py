@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 
@@ -59,6 +60,38 @@ def choose_layout(out: Location | str, table: str | None, *, distributed: bool =
     return chosen
 
 
+@dataclass(frozen=True)
+class Planned:
+    """A slot a round writes: its series folder, its first block, and whether it repairs a reorganization."""
+
+    series: str
+    slot: int
+    repair: bool
+
+
+@dataclass
+class _Queue:
+    slots: list[int] = field(default_factory=list)
+    together: set[int] = field(default_factory=set)
+    """A repair's slots: published in one commit, so no version holds two forks."""
+    done: dict[int, Written] = field(default_factory=dict)
+    next: int = 0
+    """Index in ``slots`` of the lowest slot not yet published."""
+
+    def ready(self) -> list[int]:
+        """The slots to publish now: the done ones from ``next`` on, up to the first missing; cut before a repair's
+        slots unless all of them are among these."""
+        run: list[int] = []
+        for slot in self.slots[self.next :]:
+            if slot not in self.done:
+                break
+            run.append(slot)
+        if self.together and not self.together <= set(self.slots[: self.next]) | set(run):
+            first = next((i for i, slot in enumerate(run) if slot in self.together), len(run))
+            run = run[:first]
+        return run
+
+
 def _holds_files(folder: Location) -> bool:
     return is_table(folder) or bool(storage(folder).files(folder))
 
@@ -70,7 +103,12 @@ class Publisher:
     def __init__(self, out: Location, layout: Layout) -> None:
         self.out, self.layout = location(out), layout
         self._writers: dict[str, DeltaWriter] = {}
-        self._commits = threading.Lock()
+        self._queues: dict[str, _Queue] = {}
+        """Per series folder: the slots the round writes, in block order, and the files done but held back."""
+        self._locks: dict[str, threading.Lock] = {}
+        """Per series folder, held from a file's arrival to its commit: one commit at a time per table (two of one
+        run's commits to a table would conflict with each other), in block order; tables commit side by side."""
+        self._guard = threading.Lock()
 
     def claim(self, folders: Sequence[Location], schemas: dict[str, pa.Schema] | None = None) -> None:
         """Take over the Delta tables at ``folders`` now (creating those with a schema in ``schemas`` that do not
@@ -78,18 +116,50 @@ class Publisher:
         if self.layout != "delta":
             return
         for folder in folders:
-            with self._commits:
+            with self._lock(str(folder)):
                 self._writer(folder, (schemas or {}).get(folder.name))
 
+    def expect(self, plan: Sequence[Planned]) -> None:
+        """The slots a round is about to write: their files are then published in block order per series, each
+        commit a run of consecutive slots from the lowest not yet published, and a reorg repair's slots all in one
+        commit. So every version a reader can see is a table a finished run could have left: no gap where an
+        extension crosses a slot's end, no two forks where a repair spans two slots."""
+        for planned in plan:
+            with self._lock(planned.series):
+                queue = self._queues.setdefault(planned.series, _Queue())
+                queue.slots.append(planned.slot)
+                queue.slots.sort()
+                if planned.repair:
+                    queue.together.add(planned.slot)
+
     def publish(self, written: Written) -> None:
-        """Make ``written`` its slot's file."""
-        if self.layout == "parquet":
+        """Make ``written`` its slot's file: now, or with the slots below it that the round still writes."""
+        series, slot = str(self._series(written)), written.meta.slot[0]
+        with self._lock(series):
+            queue = self._queues.get(series)
+            if queue is None or slot not in queue.slots[queue.next :]:
+                self._publish(series, [written])  # not planned in order (a caller of its own)
+                return
+            queue.done[slot] = written
+            ready = queue.ready()
+            if ready:
+                self._publish(series, [queue.done.pop(s) for s in ready])
+                queue.next += len(ready)
+            if queue.next == len(queue.slots):
+                del self._queues[series]
+
+    def _publish(self, series: str, files: list[Written]) -> None:
+        """Publish ``files`` (consecutive slots of one series, in block order): one Delta commit, or renames."""
+        if self.layout == "delta":
+            self._writer(location(series), None).publish(files)
+            return
+        for written in files:
             assert written.staged is not None, written.path
             storage(location(written.path)).publish(written.staged)
-            return
-        path = location(written.path)
-        with self._commits:  # one commit at a time: two of one run's commits would conflict with each other
-            self._writer(path.parent.parent, None).publish(written)
+
+    def _series(self, written: Written) -> Location:
+        parent = location(written.path).parent
+        return parent.parent if self.layout == "delta" else parent
 
     def delete(self, paths: Sequence[str]) -> None:
         """Remove these slots' files (blocks above a head that moved back)."""
@@ -98,11 +168,15 @@ class Publisher:
             if self.layout == "parquet":
                 storage(path).delete(path)
             else:
-                with self._commits:
+                with self._lock(str(path.parent.parent)):
                     self._writer(path.parent.parent, None).delete([path])
 
+    def _lock(self, series: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(series, threading.Lock())
+
     def _writer(self, folder: Location, schema: pa.Schema | None) -> DeltaWriter:
-        """Called holding ``_commits``."""
+        """Called holding the series' lock."""
         writer = self._writers.get(str(folder))
         if writer is None:
             if schema is None and not is_table(folder):
