@@ -199,3 +199,28 @@ def test_the_splitter_cuts_at_the_widest_range_a_text_allows() -> None:
     assert _cut(piece, (1000, 1500), 800) == 1500  # a from-to hint wins
     assert _cut(piece, None, 20_000) == 5499  # wider than the piece: halve
     assert _cut(BlockRange(5, 5), None, 1) is None
+
+
+MISSING_METHOD = [
+    ("geth, Erigon, Infura", -32601, "the method eth_getBlockReceipts does not exist/is not available"),
+    ("Hardhat 2.29", -32004, "Method eth_getBlockReceipts is not supported"),
+    ("Ganache 7.9: a parse-error code", -32700, "The method eth_getBlockReceipts does not exist/is not available"),
+    ("EIP-1474 text, another code", -32000, "Method not found"),
+    ("Alchemy", -32600, "Unsupported method: trace_block. See available methods at https://docs.alchemy.com/"),
+    ("named, no code", None, "eth_getBlockReceipts is not supported"),
+]
+
+
+@pytest.mark.parametrize(("node", "code", "text"), MISSING_METHOD, ids=[m[0] for m in MISSING_METHOD])
+def test_a_missing_method_in_every_real_node_wording(node: str, code: int | None, text: str) -> None:
+    assert isinstance(classify(code=code, message=text), MethodNotFound), node
+
+
+def test_not_supported_alone_is_not_a_missing_method() -> None:
+    # A genuine parse error stays one; limits that say "not supported" stay limits (dRPC), as do other refusals.
+    assert type(classify(code=-32700, message="parse error")) is ServerError
+    assert isinstance(
+        classify(code=35, message="ranges over 10000 blocks are not supported on freetier"), LimitExceeded
+    )
+    assert type(classify(code=-32000, message="tracer not supported")) is ServerError
+    assert type(classify(code=-32602, message="Hardhat currently only supports the default tracer")) is InvalidParams

@@ -15,12 +15,16 @@
             ├── QuotaExhausted          HTTP 402 or a daily limit: wait for the reset (00:00 UTC) or upgrade
             ├── LimitExceeded           too many results, too slow, or range too wide: .reason, .hint (from, to)
             ├── InvalidParams           -32602 (not a limit)
-            ├── MethodNotFound          -32601
+            ├── MethodNotFound          -32601, -32004, or a text saying the method is not served
             └── ServerError             any other JSON-RPC error: .code, .data
 
 :func:`classify` maps an HTTP status and a JSON-RPC error object to this tree. Providers disagree on codes (Infura
 uses -32005 for both result limits and rate limiting; Besu for its range limit; Alchemy -32602 and -32600), so the
-message decides, matched case-insensitively, following ``docs/research/providers.md``.
+message decides, matched case-insensitively, following ``docs/research/providers.md``. A missing method is known by
+its code (-32601; -32004, EIP-1474's "method not supported", which Hardhat sends) or by a text that names the method
+as not served, whatever the code: Ganache sends geth's "the method X does not exist/is not available" with -32700, a
+parse-error code. "Not supported" alone is not enough: limits say it too ("ranges over 10000 blocks are not
+supported").
 """
 
 from __future__ import annotations
@@ -118,7 +122,7 @@ class InvalidParams(TerminalError):
 
 
 class MethodNotFound(TerminalError):
-    """-32601: the service does not offer this method."""
+    """The service does not offer this method: -32601, -32004, or a text that says so (see :func:`classify`)."""
 
 
 class ServerError(TerminalError):
@@ -167,6 +171,14 @@ _LIMIT_TEXTS: tuple[tuple[LimitReason, str], ...] = (
     ("range", r"retry with the range"),  # reth, with a from-to hint
 )
 _LIMITS = tuple((reason, re.compile(text, re.IGNORECASE)) for reason, text in _LIMIT_TEXTS)
+_METHOD = r"[a-z][a-z0-9]*_[a-z0-9_]+"  # eth_getBlockReceipts, debug_traceCall, trace_block
+_MISSING_METHOD = re.compile(
+    rf"\bmethod {_METHOD} (?:does not exist|is not available|is not supported|not supported|not found)"  # geth, Hardhat
+    rf"|\b(?:method not found|unsupported method|method not supported)\b"  # EIP-1474; Alchemy "Unsupported method"
+    rf"|\b{_METHOD} (?:is not supported|is not available|does not exist)",  # "eth_getBlockReceipts is not supported"
+    re.IGNORECASE,
+)
+_METHOD_NOT_FOUND_CODES = frozenset({-32601, -32004})
 
 
 def _count(text: str) -> int | None:
@@ -243,10 +255,10 @@ def classify(
         if match := pattern.search(text):
             width = _count(match.group(1)) if match.groups() and match.group(1) else None
             return LimitExceeded(text, reason=reason, hint=parse_hint(text, data), max_blocks=width, **kw)
+    if code in _METHOD_NOT_FOUND_CODES or _MISSING_METHOD.search(text):
+        return MethodNotFound(text, **kw)
     if code == -32602:
         return InvalidParams(text, **kw)
-    if code == -32601:
-        return MethodNotFound(text, **kw)
     if http_status >= 500:
         return ServiceUnavailable(text, **kw)
     if code == -32005:  # Infura's ambiguous code with a text we do not know: retried a few times, not waited out
