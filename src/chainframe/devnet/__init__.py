@@ -16,7 +16,15 @@ from chainframe.devnet._workload import (
     WorkloadSpec,
     plan_workload,
 )
-from chainframe.devnet.gateway import FaultRule, GatewayConfig, GatewayProcess, GatewaySettings, LogLimits
+from chainframe.devnet.gateway import (
+    FaultRule,
+    GatewayConfig,
+    GatewayProcess,
+    GatewaySettings,
+    LogLimits,
+    MissingMethod,
+    OmitKeys,
+)
 
 __all__ = [
     "ANVIL_VERSION",
@@ -34,6 +42,8 @@ __all__ = [
     "GatewaySettings",
     "GroundTruth",
     "LogLimits",
+    "MissingMethod",
+    "OmitKeys",
     "TEST_WORKLOAD",
     "TxRecord",
     "WorkloadSpec",

@@ -1,6 +1,15 @@
 """An Infura-compatible gateway in front of local nodes: the service spec's paths, keys and limits, plus faults."""
 
-from chainframe.devnet.gateway._config import FaultKind, FaultRule, GatewayConfig, GatewaySettings, LogLimits
+from chainframe.devnet.gateway._config import (
+    FaultKind,
+    FaultRule,
+    GatewayConfig,
+    GatewaySettings,
+    LogLimits,
+    MissingMethod,
+    NodeKind,
+    OmitKeys,
+)
 from chainframe.devnet.gateway._process import GatewayProcess
 
 __all__ = [
@@ -10,4 +19,7 @@ __all__ = [
     "GatewayProcess",
     "GatewaySettings",
     "LogLimits",
+    "MissingMethod",
+    "NodeKind",
+    "OmitKeys",
 ]

@@ -198,6 +198,9 @@ class Gateway:
                 tg.create_task(self._logs_item(items, i, calls[i], upstream))
             if rest:
                 tg.create_task(self._forward_items(items, rest, calls, upstream))
+        if self.settings.omit:
+            for i in pending:
+                items[i] = self._omitted(calls[i]["method"], items[i])
         if is_batch:
             if self.faults.first("batch_reorder", methods, transport) is not None:
                 self.faults.shuffle(items)
@@ -209,7 +212,8 @@ class Gateway:
         return Outcome(body=out, truncate=fault is not None)
 
     def _refusal(self, call: Any, transport: str) -> bytes:
-        """The gateway's own answer to a call it does not forward (invalid, unknown method, rate fault); else b""."""
+        """The gateway's own answer to a call it does not forward (invalid, unknown or missing method, a tag it does
+        not know, rate fault); else b""."""
         if not isinstance(call, dict) or not isinstance(call.get("method"), str) or call.get("jsonrpc") != "2.0":
             return error_bytes(
                 call.get("id") if isinstance(call, dict) else None,
@@ -219,10 +223,38 @@ class Gateway:
         call_id, method = call.get("id"), call["method"]
         if method not in ALLOWED_METHODS:
             return error_bytes(call_id, METHOD_NOT_FOUND, f"the method {method} does not exist/is not available")
+        for missing in self.settings.missing:
+            if missing.method == method:
+                return error_bytes(call_id, *missing.error())
+        params = call.get("params")
+        tag = params[0] if method == "eth_getBlockByNumber" and isinstance(params, list) and params else None
+        if tag is not None and tag in self.settings.unknown_tags:
+            return json.dumps({"jsonrpc": "2.0", "id": call_id, "result": None}).encode()
         rate = self.faults.first("rate_limit", [method], transport)
         if rate is not None:
             return rate_limited_bytes(call_id, rate.backoff)
         return b""
+
+    def _omitted(self, method: str, answer: bytes) -> bytes:
+        """``answer`` without the keys the settings leave out of ``method``'s answers."""
+        keys = {k for rule in self.settings.omit if method in rule.methods for k in rule.keys}
+        if not keys:
+            return answer
+        try:
+            envelope = json.loads(answer)
+        except ValueError:
+            return answer
+
+        def strip(value: Any) -> Any:
+            if isinstance(value, dict):
+                return {k: strip(v) for k, v in value.items() if k not in keys}
+            if isinstance(value, list):
+                return [strip(v) for v in value]
+            return value
+
+        if isinstance(envelope, dict) and "result" in envelope:
+            envelope["result"] = strip(envelope["result"])
+        return json.dumps(envelope, separators=(",", ":")).encode()
 
     async def _logs_item(self, items: list[bytes], i: int, call: dict[str, Any], upstream: Upstream) -> None:
         try:

@@ -35,6 +35,13 @@ FaultKind = Literal[
 """
 
 Transport = Literal["any", "http", "ws"]
+NodeKind = Literal["geth", "hardhat", "ganache"]
+"""Whose words a missing method is answered in (issue 31, observed on the real nodes)."""
+_MISSING_ANSWERS: dict[NodeKind, tuple[int, str]] = {
+    "geth": (-32601, "the method {method} does not exist/is not available"),  # geth, Erigon, Infura
+    "hardhat": (-32004, "Method {method} is not supported"),  # Hardhat 2.29 (EDR)
+    "ganache": (-32700, "The method {method} does not exist/is not available"),  # Ganache 7.9: a parse-error code
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,6 +67,34 @@ class FaultRule:
         if not 0.0 <= self.probability <= 1.0:
             raise ValueError(f"probability must be within [0, 1], got {self.probability}")
         object.__setattr__(self, "methods", tuple(self.methods))
+
+
+@dataclass(frozen=True, kw_only=True)
+class MissingMethod:
+    """A method the gateway answers as a node that lacks it does (Hardhat and Ganache have no eth_getBlockReceipts)."""
+
+    method: str
+    like: NodeKind = "geth"
+    """Whose answer: ``geth`` -32601, ``hardhat`` -32004 "Method X is not supported", ``ganache`` -32700 with geth's
+    text."""
+
+    def error(self) -> tuple[int, str]:
+        """The error code and message the node answers."""
+        code, text = _MISSING_ANSWERS[self.like]
+        return code, text.format(method=self.method)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OmitKeys:
+    """Keys left out of the answers of some methods, wherever they occur in the result, as a node that does not send
+    them (receipts without ``blockTimestamp``: geth before 1.14, Hardhat, Ganache)."""
+
+    methods: tuple[str, ...]
+    keys: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "methods", tuple(self.methods))
+        object.__setattr__(self, "keys", tuple(self.keys))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,6 +127,13 @@ class GatewaySettings:
     """Seconds added to every request, to look like a remote provider."""
     credits_per_second: float | None = None
     """Infura-style credit bucket (per-method weights); over it, HTTP 429 with a backoff. None: unlimited."""
+    missing: tuple[MissingMethod, ...] = ()
+    """Methods answered as not served, in a given node's words (the node behind is not asked)."""
+    omit: tuple[OmitKeys, ...] = ()
+    """Keys taken out of answers, as a node that does not send them."""
+    unknown_tags: tuple[str, ...] = ()
+    """Block tags (``finalized``, ``safe``) that eth_getBlockByNumber answers with null, as a node that does not track
+    them (a chain without finality)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -108,6 +150,9 @@ class GatewaySettings:
             seed=data.get("seed", 0),
             latency=data.get("latency", 0.0),
             credits_per_second=data.get("credits_per_second"),
+            missing=tuple(MissingMethod(**m) for m in data.get("missing", ())),
+            omit=tuple(OmitKeys(**o) for o in data.get("omit", ())),
+            unknown_tags=tuple(data.get("unknown_tags", ())),
         )
 
 
