@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -71,26 +72,43 @@ class Receipts(ObjectDataset):
         return build(frame, self.sources, self.columns, chain_id=chain_id, u256=u256, extra=extra)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
+        """eth_getBlockReceipts, batched; where the node lacks it (known from an earlier answer, or this one),
+        eth_getTransactionReceipt per transaction. Receipts without ``blockTimestamp`` take their block's."""
         from chainframe.rpc import MethodNotFound
 
-        try:
-            return list(await client.batch_bytes([("eth_getBlockReceipts", [hex(n)]) for n in blocks]))
-        except MethodNotFound:
-            return [await self._per_transaction(client, blocks)]
+        if _BLOCK_RECEIPTS not in getattr(client, "missing_methods", ()):
+            try:
+                bodies = list(await client.batch_bytes([(_BLOCK_RECEIPTS, [hex(n)]) for n in blocks]))
+            except MethodNotFound:
+                pass  # the client remembers it: the run's other pieces go by transaction at once
+            else:
+                return await _with_timestamps(client, bodies)
+        return [await self._per_transaction(client, blocks)]
 
     @staticmethod
     async def _per_transaction(client: Any, blocks: BlockRange) -> bytes:
-        """eth_getTransactionReceipt for every transaction, shaped like eth_getBlockReceipts answers."""
+        """eth_getTransactionReceipt for every transaction, shaped like eth_getBlockReceipts answers (a block the
+        node does not have answers null, as eth_getBlockReceipts would)."""
         headers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in blocks])
+        for header in headers:
+            if isinstance(header, Exception):
+                raise header
         hashes = [
             (n, h) for n, block in zip(blocks, headers, strict=True) for h in (block or {}).get("transactions", [])
         ]
-        receipts = await client.batch([("eth_getTransactionReceipt", [h]) for _, h in hashes])
-        by_block: dict[int, list[Any]] = {n: [] for n in blocks}
+        receipts = await client.batch([("eth_getTransactionReceipt", [h]) for _, h in hashes]) if hashes else []
+        by_block: dict[int, list[Any] | None] = {
+            n: None if block is None else [] for n, block in zip(blocks, headers, strict=True)
+        }
+        stamps = {n: block["timestamp"] for n, block in zip(blocks, headers, strict=True) if block}
         for (n, _), receipt in zip(hashes, receipts, strict=True):
             if isinstance(receipt, Exception):
                 raise receipt
-            by_block[n].append(receipt)
+            if isinstance(receipt, dict) and receipt.get("blockTimestamp") is None and n in stamps:
+                receipt["blockTimestamp"] = stamps[n]
+            listed = by_block[n]
+            assert listed is not None
+            listed.append(receipt)
         return json.dumps([{"jsonrpc": "2.0", "id": n, "result": r} for n, r in by_block.items()]).encode()
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
@@ -99,6 +117,36 @@ class Receipts(ObjectDataset):
             return table
         frames = [batch_rows(b, self.fields, each="list") for b in bodies]
         return self.rows(self.stack(frames), chain_id=chain_id, u256=u256)
+
+
+_BLOCK_RECEIPTS = "eth_getBlockReceipts"
+_BLOCK_NUMBER = re.compile(rb'"blockNumber"\s*:\s*"(0x[0-9a-fA-F]{1,16})"')
+
+
+async def _with_timestamps(client: Any, bodies: list[bytes]) -> list[bytes]:
+    """``bodies`` (eth_getBlockReceipts batch answers) with each receipt's and log's ``blockTimestamp`` from its
+    block's header, where the node sends none (geth before 1.14, Hardhat, Ganache): the headers of the blocks with
+    receipts are read for it, in one batch. Answers that carry it, or hold no receipts, are returned as they are."""
+    lacking = [i for i, body in enumerate(bodies) if b'"blockTimestamp"' not in body and _BLOCK_NUMBER.search(body)]
+    if not lacking:
+        return bodies
+    numbers = sorted({int(m, 16) for i in lacking for m in _BLOCK_NUMBER.findall(bodies[i])})
+    headers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in numbers])
+    stamps: dict[int, bytes] = {}
+    for n, header in zip(numbers, headers, strict=True):
+        if isinstance(header, Exception):
+            raise header
+        if isinstance(header, dict) and isinstance(header.get("timestamp"), str):
+            stamps[n] = header["timestamp"].encode()
+
+    def stamped(match: re.Match[bytes]) -> bytes:
+        stamp = stamps.get(int(match.group(1), 16))
+        return match.group(0) if stamp is None else match.group(0) + b',"blockTimestamp":"' + stamp + b'"'
+
+    out = list(bodies)
+    for i in lacking:
+        out[i] = _BLOCK_NUMBER.sub(stamped, bodies[i])
+    return out
 
 
 RECEIPTS = Receipts()

@@ -2,8 +2,9 @@
 
 On a limit error (too many results, too slow, range too wide, in any provider's wording: see
 :mod:`chainframe.rpc._errors`), the range is split at the provider's hinted end when it gives a usable one, else
-halved. A single block that still exceeds the limit is read from ``eth_getBlockReceipts`` and filtered locally. A
-rate limit is not a split: the client waits it out. The span that worked is remembered for the next chunks.
+halved. A single block that still exceeds the limit is read from its receipts (``eth_getBlockReceipts``, or by
+transaction where the node lacks it) and filtered locally. A rate limit is not a split: the client waits it out. The
+span that worked is remembered for the next chunks.
 
 Where calls are cheap (a near node and no credit budget) a piece is fetched in several calls of about 1 MB answers,
 which a node serves with less work per byte (:meth:`SplitState.calls`), and still decoded and written as one.
@@ -21,7 +22,7 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import first_error
-from chainframe.datasets import LOGS, U256, BlockRange
+from chainframe.datasets import LOGS, RECEIPTS, U256, BlockRange
 from chainframe.engine._answers import checked
 from chainframe.rpc import LimitExceeded
 from chainframe.rpc import _params as params
@@ -177,8 +178,8 @@ async def fetch_logs(
             return await decode(piece, list(zip(calls, bodies, strict=True)), [])
 
         async def from_receipts() -> pa.Table:
-            receipts = await client.batch_bytes([("eth_getBlockReceipts", [hex(piece.start)])])
-            return await decode(piece, [], receipts)
+            # As the receipts dataset reads them: by transaction where the node lacks eth_getBlockReceipts.
+            return await decode(piece, [], await RECEIPTS.fetch(client, piece))
 
         try:
             try:

@@ -109,6 +109,9 @@ class RunReport:
     set_aside: dict[str, str] = field(default_factory=dict)
     """Endpoints (keys redacted) set aside during the run, and why: unreachable or 5xx (for a cool-down), or
     serving another chain."""
+    missing_methods: dict[str, str] = field(default_factory=dict)
+    """Methods the node answered as not served, with its answer, which the run read another way (receipts by
+    transaction where eth_getBlockReceipts is missing)."""
     lost_workers: list[str] = field(default_factory=list)
     """Dask workers lost while they held chunks of the run."""
     reassigned: list[str] = field(default_factory=list)
@@ -145,6 +148,7 @@ class RunReport:
             stop=stop,
             reorgs=list(reorgs or []),
             set_aside=dict(stats.set_aside),
+            missing_methods=dict(getattr(client, "missing_methods", {})),
             lost_workers=sorted(counters.lost_workers),
             reassigned=list(counters.reassigned),
         )
@@ -212,6 +216,8 @@ class RunReport:
             lines.append(f"  set aside: {endpoint} ({reason})")
         if self.failovers or self.set_aside:
             lines.append(f"  {self.failovers:,} requests answered by another endpoint than the first (failover)")
+        for method, answer in sorted(self.missing_methods.items()):
+            lines.append(f"  {method} not served by the node ({answer}): read another way")
         for worker in self.lost_workers:
             lines.append(f"  lost Dask worker: {worker}")
         if self.reassigned:

@@ -13,6 +13,7 @@ aside for good. What was set aside, and why, is in :attr:`ClientStats.set_aside`
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
@@ -25,11 +26,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from chainframe._errors import InputError
+from chainframe._errors import InputError, first_error
 from chainframe._redact import guard_library_logs
 from chainframe.rpc._endpoint import Endpoint
 from chainframe.rpc._errors import (
     MalformedResponse,
+    MethodNotFound,
     RateLimited,
     RPCError,
     ServiceUnavailable,
@@ -201,6 +203,21 @@ class AsyncClient(TypedMethods):
         self._routes: list[_Route] = []
         self._stack: AsyncExitStack | None = None
         self.stats = ClientStats()
+        self._missing: dict[str, MethodNotFound] = {}  # methods the endpoint answered as not served
+
+    @property
+    def missing_methods(self) -> dict[str, str]:
+        """Methods the endpoint answered as not served (:class:`MethodNotFound`), with its answer. A caller with
+        another route (receipts by transaction) takes it at once, and :meth:`batch_bytes` raises the error again
+        without asking: a run learns it once, not in every piece."""
+        return {
+            method: f"{e.detail} [{e.code}]" if e.code is not None else e.detail for method, e in self._missing.items()
+        }
+
+    def _known_missing(self, method: str) -> None:
+        known = self._missing.get(method)
+        if known is not None:
+            raise copy.copy(known)  # each raiser its own traceback
 
     @property
     def cheap_calls(self) -> bool:
@@ -413,6 +430,8 @@ class AsyncClient(TypedMethods):
     def _count_error(self, exc: RPCError) -> None:
         name = type(exc).__name__
         self.stats.errors[name] = self.stats.errors.get(name, 0) + 1
+        if isinstance(exc, MethodNotFound) and exc.method:
+            self._missing.setdefault(exc.method, exc)
 
     @staticmethod
     def _item_error(item: dict[str, Any]) -> RPCError:
@@ -489,9 +508,12 @@ class AsyncClient(TypedMethods):
         """
         results: list[Any] = [None] * len(calls)
         chunks = [range(i, min(i + self.batch_size, len(calls))) for i in range(0, len(calls), self.batch_size)]
-        async with anyio.create_task_group() as tg:
-            for chunk in chunks:
-                tg.start_soon(self._batch_chunk, calls, chunk, results)
+        try:
+            async with anyio.create_task_group() as tg:
+                for chunk in chunks:
+                    tg.start_soon(self._batch_chunk, calls, chunk, results)
+        except BaseExceptionGroup as group:
+            raise first_error(group) from None  # the typed error, as one request raises it
         return results
 
     async def batch_bytes(self, calls: Sequence[Call]) -> list[bytes]:
@@ -501,14 +523,17 @@ class AsyncClient(TypedMethods):
         answer, at most ``batch_size``. Where that is not known yet and the calls need more than one batch, the first
         :data:`PROBE_CALLS` go alone, and the rest (of every caller) wait for their answer. Answers may be in any order
         (decoders sort by id). A batch whose answer is not plainly complete and error-free is redone through
-        :meth:`batch`, which retries items alone; an item that still fails raises.
+        :meth:`batch`, which retries items alone; an item that still fails raises. A method the endpoint has
+        answered as not served raises :class:`MethodNotFound` again at once.
         """
         if not calls:
             return []
         method = calls[0][0]
+        self._known_missing(method)
         first: list[bytes] = []
         if method not in self._call_bytes and len(calls) > self.batch_size:
             async with self._sizing.setdefault(method, anyio.Lock()):
+                self._known_missing(method)  # the probe this caller waited for found the method missing
                 if method not in self._call_bytes:
                     probe = min(PROBE_CALLS, self.batch_size)  # batch_size=1: a provider without batches
                     first.append(await self._batch_body(calls[:probe]))
@@ -520,9 +545,14 @@ class AsyncClient(TypedMethods):
         async def one(n: int) -> None:
             bodies[n] = await self._batch_body(chunks[n])
 
-        async with anyio.create_task_group() as tg:
-            for n in range(len(chunks)):
-                tg.start_soon(one, n)
+        try:
+            async with anyio.create_task_group() as tg:
+                for n in range(len(chunks)):
+                    tg.start_soon(one, n)
+        except BaseExceptionGroup as group:
+            # The typed error, as one batch raises it: a caller's ``except MethodNotFound`` (the receipts' route by
+            # transaction) must see it, not a group around it.
+            raise first_error(group) from None
         return first + bodies
 
     def _calls_per_batch(self, method: str) -> int:
@@ -540,15 +570,17 @@ class AsyncClient(TypedMethods):
         async for attempt in self._retrying():
             with attempt:
                 raw, _ = await self._exchange(methods, body, ids)
+        if not plainly_complete(raw, len(calls)):
+            results = await self.batch(calls)
+            for result in results:
+                if isinstance(result, RPCError):
+                    raise result
+            raw = json.dumps([{"jsonrpc": "2.0", "id": i, "result": r} for i, r in enumerate(results)]).encode()
+        # Sized by answers, never by errors: callers waiting for a first batch that failed (a method the node lacks)
+        # wait for the failure, then see it.
         if len(set(methods)) == 1:
             self._call_bytes[methods[0]] = len(raw) / len(calls)
-        if plainly_complete(raw, len(calls)):
-            return raw
-        results = await self.batch(calls)
-        for result in results:
-            if isinstance(result, RPCError):
-                raise result
-        return json.dumps([{"jsonrpc": "2.0", "id": i, "result": r} for i, r in enumerate(results)]).encode()
+        return raw
 
     async def _batch_chunk(self, calls: Sequence[Call], chunk: range, results: list[Any]) -> None:
         ids = self._ids(len(chunk))

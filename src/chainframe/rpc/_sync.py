@@ -100,6 +100,10 @@ class Client:
     def stats(self) -> ClientStats:
         return self._client.stats
 
+    @property
+    def missing_methods(self) -> dict[str, str]:
+        return self._client.missing_methods
+
     # One line per method of the async client (a test checks that none is missing and that the signatures match).
     request = _blocking(AsyncClient.request)
     request_bytes = _blocking(AsyncClient.request_bytes)

@@ -1,0 +1,119 @@
+"""Nodes that differ from anvil in ways real ones do (issues 26 and 31), played by the gateway in front of the devnet:
+no eth_getBlockReceipts (in geth's, Hardhat's and Ganache's words), receipts without ``blockTimestamp``, no
+``finalized`` block. Each run's rows must equal, row by row, those of a run against the devnet as it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from chainframe.cli import main
+from chainframe.devnet import Devnet, GatewaySettings, LogLimits, MissingMethod, OmitKeys
+from chainframe.devnet.gateway import NodeKind
+from chainframe.engine import extract, verify_stored
+from chainframe.rpc import Client, MethodNotFound
+from chainframe.rpc._client import PROBE_CALLS
+
+RECEIPTS = "eth_getBlockReceipts"
+CHUNK = 60  # four chunks of the test chain: the missing method must be learned once, not per chunk
+
+
+def _configure(devnet: Devnet, **settings: Any) -> None:
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(**settings))
+    devnet.gateway.reset_stats()
+
+
+def _calls(devnet: Devnet) -> dict[str, int]:
+    assert devnet.gateway is not None
+    calls: dict[str, int] = devnet.gateway.stats()["calls"]
+    return calls
+
+
+def _rows(out: Path, dataset: str) -> pl.DataFrame:
+    keys = ["block_number", "log_index" if dataset == "logs" else "transaction_index"]
+    return pl.read_parquet(out / dataset / "*.parquet").sort(keys)
+
+
+@pytest.fixture(scope="module")
+def reference(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """receipts and logs of the whole chain, read from the devnet as it is (eth_getBlockReceipts served)."""
+    out = tmp_path_factory.mktemp("reference")
+    _configure(devnet_session)
+    head = devnet_session.truth.head
+    extract(["receipts", "logs"], blocks=f"0:{head}", out=out, rpc=devnet_session.http_url, chunk_size=CHUNK)
+    return out
+
+
+@pytest.mark.parametrize("like", ["geth", "hardhat", "ganache"])
+def test_receipts_by_transaction_where_the_node_lacks_eth_getblockreceipts(
+    devnet: Devnet, reference: Path, tmp_path: Path, like: NodeKind
+) -> None:
+    _configure(devnet, missing=(MissingMethod(method=RECEIPTS, like=like),))
+    end = 2 * CHUNK - 1  # two chunks: the rows of the first half of the chain
+    argv = ["extract", "receipts", "logs", "--blocks", f"0:{end}", "--chunk-size", str(CHUNK), "--verify",
+            "--rpc", devnet.http_url, "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    for dataset in ("receipts", "logs"):
+        expected = _rows(reference, dataset).filter(pl.col("block_number") <= end)
+        assert _rows(tmp_path, dataset).equals(expected), dataset
+    calls = _calls(devnet)
+    transactions = sum(devnet.truth.txs_per_block()[: end + 1])
+    assert calls["eth_getTransactionReceipt"] >= transactions  # every transaction's receipt, by transaction
+    # Asked by the first pieces in flight only: each piece and each piece's proof asking would be 4 calls a block.
+    assert calls[RECEIPTS] < end + 1
+    report = verify_stored(tmp_path, rpc=devnet.http_url)
+    assert report.ok, report.failures
+    assert report.rows_verified["receipts"] == transactions
+    assert report.rows_verified["logs"] == sum(devnet.truth.logs_per_block()[: end + 1])
+
+
+def test_a_run_asks_for_the_missing_method_once(devnet: Devnet, reference: Path, tmp_path: Path) -> None:
+    _configure(devnet, missing=(MissingMethod(method=RECEIPTS),))
+    report = extract(["receipts"], blocks=f"0:{devnet.truth.head}", out=tmp_path, rpc=devnet.http_url, chunk_size=CHUNK)
+    assert report.datasets["receipts"]["written"] == 5
+    # One first batch of PROBE_CALLS (sent again item by item, as any batch holding an error), then never again.
+    assert _calls(devnet)[RECEIPTS] == 2 * PROBE_CALLS
+    assert _rows(tmp_path, "receipts").equals(_rows(reference, "receipts"))
+    assert report.missing_methods == {
+        RECEIPTS: "the method eth_getBlockReceipts does not exist/is not available [-32601]"
+    }
+    assert "eth_getBlockReceipts not served by the node (the method" in report.summary()
+
+
+def test_the_client_raises_the_typed_error_and_remembers_the_method(devnet: Devnet) -> None:
+    _configure(devnet, missing=(MissingMethod(method=RECEIPTS, like="hardhat"),))
+    with Client(devnet.http_url, batch_size=4) as client:
+        with pytest.raises(MethodNotFound, match="Method eth_getBlockReceipts is not supported"):
+            client.batch_bytes([(RECEIPTS, [hex(n)]) for n in range(1, 20)])  # several batches: never a group
+        assert client.missing_methods == {RECEIPTS: "Method eth_getBlockReceipts is not supported [-32004]"}
+
+
+def test_logs_of_a_block_over_the_limit_from_receipts_by_transaction(
+    devnet: Devnet, reference: Path, tmp_path: Path
+) -> None:
+    truth = devnet.truth
+    most = max(truth.logs_per_block())
+    _configure(devnet, limits=LogLimits(max_results=most - 1), missing=(MissingMethod(method=RECEIPTS),))
+    report = extract(["logs"], blocks=f"0:{truth.head}", out=tmp_path, rpc=devnet.http_url, chunk_size=CHUNK)
+    assert report.receipt_fallbacks > 0  # a block eth_getLogs could not serve whole was read from its receipts
+    assert _calls(devnet)["eth_getTransactionReceipt"] > 0
+    assert _rows(tmp_path, "logs").equals(_rows(reference, "logs"))
+
+
+@pytest.mark.parametrize("by_transaction", [False, True], ids=["eth_getBlockReceipts", "by transaction"])
+def test_receipts_without_blocktimestamp_take_their_headers(
+    devnet: Devnet, reference: Path, tmp_path: Path, by_transaction: bool
+) -> None:
+    omit = OmitKeys(methods=(RECEIPTS, "eth_getTransactionReceipt"), keys=("blockTimestamp",))
+    missing = (MissingMethod(method=RECEIPTS),) if by_transaction else ()
+    _configure(devnet, omit=(omit,), missing=missing)
+    with Client(devnet.http_url) as client:  # the gateway really leaves it out
+        assert "blockTimestamp" not in client.request("eth_getTransactionReceipt", [devnet.truth.txs[0].hash])
+    extract(["receipts"], blocks=f"0:{devnet.truth.head}", out=tmp_path, rpc=devnet.http_url, chunk_size=CHUNK)
+    rows, expected = _rows(tmp_path, "receipts"), _rows(reference, "receipts")
+    assert rows["block_timestamp"].null_count() == 0
+    assert rows.equals(expected)
