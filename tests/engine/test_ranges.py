@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 import pytest
 
 from chainframe import InputError
 from chainframe.datasets import BlockRange
-from chainframe.devnet import Devnet
+from chainframe.devnet import Devnet, GatewaySettings
+from chainframe.engine import extract
 from chainframe.engine._ranges import RangeSpec, parse_range, resolve, safe_end
 from chainframe.rpc import AsyncClient
 
@@ -80,3 +83,18 @@ def test_resolution_against_the_node(devnet: Devnet) -> None:
                 await resolve(parse_range(f"0:{head + 1}"), client)
 
     anyio.run(main)
+
+
+def test_the_summary_says_whether_the_safe_end_is_the_finalized_block(devnet: Devnet, tmp_path: Path) -> None:
+    head, url = devnet.truth.head, devnet.http_url
+    known = extract(["blocks"], blocks="0:20", out=tmp_path / "known", rpc=url)
+    assert known.stop == f"stopped at 20 as asked (head {head}, finalized {head - 64})"
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(unknown_tags=("finalized",)))  # a node that answers null for it
+    asked = extract(["blocks"], blocks="0:20", out=tmp_path / "asked", rpc=url, confirmations=10)
+    unknown = f"no finalized block: head {head} minus 10 confirmations = {head - 10}"
+    assert asked.stop == f"stopped at 20 as asked (head {head}, {unknown})"
+    assert f"finalized {head - 10}" not in asked.summary()
+    safe = extract(["blocks"], blocks="-5:", out=tmp_path / "safe", rpc=url, confirmations=10)
+    assert safe.stop == f"stopped at head {head} minus 10 confirmations = {head - 10}"
+    assert safe.blocks == (head - 14, head - 10)

@@ -465,7 +465,7 @@ class _Run:
             )
             stop = f"stopped at {safe}" + (f" (head {head})" if why == "finalized" else f" = {finalized}")
         else:
-            stop = f"stopped at {resolved.end} as asked (head {head}, finalized {finalized})"
+            stop = f"stopped at {resolved.end} as asked (head {head}, {state.safe_text})"
         return RunReport.make(
             started=started, seconds=time.monotonic() - clock, endpoint=endpoint.display, chain_id=chain_id,
             blocks=(resolved.start, resolved.end) if resolved else None, text=self.spec.text, out=self.folder,

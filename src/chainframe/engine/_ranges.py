@@ -149,6 +149,16 @@ class ChainState:
     safe: int
     """The highest block a default run stores: see :func:`safe_end`."""
     why: str
+    confirmations: int = DEFAULT_CONFIRMATIONS
+    """Blocks kept back from the head where the node has no finalized block."""
+
+    @property
+    def safe_text(self) -> str:
+        """What ``safe`` is, for a summary: ``finalized N``, or, where the node answered no finalized block, the head
+        minus the confirmations (never called finalized)."""
+        if self.why == "finalized":
+            return f"finalized {self.safe}"
+        return f"no finalized block: head {self.head} minus {self.confirmations} confirmations = {self.safe}"
 
 
 async def chain_state(client: Any, confirmations: int = DEFAULT_CONFIRMATIONS) -> ChainState:
@@ -164,7 +174,9 @@ async def chain_state(client: Any, confirmations: int = DEFAULT_CONFIRMATIONS) -
     final = _tag_answer(finalized)
     if final is not None:
         return ChainState(int(chain_id, 16), head, final, "finalized")
-    return ChainState(int(chain_id, 16), head, max(0, head - confirmations), f"latest - {confirmations} confirmations")
+    return ChainState(
+        int(chain_id, 16), head, max(0, head - confirmations), f"latest - {confirmations} confirmations", confirmations
+    )
 
 
 async def safe_end(client: Any, confirmations: int = DEFAULT_CONFIRMATIONS) -> tuple[int, str]:
