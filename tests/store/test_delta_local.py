@@ -19,6 +19,7 @@ from chainframe.devnet import Devnet
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.engine import verify_stored
 from chainframe.store import folder_info
+from chainframe.verify import verify_folder
 from tests.engine.test_living import reorg
 from tests.store.test_delta_readers import _mine, _reorg, blocks_problems, logs_problems
 from tests.store.test_s3 import chain, node
@@ -98,6 +99,9 @@ def test_extend_and_repair_commit_one_version_per_rewritten_chunk(
     proven = verify_stored(out, rpc=chain.node.url)
     assert proven.ok, proven.failures[:3]
     assert proven.rows_verified["logs"] == scan(out, "logs").select(pl.len()).collect().item() > 0
+    offline = verify_folder(out)  # against the stored headers: the tables' files, not the replaced ones beside them
+    assert offline.ok, offline.failures[:3]
+    assert offline.rows_verified["logs"] == proven.rows_verified["logs"]
     _same_as_parquet(chain, out, tmp_path, chunk_size=100)
 
 

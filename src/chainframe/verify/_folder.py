@@ -47,7 +47,7 @@ def _files(folder: Path, dataset: str) -> list[_File]:
 
     out = []
     column = _block_column(dataset)
-    for path in sorted((folder / dataset).glob("*.parquet")):
+    for path in _stored(folder / dataset):
         meta = read_meta(path)
         if meta is not None:
             out.append(_File(path, meta.start, meta.end))
@@ -62,6 +62,16 @@ def _files(folder: Path, dataset: str) -> list[_File]:
         bounds = pc.min_max(numbers).as_py()
         out.append(_File(path, int(bounds["min"]), int(bounds["max"])))
     return out
+
+
+def _stored(series: Path) -> list[Path]:
+    """A series' files: a folder's ``*.parquet``, or a Delta table's files at its latest version (the files a commit
+    removed stay on disk until vacuumed, and are not the table)."""
+    from chainframe.store import is_delta_table, snapshot_uris
+
+    if is_delta_table(series):
+        return [Path(uri) for uri in snapshot_uris(series)]
+    return sorted(series.glob("*.parquet"))
 
 
 def _rows(files: list[_File], dataset: str, low: int, high: int) -> pa.Table | None:
@@ -109,7 +119,7 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
 
 def read_folder(folder: Path, dataset: str) -> pa.Table | None:
     """The rows of one plain dataset under ``folder`` (all of them: for small folders and tests), or None."""
-    files = sorted((folder / dataset).glob("*.parquet"))
+    files = _stored(folder / dataset)
     if not files:
         return None
     return pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
