@@ -79,6 +79,7 @@ def test_extend_and_repair_commit_one_version_per_rewritten_chunk(
         table = deltalake.DeltaTable(str(out / name))
         assert len(table.file_uris()) == 3  # the old tip file left the table (it stays on disk until vacuum)
         assert len(list((out / name / "data").glob("*.parquet"))) == 4
+        assert folder_info(out)[name].outside == 1  # info says so, and vacuum frees it
 
     reorg(node, 5)
     before = {name: len(_history(out, name)) for name in DATASETS}

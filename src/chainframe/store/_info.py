@@ -32,6 +32,7 @@ def series_json(series: Series) -> dict[str, Any]:
         "chunk_size": meta.chunk_size if meta else None,
         "layout": series.layout,
         "version": series.version,
+        "files_outside": series.outside,
         "ranges": [list(r) for r in series.ranges],
         "gaps": [list(g) for g in series.gaps],
         "rows": series.rows,
@@ -73,7 +74,8 @@ def format_info(infos: Mapping[str, Series]) -> str:
                 f"  gaps    {_spans(series.gaps)}{missing}",
             ]
         if series.layout == "delta":
-            lines.append(f"  table   Delta, version {series.version} (chainframe vacuum frees replaced files)")
+            outside = f", {series.outside:,} files outside it (replaced, or never committed: vacuum frees them)"
+            lines.append(f"  table   Delta, version {series.version}{outside if series.outside else ''}")
         problems = series.problems
         lines.append("  problems:" if problems else "  problems: none")
         lines += [f"    - {p}" for p in problems]

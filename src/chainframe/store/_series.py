@@ -81,6 +81,9 @@ class Series:
     """``parquet`` (a folder of slot files), ``delta`` (a Delta table) or None (nothing there yet)."""
     version: int | None = None
     """A Delta table's version (of its log) that the chunks were read from."""
+    outside: int = 0
+    """A Delta table's files that are not in it: replaced by later commits (kept for readers of older versions), or
+    written by a run that never committed them; ``vacuum`` frees them."""
 
     @property
     def name(self) -> str:
@@ -200,6 +203,7 @@ def load_series(folder: Location | str) -> Series:
         mixed=tuple(mixed),
         layout=layout,
         version=int(table.version()) if table is not None else None,
+        outside=len(where.files(folder / DATA)) - len(files) if delta else 0,
     )
 
 
