@@ -233,6 +233,8 @@ def convert(arr: pa.Array | pa.ChunkedArray, kind: Kind, column: str) -> pa.Arra
         arr = arr.combine_chunks()
     if kind in LIST_ITEMS or kind in STRUCT_FIELDS:
         assert isinstance(arr, pa.ListArray | pa.LargeListArray)
+        if arr.offset:  # a slice: from_arrays takes no null mask with offsets that do not start the values
+            arr = pa.concat_arrays([arr])
         values = arr.values
         if kind in LIST_ITEMS:
             items = convert(values, LIST_ITEMS[kind], column)
