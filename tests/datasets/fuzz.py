@@ -3,7 +3,8 @@
 Shared by ``tests/datasets/test_native.py`` (a few thousand seeded cases in the default run) and
 ``benchmarks/fuzz_native.py`` (as many as asked, on devnet answers too). Each case is decoded twice, by
 ``dataset.transform`` with the scanner and with ``CHAINFRAME_NATIVE=0``; the scanner may decline (the pure path then
-decides) but must never take an answer the pure path refuses, nor give another table.
+decides) but must never take an answer the pure path refuses, nor give another table; and a refused answer raises
+DecodeError on both paths, never another error.
 """
 
 from __future__ import annotations
@@ -32,8 +33,11 @@ Outcome = Literal[
     "native declines, pure refuses",
     "native accepts, pure refuses",
     "both accept, differ",
+    "a path raises another error",
 ]
-WRONG: frozenset[Outcome] = frozenset({"native accepts, pure refuses", "both accept, differ"})
+WRONG: frozenset[Outcome] = frozenset(
+    {"native accepts, pure refuses", "both accept, differ", "a path raises another error"}
+)
 
 
 def _garble_key(rng: random.Random, body: bytes) -> bytes:
@@ -102,16 +106,21 @@ def pure_path() -> Iterator[None]:
 
 def outcome(dataset: ObjectDataset, body: bytes, u256: U256) -> Outcome:
     """How the scanner and the pure path took ``body``. An error the pure path's helpers raise on the scanned arrays
-    counts as the scanner declining: it gives no table."""
+    counts as the scanner declining: it gives no table. An error that is not a DecodeError, on either path, is a
+    crash: a refused answer must raise DecodeError."""
     try:
         scanned = dataset.scanned([body], chain_id=CHAIN_ID, u256=u256)
     except DecodeError:
         scanned = None
+    except Exception:
+        return "a path raises another error"
     with pure_path():
         try:
             expected: pa.Table | None = dataset.transform([body], chain_id=CHAIN_ID, u256=u256)
         except DecodeError:
             expected = None
+        except Exception:
+            return "a path raises another error"
     if scanned is None:
         return "native declines, pure refuses" if expected is None else "native declines, pure accepts"
     if expected is None:
@@ -121,14 +130,20 @@ def outcome(dataset: ObjectDataset, body: bytes, u256: U256) -> Outcome:
 
 @dataclass
 class Report:
-    """The outcomes of a run, and the first few cases of each wrong one (dataset, u256, body) to show."""
+    """The outcomes of a run, in all and per dataset, and the first wrong cases (dataset, u256, body) to show."""
 
     counts: Counter[Outcome] = field(default_factory=Counter)
+    by_dataset: dict[str, Counter[Outcome]] = field(default_factory=dict)
     wrong: list[tuple[str, U256, bytes]] = field(default_factory=list)
 
-    def summary(self) -> str:
-        total = sum(self.counts.values())
-        return ", ".join(f"{name}: {n} ({n / total:.1%})" for name, n in self.counts.most_common())
+    @property
+    def wrong_count(self) -> int:
+        return sum(self.counts[o] for o in WRONG)
+
+    def summary(self, dataset: str | None = None) -> str:
+        counts = self.counts if dataset is None else self.by_dataset[dataset]
+        total = counts.total()
+        return ", ".join(f"{name}: {n} ({n / total:.1%})" for name, n in counts.most_common())
 
 
 def run(originals: Sequence[tuple[ObjectDataset, bytes]], cases: int, seed: int) -> Report:
@@ -141,6 +156,7 @@ def run(originals: Sequence[tuple[ObjectDataset, bytes]], cases: int, seed: int)
         u256: U256 = rng.choice(("decimal", "binary"))
         got = outcome(dataset, damaged, u256)
         report.counts[got] += 1
+        report.by_dataset.setdefault(dataset.name, Counter())[got] += 1
         if got in WRONG and len(report.wrong) < 20:
             report.wrong.append((dataset.name, u256, damaged))
     return report
