@@ -1,8 +1,10 @@
 """The compiled parts: chainframe.datasets._native_rows, answers' bytes to Arrow buffers, and
-chainframe.rpc._envelopes, a batch answer's envelopes counted without the GIL (see their C sources).
+chainframe.rpc._envelopes, a batch answer's envelopes counted without the GIL, and chainframe.verify._native, the
+keccak, RLP and trie roots verification repeats per log and receipt (see their C sources).
 
 Optional: where they do not compile (no C compiler, no Python headers), the install goes on without them; every
-answer then takes the pure path (Polars), which gives the same tables, and the client counts in Python.
+answer then takes the pure path (Polars), which gives the same tables, the client counts in Python, and verification
+hashes and encodes in Python.
 """
 
 from setuptools import Extension, setup
@@ -23,6 +25,12 @@ setup(
             "chainframe.rpc._envelopes",
             sources=["src/chainframe/rpc/_envelopes.c"],
             depends=SHARED,
+            extra_compile_args=FLAGS,
+            optional=True,
+        ),
+        Extension(
+            "chainframe.verify._native",
+            sources=["src/chainframe/verify/_native.c"],
             extra_compile_args=FLAGS,
             optional=True,
         ),

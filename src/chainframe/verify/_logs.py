@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from chainframe.verify._bloom import bloom
+from chainframe.verify._columns import binary, binary_lists, ints
+from chainframe.verify._hashing import NATIVE
 from chainframe.verify._report import Failure, Report
 
 if TYPE_CHECKING:
@@ -45,12 +47,34 @@ def check_log_counts(logs: pa.Table, receipts: pa.Table, report: Report) -> None
     report.count("logs", blocks=wanted["block_number"].n_unique(), rows=logs.num_rows)
 
 
-def check_logs_bloom(logs: pa.Table, blocks: pa.Table, report: Report) -> None:
+def _python_blooms(logs: pa.Table, numbers: list[int]) -> dict[int, bytes]:
+    """Each block's bloom from its logs' addresses and topics, in Python (the reference of :func:`_native_blooms`)."""
     per_block: dict[int, list[bytes]] = {}
     for row in logs.select(["block_number", "address", "topics"]).to_pylist():
         per_block.setdefault(row["block_number"], []).extend([row["address"], *row["topics"]])
-    for number, stored in zip(blocks["block_number"].to_pylist(), blocks["logs_bloom"].to_pylist(), strict=True):
-        computed = bloom(per_block.get(number, []))
+    return {number: bloom(per_block.get(number, [])) for number in numbers}
+
+
+def _native_blooms(logs: pa.Table, numbers: list[int]) -> dict[int, bytes]:
+    """Each block's bloom computed in C from the columns: each distinct address and topic hashed once."""
+    from pyarrow._compute import SetLookupOptions, call_function
+
+    distinct = list(dict.fromkeys(numbers))
+    column = logs["block_number"]
+    value_set = pa.array(distinct, column.type)
+    group = call_function("index_in", [column], SetLookupOptions(value_set=value_set))  # null: not one of them
+    topic_offsets, topics = binary_lists(logs["topics"])
+    found = NATIVE.blooms(
+        len(distinct), logs.num_rows, ints(group, null=-1), binary(logs["address"]), topic_offsets, topics
+    )
+    return {number: found[256 * i : 256 * (i + 1)] for i, number in enumerate(distinct)}
+
+
+def check_logs_bloom(logs: pa.Table, blocks: pa.Table, report: Report) -> None:
+    numbers = blocks["block_number"].to_pylist()
+    computed_by_block = (_native_blooms if NATIVE is not None else _python_blooms)(logs, numbers)
+    for number, stored in zip(numbers, blocks["logs_bloom"].to_pylist(), strict=True):
+        computed = computed_by_block[number]
         if computed != stored:
             report.failures.append(
                 Failure("logs", number, "logs_bloom", "0x" + (stored or b"").hex(), "0x" + computed.hex())

@@ -7,12 +7,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from chainframe.verify._hashing import RlpItem, rlp, uint
+from chainframe.verify._columns import binary, binary_lists, ints, sorted_by
+from chainframe.verify._hashing import NATIVE, RlpItem, rlp, uint
 from chainframe.verify._report import Failure, Report
-from chainframe.verify._trie import ordered_root
+from chainframe.verify._trie import EMPTY_ROOT, ordered_root
 
 # Receipt types whose encoding is not Ethereum's (OP Stack deposits carry deposit nonce and version).
 FOREIGN_TYPES = frozenset(range(0x7E, 0x100))
+NAMES = ["block_number", "transaction_index", "transaction_type", "status", "root", "cumulative_gas_used", "logs_bloom"]
 
 
 def receipt_bytes(receipt: dict[str, Any], logs: list[dict[str, Any]]) -> bytes:
@@ -27,26 +29,52 @@ def receipt_bytes(receipt: dict[str, Any], logs: list[dict[str, Any]]) -> bytes:
     return rlp(body) if kind == 0 else bytes([kind]) + rlp(body)
 
 
-def check_receipts_roots(receipts: pa.Table, logs: pa.Table, blocks: pa.Table, report: Report) -> None:
+def _python_roots(receipts: pa.Table, logs: pa.Table) -> dict[int, bytes]:
+    """Each block's receipts root, receipt by receipt in Python (the reference of :func:`_native_roots`)."""
     by_tx: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for log in logs.select(["block_number", "transaction_index", "log_index", "address", "topics", "data"]).to_pylist():
         by_tx.setdefault((log["block_number"], log["transaction_index"]), []).append(log)
     by_block: dict[int, list[dict[str, Any]]] = {}
-    names = ["block_number", "transaction_index", "transaction_type", "status", "root", "cumulative_gas_used",
-             "logs_bloom"]  # fmt: skip
-    for receipt in receipts.select(names).to_pylist():
+    for receipt in receipts.select(NAMES).to_pylist():
         by_block.setdefault(receipt["block_number"], []).append(receipt)
-    foreign = 0
-    for number, stored in zip(blocks["block_number"].to_pylist(), blocks["receipts_root"].to_pylist(), strict=True):
-        rows = sorted(by_block.get(number, []), key=lambda r: r["transaction_index"])
-        if any((r["transaction_type"] or 0) in FOREIGN_TYPES for r in rows):
-            foreign += 1
-            continue
+    roots = {}
+    for number, rows in by_block.items():
+        rows = sorted(rows, key=lambda r: r["transaction_index"])
         encoded = [
             receipt_bytes(r, sorted(by_tx.get((number, r["transaction_index"]), []), key=lambda x: x["log_index"]))
             for r in rows
         ]
-        computed = ordered_root(encoded)
+        roots[number] = ordered_root(encoded)
+    return roots
+
+
+def _native_roots(receipts: pa.Table, logs: pa.Table) -> dict[int, bytes]:
+    """Each block's receipts root, encoded and hashed in C from the columns (sorted here by block and index)."""
+    receipts = sorted_by(receipts.select(NAMES), "block_number", "transaction_index")
+    logs = sorted_by(logs.select(["block_number", "transaction_index", "log_index", "address", "topics", "data"]),
+                     "block_number", "transaction_index", "log_index")  # fmt: skip
+    topic_offsets, topics = binary_lists(logs["topics"])
+    found = NATIVE.receipts_roots(
+        receipts.num_rows, logs.num_rows,
+        ints(receipts["block_number"]), ints(receipts["transaction_index"]), ints(receipts["transaction_type"]),
+        ints(receipts["status"], null=-1), binary(receipts["root"]), ints(receipts["cumulative_gas_used"]),
+        binary(receipts["logs_bloom"]),
+        ints(logs["block_number"]), ints(logs["transaction_index"]), binary(logs["address"]), topic_offsets, topics,
+        binary(logs["data"]),
+    )  # fmt: skip
+    return dict(found)
+
+
+def check_receipts_roots(receipts: pa.Table, logs: pa.Table, blocks: pa.Table, report: Report) -> None:
+    numbers, kinds = receipts["block_number"].to_pylist(), receipts["transaction_type"].to_pylist()
+    foreign_blocks = {number for number, kind in zip(numbers, kinds, strict=True) if (kind or 0) in FOREIGN_TYPES}
+    roots = (_native_roots if NATIVE is not None else _python_roots)(receipts, logs)
+    foreign = 0
+    for number, stored in zip(blocks["block_number"].to_pylist(), blocks["receipts_root"].to_pylist(), strict=True):
+        if number in foreign_blocks:
+            foreign += 1
+            continue
+        computed = roots.get(number, EMPTY_ROOT)
         if computed != stored:
             report.failures.append(
                 Failure("receipts", number, "receipts_root", "0x" + (stored or b"").hex(), "0x" + computed.hex())

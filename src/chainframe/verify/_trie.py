@@ -6,11 +6,11 @@ keys (no node store): a few dozen lines instead of py-trie and its database laye
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from chainframe.verify._hashing import RlpItem, keccak, rlp, uint
+from chainframe.verify._hashing import NATIVE, RlpItem, keccak, python_rlp, uint
 
-EMPTY_ROOT = keccak(rlp(b""))
+EMPTY_ROOT = keccak(python_rlp(b""))
 
 
 def _nibbles(key: bytes) -> tuple[int, ...]:
@@ -24,7 +24,7 @@ def _hex_prefix(path: Sequence[int], *, leaf: bool) -> bytes:
 
 
 def _ref(node: RlpItem) -> RlpItem:
-    encoded = rlp(node)
+    encoded = python_rlp(node)
     return node if len(encoded) < 32 else keccak(encoded)
 
 
@@ -50,9 +50,12 @@ def _node(pairs: list[tuple[tuple[int, ...], bytes]], depth: int) -> RlpItem:
     return branch
 
 
-def ordered_root(values: Sequence[bytes]) -> bytes:
-    """The root of the trie holding ``values[i]`` under key ``RLP(i)``."""
+def python_ordered_root(values: Sequence[bytes]) -> bytes:
+    """The root of the trie holding ``values[i]`` under key ``RLP(i)`` (the reference of the native one)."""
     if not values:
         return EMPTY_ROOT
-    pairs = sorted((_nibbles(rlp(uint(i))), v) for i, v in enumerate(values))
-    return keccak(rlp(_node(pairs, 0)))
+    pairs = sorted((_nibbles(python_rlp(uint(i))), v) for i, v in enumerate(values))
+    return keccak(python_rlp(_node(pairs, 0)))
+
+
+ordered_root: Callable[[Sequence[bytes]], bytes] = NATIVE.ordered_root if NATIVE is not None else python_ordered_root

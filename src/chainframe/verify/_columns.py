@@ -1,0 +1,55 @@
+"""Arrow columns as the buffers ``_native.c`` reads: int64 values, binary offsets and bytes, list offsets.
+
+Nulls are filled first (with the value the pure-Python code would encode for them), so the native code never reads a
+validity bitmap; each column is one contiguous array, its slice offset passed beside its buffers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from chainframe import _kernels as pc
+
+Ints = tuple[Any, int]
+"""An int64 column: its values buffer and its array offset."""
+Binary = tuple[Any, Any, int]
+"""A binary column: its int32 offsets buffer, its data buffer (or ``b""``) and its array offset."""
+
+
+def _array(column: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def ints(column: pa.Array | pa.ChunkedArray, *, null: int = 0) -> Ints:
+    array = pc.cast(_array(column), pa.int64())
+    if array.null_count:
+        array = pc.coalesce(array, pa.scalar(null, pa.int64()))
+    return array.buffers()[1], array.offset
+
+
+def binary(column: pa.Array | pa.ChunkedArray) -> Binary:
+    array = _array(column)
+    if not pa.types.is_binary(array.type):
+        array = pc.cast(array, pa.binary())
+    if array.null_count:  # a null slot of a cast fixed-size column still holds bytes
+        array = pc.coalesce(array, pa.scalar(b"", pa.binary()))
+    buffers = array.buffers()
+    return buffers[1], buffers[2] if buffers[2] is not None else b"", array.offset
+
+
+def binary_lists(column: pa.Array | pa.ChunkedArray) -> tuple[Ints, Binary]:
+    """A list of binary column: its offsets (``len + 1`` of them, into the items) and its items."""
+    array = _array(column)
+    if array.null_count:
+        array = pc.coalesce(array, pa.scalar([], array.type))
+    return ints(array.offsets), binary(array.values)
+
+
+def sorted_by(table: pa.Table, *names: str) -> pa.Table:
+    """``table`` sorted by ``names``, ascending, stably (ties keep their order)."""
+    from pyarrow._compute import SortOptions, call_function
+
+    order = call_function("sort_indices", [table], SortOptions([(name, "ascending") for name in names]))
+    return pc.take(table, order)

@@ -1,0 +1,698 @@
+/* chainframe.verify._native: the hashing and encoding that verification repeats per log, receipt and trie node.
+ *
+ * Proving the benchmark chain offline spent its time in Python around small operations: 2.7M calls of the recursive
+ * RLP encoder, 100k keccak calls through pycryptodome's cffi wrapper (about 10 us each for a 1 us hash), and the
+ * to_pylist of every log. Here the same operations are done in C, the bulk ones straight from Arrow buffers:
+ *
+ * - keccak256(data): keccak-256 (the pre-NIST padding Ethereum uses), one call without a wrapper object;
+ * - rlp(item): RLP of bytes and (nested) lists or tuples of them;
+ * - ordered_root(values): the root of the Merkle-Patricia trie holding values[i] under RLP(i);
+ * - receipts_roots(...): each block's receiptsRoot from receipt and log columns sorted by block and index;
+ * - blooms(...): each group's 2048-bit logs bloom from log addresses and topics, each distinct item hashed once.
+ *
+ * Arrow columns come as (offsets buffer, data buffer, array offset) for binary (nulls already filled with empty
+ * values), (buffer, array offset) for int64. The pure-Python code in _hashing.py, _trie.py, _receipts.py and _bloom.py
+ * is the reference: tests/verify/test_native.py compares both on random and recorded inputs.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------- keccak-256 ---------- */
+
+static const uint64_t RC[24] = {
+    0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL,
+    0x000000000000808bULL, 0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL,
+    0x000000000000008aULL, 0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
+    0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
+    0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
+    0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL};
+static const int ROTC[24] = {1, 3, 6, 10, 15, 21, 28, 36, 45, 55, 2, 14, 27, 41, 56, 8, 25, 43, 62, 18, 39, 61, 20, 44};
+static const int PILN[24] = {10, 7, 11, 17, 18, 3, 5, 16, 8, 21, 24, 4, 15, 23, 19, 13, 12, 2, 20, 14, 22, 9, 6, 1};
+
+#define ROTL(x, n) (((x) << (n)) | ((x) >> (64 - (n))))
+
+static void keccakf(uint64_t st[25]) {
+    uint64_t bc[5], t;
+    for (int round = 0; round < 24; round++) {
+        for (int i = 0; i < 5; i++) bc[i] = st[i] ^ st[i + 5] ^ st[i + 10] ^ st[i + 15] ^ st[i + 20];
+        for (int i = 0; i < 5; i++) {
+            t = bc[(i + 4) % 5] ^ ROTL(bc[(i + 1) % 5], 1);
+            for (int j = 0; j < 25; j += 5) st[j + i] ^= t;
+        }
+        t = st[1];
+        for (int i = 0; i < 24; i++) {
+            int j = PILN[i];
+            bc[0] = st[j];
+            st[j] = ROTL(t, ROTC[i]);
+            t = bc[0];
+        }
+        for (int j = 0; j < 25; j += 5) {
+            for (int i = 0; i < 5; i++) bc[i] = st[j + i];
+            for (int i = 0; i < 5; i++) st[j + i] ^= (~bc[(i + 1) % 5]) & bc[(i + 2) % 5];
+        }
+        st[0] ^= RC[round];
+    }
+}
+
+static uint64_t load64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+#define RATE 136
+
+static void keccak256(const uint8_t *data, size_t len, uint8_t out[32]) {
+    uint64_t st[25] = {0};
+    while (len >= RATE) {
+        for (int i = 0; i < RATE / 8; i++) st[i] ^= load64(data + 8 * i);
+        keccakf(st);
+        data += RATE;
+        len -= RATE;
+    }
+    uint8_t last[RATE] = {0};
+    memcpy(last, data, len);
+    last[len] ^= 0x01; /* keccak's padding, not SHA-3's 0x06 */
+    last[RATE - 1] ^= 0x80;
+    for (int i = 0; i < RATE / 8; i++) st[i] ^= load64(last + 8 * i);
+    keccakf(st);
+    for (int i = 0; i < 4; i++)
+        for (int b = 0; b < 8; b++) out[8 * i + b] = (uint8_t)(st[i] >> (8 * b));
+}
+
+/* ---------- a growable byte buffer ---------- */
+
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+} Buf;
+
+static int buf_reserve(Buf *b, size_t more) {
+    if (b->len + more <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + more) cap *= 2;
+    uint8_t *data = realloc(b->data, cap);
+    if (!data) return -1;
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_put(Buf *b, const uint8_t *p, size_t n) {
+    if (buf_reserve(b, n)) return -1;
+    if (n) memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+/* ---------- RLP ---------- */
+
+static size_t be_size(size_t v) {
+    size_t n = 0;
+    while (v) {
+        n++;
+        v >>= 8;
+    }
+    return n;
+}
+
+/* Bytes of the header of a string (offset 0x80) or list (0xc0) of ``size`` payload bytes. */
+static size_t header_size(size_t size) { return size < 56 ? 1 : 1 + be_size(size); }
+
+static int put_header(Buf *b, size_t size, uint8_t offset) {
+    uint8_t h[9];
+    size_t n = be_size(size);
+    if (size < 56) {
+        h[0] = (uint8_t)(offset + size);
+        return buf_put(b, h, 1);
+    }
+    h[0] = (uint8_t)(offset + 55 + n);
+    for (size_t i = 0; i < n; i++) h[1 + i] = (uint8_t)(size >> (8 * (n - 1 - i)));
+    return buf_put(b, h, 1 + n);
+}
+
+static size_t str_size(const uint8_t *p, size_t n) { return (n == 1 && p[0] < 0x80) ? 1 : header_size(n) + n; }
+
+static int put_str(Buf *b, const uint8_t *p, size_t n) {
+    if (n == 1 && p[0] < 0x80) return buf_put(b, p, 1);
+    if (put_header(b, n, 0x80)) return -1;
+    return buf_put(b, p, n);
+}
+
+/* Minimal big-endian bytes of an unsigned integer (zero: none). */
+static size_t uint_bytes(uint64_t v, uint8_t out[8]) {
+    size_t n = 0;
+    for (uint64_t w = v; w; w >>= 8) n++;
+    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+    return n;
+}
+
+/* Encoded size of a Python item (bytes, or a list/tuple of items), -1 with an exception set. */
+static Py_ssize_t item_size(PyObject *item, int depth) {
+    if (PyBytes_Check(item)) {
+        return (Py_ssize_t)str_size((const uint8_t *)PyBytes_AS_STRING(item), (size_t)PyBytes_GET_SIZE(item));
+    }
+    if (!PyList_Check(item) && !PyTuple_Check(item)) {
+        PyErr_Format(PyExc_TypeError, "rlp encodes bytes and lists, not %.100s", Py_TYPE(item)->tp_name);
+        return -1;
+    }
+    if (depth > 64) {
+        PyErr_SetString(PyExc_ValueError, "rlp: lists nested too deep");
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(item), payload = 0;
+    PyObject **items = PySequence_Fast_ITEMS(item);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t s = item_size(items[i], depth + 1);
+        if (s < 0) return -1;
+        payload += s;
+    }
+    return (Py_ssize_t)header_size((size_t)payload) + payload;
+}
+
+static int put_item(Buf *b, PyObject *item) {
+    if (PyBytes_Check(item))
+        return put_str(b, (const uint8_t *)PyBytes_AS_STRING(item), (size_t)PyBytes_GET_SIZE(item));
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(item), payload = 0;
+    PyObject **items = PySequence_Fast_ITEMS(item);
+    for (Py_ssize_t i = 0; i < n; i++) payload += item_size(items[i], 0); /* checked by the first pass */
+    if (put_header(b, (size_t)payload, 0xC0)) return -1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (put_item(b, items[i])) return -1;
+    return 0;
+}
+
+/* ---------- the ordered trie's root ---------- */
+
+typedef struct {
+    uint8_t nib[20];
+    uint8_t len;
+    const uint8_t *value;
+    size_t size;
+} Pair;
+
+static int pair_cmp(const void *a, const void *b) {
+    const Pair *x = a, *y = b;
+    int n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->nib, y->nib, (size_t)n);
+    return c ? c : (int)x->len - (int)y->len;
+}
+
+static void index_key(size_t i, Pair *p) {
+    uint8_t key[9];
+    size_t n;
+    if (i == 0) {
+        key[0] = 0x80;
+        n = 1;
+    } else if (i < 0x80) {
+        key[0] = (uint8_t)i;
+        n = 1;
+    } else {
+        uint8_t raw[8];
+        size_t m = uint_bytes((uint64_t)i, raw);
+        key[0] = (uint8_t)(0x80 + m);
+        memcpy(key + 1, raw, m);
+        n = 1 + m;
+    }
+    for (size_t k = 0; k < n; k++) {
+        p->nib[2 * k] = key[k] >> 4;
+        p->nib[2 * k + 1] = key[k] & 15;
+    }
+    p->len = (uint8_t)(2 * n);
+}
+
+static int put_hex_prefix(Buf *b, const uint8_t *path, size_t n, int leaf) {
+    uint8_t out[12];
+    size_t k = 0, i = 0;
+    int flag = leaf ? 2 : 0;
+    if (n % 2) {
+        out[k++] = (uint8_t)((flag + 1) << 4 | path[0]);
+        i = 1;
+    } else {
+        out[k++] = (uint8_t)(flag << 4);
+    }
+    for (; i < n; i += 2) out[k++] = (uint8_t)(path[i] << 4 | path[i + 1]);
+    return put_str(b, out, k);
+}
+
+static int encode_node(const Pair *pairs, size_t count, size_t depth, Buf *out);
+
+/* A child as its parent holds it: its encoding when shorter than 32 bytes, else its hash. */
+static int put_ref(Buf *b, const Pair *pairs, size_t count, size_t depth) {
+    Buf child = {0};
+    if (encode_node(pairs, count, depth, &child)) {
+        free(child.data);
+        return -1;
+    }
+    int rc;
+    if (child.len < 32) {
+        rc = buf_put(b, child.data, child.len);
+    } else {
+        uint8_t h[33];
+        h[0] = 0xA0;
+        keccak256(child.data, child.len, h + 1);
+        rc = buf_put(b, h, 33);
+    }
+    free(child.data);
+    return rc;
+}
+
+static int encode_node(const Pair *pairs, size_t count, size_t depth, Buf *out) {
+    Buf payload = {0};
+    int rc = -1;
+    if (count == 1) {
+        if (put_hex_prefix(&payload, pairs[0].nib + depth, pairs[0].len - depth, 1)) goto done;
+        if (put_str(&payload, pairs[0].value, pairs[0].size)) goto done;
+    } else {
+        const Pair *first = &pairs[0], *last = &pairs[count - 1];
+        size_t limit = first->len < last->len ? first->len : last->len, shared = 0;
+        while (depth + shared < limit && first->nib[depth + shared] == last->nib[depth + shared]) shared++;
+        if (shared) {
+            if (put_hex_prefix(&payload, first->nib + depth, shared, 0)) goto done;
+            if (put_ref(&payload, pairs, count, depth + shared)) goto done;
+        } else {
+            size_t i = 0;
+            const Pair *here = NULL;
+            if (pairs[0].len == depth) here = &pairs[i++]; /* sorted: a key that ends here comes first */
+            for (int nibble = 0; nibble < 16; nibble++) {
+                size_t j = i;
+                while (j < count && pairs[j].nib[depth] == nibble) j++;
+                if (j == i) {
+                    uint8_t empty = 0x80;
+                    if (buf_put(&payload, &empty, 1)) goto done;
+                } else if (put_ref(&payload, pairs + i, j - i, depth + 1)) {
+                    goto done;
+                }
+                i = j;
+            }
+            if (here) {
+                if (put_str(&payload, here->value, here->size)) goto done;
+            } else {
+                uint8_t empty = 0x80;
+                if (buf_put(&payload, &empty, 1)) goto done;
+            }
+        }
+    }
+    if (put_header(out, payload.len, 0xC0) || buf_put(out, payload.data, payload.len)) goto done;
+    rc = 0;
+done:
+    free(payload.data);
+    return rc;
+}
+
+static const uint8_t EMPTY_ROOT[32] = {0x56, 0xe8, 0x1f, 0x17, 0x1b, 0xcc, 0x55, 0xa6, 0xff, 0x83, 0x45,
+                                       0xe6, 0x92, 0xc0, 0xf8, 0x6e, 0x5b, 0x48, 0xe0, 0x1b, 0x99, 0x6c,
+                                       0xad, 0xc0, 0x01, 0x62, 0x2f, 0xb5, 0xe3, 0x63, 0xb4, 0x21};
+
+/* Root of values[i] under RLP(i); ``pairs`` holds the values, its keys are filled here. 0, or -1 out of memory. */
+static int trie_root(Pair *pairs, size_t count, uint8_t root[32]) {
+    if (count == 0) {
+        memcpy(root, EMPTY_ROOT, 32);
+        return 0;
+    }
+    for (size_t i = 0; i < count; i++) index_key(i, &pairs[i]);
+    qsort(pairs, count, sizeof(Pair), pair_cmp);
+    Buf node = {0};
+    if (encode_node(pairs, count, 0, &node)) {
+        free(node.data);
+        return -1;
+    }
+    keccak256(node.data, node.len, root);
+    free(node.data);
+    return 0;
+}
+
+/* ---------- Arrow columns ---------- */
+
+typedef struct {
+    Py_buffer offsets, data;
+    Py_ssize_t offset;
+} BinCol;
+
+typedef struct {
+    Py_buffer values;
+    Py_ssize_t offset;
+} IntCol;
+
+static int bin_col(PyObject *spec, BinCol *c) {
+    PyObject *offsets, *data;
+    memset(c, 0, sizeof(*c));
+    if (!PyArg_ParseTuple(spec, "OOn", &offsets, &data, &c->offset)) return -1;
+    if (PyObject_GetBuffer(offsets, &c->offsets, PyBUF_SIMPLE)) return -1;
+    if (PyObject_GetBuffer(data, &c->data, PyBUF_SIMPLE)) {
+        PyBuffer_Release(&c->offsets);
+        return -1;
+    }
+    return 0;
+}
+
+static void bin_release(BinCol *c) {
+    if (c->offsets.obj) PyBuffer_Release(&c->offsets);
+    if (c->data.obj) PyBuffer_Release(&c->data);
+}
+
+/* Item i's bytes: 0, or -1 with an exception when the offsets point outside the buffers. */
+static int bin_get(const BinCol *c, Py_ssize_t i, const uint8_t **p, size_t *n) {
+    Py_ssize_t k = c->offset + i;
+    if (k < 0 || (size_t)(k + 2) * 4 > (size_t)c->offsets.len) goto bad;
+    int32_t a, b;
+    memcpy(&a, (const uint8_t *)c->offsets.buf + 4 * k, 4);
+    memcpy(&b, (const uint8_t *)c->offsets.buf + 4 * (k + 1), 4);
+    if (a < 0 || b < a || b > c->data.len) goto bad;
+    *p = (const uint8_t *)c->data.buf + a;
+    *n = (size_t)(b - a);
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "an Arrow binary column's offsets are out of bounds");
+    return -1;
+}
+
+static int int_col(PyObject *spec, IntCol *c, Py_ssize_t rows) {
+    memset(c, 0, sizeof(*c));
+    PyObject *values;
+    if (!PyArg_ParseTuple(spec, "On", &values, &c->offset)) return -1;
+    if (PyObject_GetBuffer(values, &c->values, PyBUF_SIMPLE)) return -1;
+    if (c->offset < 0 || (size_t)(c->offset + rows) * 8 > (size_t)c->values.len) {
+        PyBuffer_Release(&c->values);
+        c->values.obj = NULL;
+        PyErr_SetString(PyExc_ValueError, "an Arrow int64 column is shorter than its rows");
+        return -1;
+    }
+    return 0;
+}
+
+static int64_t int_get(const IntCol *c, Py_ssize_t i) {
+    int64_t v;
+    memcpy(&v, (const uint8_t *)c->values.buf + 8 * (c->offset + i), 8);
+    return v;
+}
+
+static void int_release(IntCol *c) {
+    if (c->values.obj) PyBuffer_Release(&c->values);
+}
+
+/* ---------- Python functions ---------- */
+
+static PyObject *py_keccak256(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE)) return NULL;
+    uint8_t out[32];
+    keccak256(view.buf, (size_t)view.len, out);
+    PyBuffer_Release(&view);
+    return PyBytes_FromStringAndSize((const char *)out, 32);
+}
+
+static PyObject *py_rlp(PyObject *self, PyObject *item) {
+    (void)self;
+    Py_ssize_t size = item_size(item, 0);
+    if (size < 0) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, size);
+    if (!out) return NULL;
+    Buf b = {(uint8_t *)PyBytes_AS_STRING(out), 0, (size_t)size}; /* exactly sized: never reallocated */
+    put_item(&b, item);
+    return out;
+}
+
+static PyObject *py_ordered_root(PyObject *self, PyObject *values) {
+    (void)self;
+    PyObject *seq = PySequence_Fast(values, "ordered_root takes a sequence of bytes");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    Pair *pairs = calloc((size_t)n + 1, sizeof(Pair));
+    PyObject *result = NULL;
+    if (!pairs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyBytes_Check(items[i])) {
+            PyErr_Format(PyExc_TypeError, "ordered_root takes bytes, not %.100s", Py_TYPE(items[i])->tp_name);
+            goto done;
+        }
+        pairs[i].value = (const uint8_t *)PyBytes_AS_STRING(items[i]);
+        pairs[i].size = (size_t)PyBytes_GET_SIZE(items[i]);
+    }
+    uint8_t root[32];
+    if (trie_root(pairs, (size_t)n, root)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize((const char *)root, 32);
+done:
+    free(pairs);
+    Py_DECREF(seq);
+    return result;
+}
+
+/* receipts_roots(r_block, r_tx, r_type, r_status, r_root, r_cumulative, r_bloom,
+ *                l_block, l_tx, l_address, l_topic_offsets, l_topics, l_data) -> list of (block, root)
+ * Receipts sorted by (block, transaction index), logs by (block, transaction index, log index); a receipt's logs are
+ * those with its block and index. r_status -1 means no status (pre-Byzantium): the receipt holds its root instead. */
+static PyObject *py_receipts_roots(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t nr, nl;
+    PyObject *s[13];
+    if (!PyArg_ParseTuple(args, "nnOOOOOOOOOOOOO", &nr, &nl, &s[0], &s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7],
+                          &s[8], &s[9], &s[10], &s[11], &s[12]))
+        return NULL;
+    IntCol rb = {0}, rt = {0}, rk = {0}, rs = {0}, rc = {0}, lb = {0}, lt = {0}, to = {0};
+    BinCol rr = {0}, rbl = {0}, la = {0}, ltp = {0}, ld = {0};
+    PyObject *result = NULL;
+    Pair *pairs = NULL;
+    size_t *ends = NULL;
+    Buf enc = {0};
+    if (int_col(s[0], &rb, nr) || int_col(s[1], &rt, nr) || int_col(s[2], &rk, nr) || int_col(s[3], &rs, nr) ||
+        bin_col(s[4], &rr) || int_col(s[5], &rc, nr) || bin_col(s[6], &rbl) || int_col(s[7], &lb, nl) ||
+        int_col(s[8], &lt, nl) || bin_col(s[9], &la) || int_col(s[10], &to, nl + 1) || bin_col(s[11], &ltp) ||
+        bin_col(s[12], &ld))
+        goto done;
+    result = PyList_New(0);
+    pairs = calloc((size_t)nr + 1, sizeof(Pair));
+    ends = calloc((size_t)nr + 1, sizeof(size_t));
+    if (!result || !pairs || !ends) {
+        if (result) PyErr_NoMemory();
+        goto fail;
+    }
+    Py_ssize_t j = 0; /* the next log */
+    for (Py_ssize_t start = 0; start < nr;) {
+        int64_t block = int_get(&rb, start);
+        Py_ssize_t stop = start;
+        enc.len = 0;
+        for (; stop < nr && int_get(&rb, stop) == block; stop++) {
+            int64_t tx = int_get(&rt, stop);
+            while (j < nl && (int_get(&lb, j) < block || (int_get(&lb, j) == block && int_get(&lt, j) < tx))) j++;
+            Py_ssize_t first = j, last = j;
+            while (last < nl && int_get(&lb, last) == block && int_get(&lt, last) == tx) last++;
+            j = last;
+            /* Payload sizes first: each log, the logs' list, then the receipt. */
+            size_t logs_payload = 0;
+            for (Py_ssize_t k = first; k < last; k++) {
+                const uint8_t *p;
+                size_t n, topics = 0, log = 0;
+                if (bin_get(&la, k, &p, &n)) goto fail;
+                log += str_size(p, n);
+                int64_t t0 = int_get(&to, k), t1 = int_get(&to, k + 1);
+                for (int64_t t = t0; t < t1; t++) {
+                    if (bin_get(&ltp, (Py_ssize_t)t, &p, &n)) goto fail;
+                    topics += str_size(p, n);
+                }
+                log += header_size(topics) + topics;
+                if (bin_get(&ld, k, &p, &n)) goto fail;
+                log += str_size(p, n);
+                logs_payload += header_size(log) + log;
+            }
+            uint8_t status_raw[8], cum_raw[8];
+            const uint8_t *outcome, *bloom;
+            size_t outcome_n, bloom_n;
+            int64_t status = int_get(&rs, stop);
+            if (status < 0) {
+                if (bin_get(&rr, stop, &outcome, &outcome_n)) goto fail;
+            } else {
+                outcome_n = uint_bytes((uint64_t)status, status_raw);
+                outcome = status_raw;
+            }
+            size_t cum_n = uint_bytes((uint64_t)int_get(&rc, stop), cum_raw);
+            if (bin_get(&rbl, stop, &bloom, &bloom_n)) goto fail;
+            size_t payload = str_size(outcome, outcome_n) + str_size(cum_raw, cum_n) + str_size(bloom, bloom_n) +
+                             header_size(logs_payload) + logs_payload;
+            int64_t kind = int_get(&rk, stop);
+            if (kind != 0) {
+                uint8_t k8 = (uint8_t)kind;
+                if (buf_put(&enc, &k8, 1)) goto nomem;
+            }
+            if (put_header(&enc, payload, 0xC0) || put_str(&enc, outcome, outcome_n) ||
+                put_str(&enc, cum_raw, cum_n) || put_str(&enc, bloom, bloom_n) ||
+                put_header(&enc, logs_payload, 0xC0))
+                goto nomem;
+            for (Py_ssize_t k = first; k < last; k++) {
+                const uint8_t *a, *d, *p;
+                size_t an, dn, n, topics = 0;
+                bin_get(&la, k, &a, &an);
+                bin_get(&ld, k, &d, &dn);
+                int64_t t0 = int_get(&to, k), t1 = int_get(&to, k + 1);
+                for (int64_t t = t0; t < t1; t++) {
+                    bin_get(&ltp, (Py_ssize_t)t, &p, &n);
+                    topics += str_size(p, n);
+                }
+                if (put_header(&enc, str_size(a, an) + header_size(topics) + topics + str_size(d, dn), 0xC0) ||
+                    put_str(&enc, a, an) || put_header(&enc, topics, 0xC0))
+                    goto nomem;
+                for (int64_t t = t0; t < t1; t++) {
+                    bin_get(&ltp, (Py_ssize_t)t, &p, &n);
+                    if (put_str(&enc, p, n)) goto nomem;
+                }
+                if (put_str(&enc, d, dn)) goto nomem;
+            }
+            ends[stop - start] = enc.len;
+        }
+        /* The encodings are final (the buffer no longer moves): point the trie's values into it. */
+        for (Py_ssize_t i = start; i < stop; i++) {
+            size_t begin = i == start ? 0 : ends[i - start - 1];
+            pairs[i - start].value = enc.data + begin;
+            pairs[i - start].size = ends[i - start] - begin;
+        }
+        uint8_t root[32];
+        if (trie_root(pairs, (size_t)(stop - start), root)) goto nomem;
+        PyObject *entry = Py_BuildValue("(Ly#)", (long long)block, (const char *)root, (Py_ssize_t)32);
+        if (!entry || PyList_Append(result, entry)) {
+            Py_XDECREF(entry);
+            goto fail;
+        }
+        Py_DECREF(entry);
+        start = stop;
+    }
+    goto done;
+nomem:
+    PyErr_NoMemory();
+fail:
+    Py_CLEAR(result);
+done:
+    free(pairs);
+    free(ends);
+    free(enc.data);
+    int_release(&rb), int_release(&rt), int_release(&rk), int_release(&rs), int_release(&rc);
+    int_release(&lb), int_release(&lt), int_release(&to);
+    bin_release(&rr), bin_release(&rbl), bin_release(&la), bin_release(&ltp), bin_release(&ld);
+    return result;
+}
+
+/* ---------- blooms ---------- */
+
+/* The same few contracts and event signatures fill most blocks' logs: each distinct item's bits are kept in a small
+ * open-addressed table (items up to 32 bytes; when it fills up, the rest are hashed each time). */
+#define SLOTS 8192
+typedef struct {
+    uint8_t used, len;
+    uint16_t bits[3];
+    uint8_t key[32];
+} Slot;
+
+static void bloom_bits(const uint8_t *p, size_t n, uint16_t bits[3]) {
+    uint8_t h[32];
+    keccak256(p, n, h);
+    for (int i = 0; i < 3; i++) bits[i] = (uint16_t)(((h[2 * i] << 8) | h[2 * i + 1]) & 2047);
+}
+
+static void bloom_add(uint8_t *bloom, Slot *table, size_t *filled, const uint8_t *p, size_t n) {
+    uint16_t bits[3];
+    if (n <= 32) {
+        uint64_t hash = 1469598103934665603ULL;
+        for (size_t i = 0; i < n; i++) hash = (hash ^ p[i]) * 1099511628211ULL;
+        for (size_t probe = 0, slot = (size_t)(hash ^ (hash >> 29)) & (SLOTS - 1); probe < 16;
+             probe++, slot = (slot + 1) & (SLOTS - 1)) {
+            Slot *s = &table[slot];
+            if (!s->used) {
+                if (*filled >= SLOTS * 3 / 4) break;
+                bloom_bits(p, n, s->bits);
+                memcpy(s->key, p, n);
+                s->len = (uint8_t)n;
+                s->used = 1;
+                (*filled)++;
+                memcpy(bits, s->bits, sizeof(bits));
+                goto set;
+            }
+            if (s->len == n && memcmp(s->key, p, n) == 0) {
+                memcpy(bits, s->bits, sizeof(bits));
+                goto set;
+            }
+        }
+    }
+    bloom_bits(p, n, bits);
+set:
+    for (int i = 0; i < 3; i++) bloom[255 - bits[i] / 8] |= (uint8_t)(1 << (bits[i] % 8));
+}
+
+/* blooms(groups, rows, group, address, topic_offsets, topics) -> bytes of groups * 256: the bloom of each group's
+ * logs (group[i] the log's group, -1 for none). */
+static PyObject *py_blooms(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t ng, nl;
+    PyObject *s[4];
+    if (!PyArg_ParseTuple(args, "nnOOOO", &ng, &nl, &s[0], &s[1], &s[2], &s[3])) return NULL;
+    if (ng < 0 || nl < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative sizes");
+        return NULL;
+    }
+    IntCol group = {0}, to = {0};
+    BinCol address = {0}, topics = {0};
+    PyObject *out = NULL;
+    Slot *table = NULL;
+    if (int_col(s[0], &group, nl) || bin_col(s[1], &address) || int_col(s[2], &to, nl + 1) || bin_col(s[3], &topics))
+        goto done;
+    table = calloc(SLOTS, sizeof(Slot));
+    out = PyBytes_FromStringAndSize(NULL, ng * 256);
+    if (!table || !out) {
+        if (out) PyErr_NoMemory();
+        Py_CLEAR(out);
+        goto done;
+    }
+    uint8_t *blooms = (uint8_t *)PyBytes_AS_STRING(out);
+    memset(blooms, 0, (size_t)ng * 256);
+    size_t filled = 0;
+    for (Py_ssize_t i = 0; i < nl; i++) {
+        int64_t g = int_get(&group, i);
+        if (g < 0) continue;
+        if (g >= ng) {
+            PyErr_SetString(PyExc_ValueError, "a log's group is out of range");
+            Py_CLEAR(out);
+            goto done;
+        }
+        const uint8_t *p;
+        size_t n;
+        if (bin_get(&address, i, &p, &n)) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        bloom_add(blooms + 256 * g, table, &filled, p, n);
+        for (int64_t t = int_get(&to, i), end = int_get(&to, i + 1); t < end; t++) {
+            if (bin_get(&topics, (Py_ssize_t)t, &p, &n)) {
+                Py_CLEAR(out);
+                goto done;
+            }
+            bloom_add(blooms + 256 * g, table, &filled, p, n);
+        }
+    }
+done:
+    free(table);
+    int_release(&group), int_release(&to);
+    bin_release(&address), bin_release(&topics);
+    return out;
+}
+
+static PyMethodDef METHODS[] = {
+    {"keccak256", py_keccak256, METH_O, "keccak256(data) -> the 32-byte keccak-256 digest"},
+    {"rlp", py_rlp, METH_O, "rlp(item) -> the RLP of bytes or (nested) lists/tuples of bytes"},
+    {"ordered_root", py_ordered_root, METH_O, "ordered_root(values) -> root of the trie of values[i] under RLP(i)"},
+    {"receipts_roots", py_receipts_roots, METH_VARARGS, "receipts_roots(...) -> [(block, receiptsRoot)]"},
+    {"blooms", py_blooms, METH_VARARGS, "blooms(groups, rows, group, address, topic_offsets, topics) -> bytes"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_native", "Verification's hashing and encoding in C.",
+                                    -1, METHODS, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&MODULE); }
