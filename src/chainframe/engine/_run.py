@@ -141,10 +141,16 @@ async def extract_round(
             on_tasks(tasks)
         publisher.expect([Planned(series=str(_series_of(t)), slot=t.start - t.start % t.chunk_size,
                                   repair=t.reason == "repair") for t in tasks])  # fmt: skip
-        await runner(
-            iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
-            concurrency=concurrency, counters=counters, publish=publisher.publish, on_chunk=on_chunk,
-        )  # fmt: skip
+        try:
+            await runner(
+                iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
+                concurrency=concurrency, counters=counters, publish=publisher.publish, on_chunk=on_chunk,
+            )  # fmt: skip
+            await anyio.to_thread.run_sync(publisher.flush)  # every file of the round committed, or its error
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(publisher.abandon)
+            raise
         if not tasks:  # nothing written since the check above: a second check would only repeat it
             return result
         every = await _every_series(folder)

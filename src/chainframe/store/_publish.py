@@ -18,8 +18,10 @@ what was asked, else Delta for ``s3://`` and Parquet for a local folder.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 
 import pyarrow as pa
 
@@ -98,34 +100,41 @@ def _holds_files(folder: Location) -> bool:
 
 class Publisher:
     """A run's coordinator's publishing of chunk files into the series under ``out`` (see the module docstring).
-    Thread-safe: chunks finish on several threads."""
+
+    Commits happen on one thread per series (its *committer*), off the path of the chunk tasks that hand files in:
+    a task goes on to its next chunk while its file is committed, tables commit side by side, and one series' commits
+    stay in order. :meth:`flush` waits for them (a round calls it before it looks at the folder again) and raises the
+    first failure; a failure also stops the next :meth:`publish`. :meth:`abandon` drops what is queued and waits for
+    the commit in flight, which lands whole or not at all."""
 
     def __init__(self, out: Location, layout: Layout) -> None:
         self.out, self.layout = location(out), layout
         self._writers: dict[str, DeltaWriter] = {}
         self._queues: dict[str, _Queue] = {}
         """Per series folder: the slots the round writes, in block order, and the files done but held back."""
-        self._locks: dict[str, threading.Lock] = {}
-        """Per series folder, held from a file's arrival to its commit: one commit at a time per table (two of one
-        run's commits to a table would conflict with each other), in block order; tables commit side by side."""
-        self._guard = threading.Lock()
+        self._committers: dict[str, ThreadPoolExecutor] = {}
+        self._pending: list[Future[None]] = []
+        self._failure: BaseException | None = None
+        self._guard = threading.RLock()
+        """Held to read or change the queues and to hand a commit to a committer (so one series' commits are handed
+        in block order); re-entered by :meth:`_submit`."""
 
     def claim(self, folders: Sequence[Location], schemas: dict[str, pa.Schema] | None = None) -> None:
         """Take over the Delta tables at ``folders`` now (creating those with a schema in ``schemas`` that do not
         exist yet), so any older run's commit there is refused from this moment on."""
         if self.layout != "delta":
             return
-        for folder in folders:
-            with self._lock(str(folder)):
-                self._writer(folder, (schemas or {}).get(folder.name))
+        claims = [self._submit(str(f), partial(self._writer, f, (schemas or {}).get(f.name))) for f in folders]
+        for claimed in claims:
+            claimed.result()
 
     def expect(self, plan: Sequence[Planned]) -> None:
         """The slots a round is about to write: their files are then published in block order per series, each
         commit a run of consecutive slots from the lowest not yet published, and a reorg repair's slots all in one
         commit. So every version a reader can see is a table a finished run could have left: no gap where an
         extension crosses a slot's end, no two forks where a repair spans two slots."""
-        for planned in plan:
-            with self._lock(planned.series):
+        with self._guard:
+            for planned in plan:
                 queue = self._queues.setdefault(planned.series, _Queue())
                 queue.slots.append(planned.slot)
                 queue.slots.sort()
@@ -133,23 +142,60 @@ class Publisher:
                     queue.together.add(planned.slot)
 
     def publish(self, written: Written) -> None:
-        """Make ``written`` its slot's file: now, or with the slots below it that the round still writes."""
+        """Make ``written`` its slot's file: queued for its series' committer now, or with the slots below it that
+        the round still writes. A file the round did not plan is published before this returns."""
+        self._raise_failure()
         series, slot = str(self._series(written)), written.meta.slot[0]
-        with self._lock(series):
+        with self._guard:
             queue = self._queues.get(series)
-            if queue is None or slot not in queue.slots[queue.next :]:
-                self._publish(series, [written])  # not planned in order (a caller of its own)
-                return
-            queue.done[slot] = written
-            ready = queue.ready()
+            planned = queue is not None and slot in queue.slots[queue.next :]
+            ready: list[Written] = []
+            if queue is not None and planned:
+                queue.done[slot] = written
+                slots = queue.ready()
+                ready = [queue.done.pop(s) for s in slots]
+                queue.next += len(slots)
+                if queue.next == len(queue.slots):
+                    del self._queues[series]
             if ready:
-                self._publish(series, [queue.done.pop(s) for s in ready])
-                queue.next += len(ready)
-            if queue.next == len(queue.slots):
-                del self._queues[series]
+                self._submit(series, lambda: self._publish(series, ready))
+        if not planned:
+            self._submit(series, lambda: self._publish(series, [written])).result()
+
+    def flush(self) -> None:
+        """Wait for every queued commit; raise the first failure."""
+        with self._guard:
+            pending, self._pending = self._pending, []
+        for future in pending:
+            future.exception()
+        self._raise_failure()
+
+    def abandon(self, timeout: float = 30.0) -> None:
+        """Drop the queued commits (their files stay unpublished) and wait up to ``timeout`` seconds for those in
+        flight (each lands whole or not at all)."""
+        with self._guard:
+            pending, self._pending = self._pending, []
+            self._queues.clear()
+        for future in pending:
+            future.cancel()
+        wait([f for f in pending if not f.cancelled()], timeout=timeout)
+
+    def delete(self, paths: Sequence[str]) -> None:
+        """Remove these slots' files (blocks above a head that moved back), before this returns."""
+        for text in paths:
+            path = location(text)
+            if self.layout == "parquet":
+                storage(path).delete(path)
+            else:
+                series = path.parent.parent
+                self._submit(str(series), partial(self._delete, series, path)).result()
+
+    def _delete(self, series: Location, path: Location) -> None:
+        self._writer(series, None).delete([path])
 
     def _publish(self, series: str, files: list[Written]) -> None:
-        """Publish ``files`` (consecutive slots of one series, in block order): one Delta commit, or renames."""
+        """Publish ``files`` (consecutive slots of one series, in block order): one Delta commit, or renames.
+        Runs on the series' committer."""
         if self.layout == "delta":
             self._writer(location(series), None).publish(files)
             return
@@ -157,26 +203,34 @@ class Publisher:
             assert written.staged is not None, written.path
             storage(location(written.path)).publish(written.staged)
 
+    def _submit(self, series: str, job: Callable[[], object]) -> Future[None]:
+        def run() -> None:
+            if self._failure is None:  # after a failure nothing more is committed
+                job()
+
+        with self._guard:
+            committer = self._committers.get(series)
+            if committer is None:
+                committer = self._committers[series] = ThreadPoolExecutor(1, thread_name_prefix="chainframe-commit")
+            future = committer.submit(run)
+            self._pending.append(future)
+        future.add_done_callback(self._failed)
+        return future
+
+    def _failed(self, future: Future[None]) -> None:
+        if not future.cancelled() and future.exception() is not None and self._failure is None:
+            self._failure = future.exception()
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            raise self._failure
+
     def _series(self, written: Written) -> Location:
         parent = location(written.path).parent
         return parent.parent if self.layout == "delta" else parent
 
-    def delete(self, paths: Sequence[str]) -> None:
-        """Remove these slots' files (blocks above a head that moved back)."""
-        for text in paths:
-            path = location(text)
-            if self.layout == "parquet":
-                storage(path).delete(path)
-            else:
-                with self._lock(str(path.parent.parent)):
-                    self._writer(path.parent.parent, None).delete([path])
-
-    def _lock(self, series: str) -> threading.Lock:
-        with self._guard:
-            return self._locks.setdefault(series, threading.Lock())
-
     def _writer(self, folder: Location, schema: pa.Schema | None) -> DeltaWriter:
-        """Called holding the series' lock."""
+        """The series' writer (made on first use: it claims or creates the table). Runs on the series' committer."""
         writer = self._writers.get(str(folder))
         if writer is None:
             if schema is None and not is_table(folder):
