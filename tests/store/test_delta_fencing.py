@@ -68,3 +68,16 @@ def test_a_slot_is_replaced_in_one_commit_and_old_snapshots_stay_readable(tmp_pa
     assert history["chainframe.blocks"] == "0..9"
     old = open_table(folder, version=before)
     assert old.to_pyarrow_table().num_rows == 5  # the replaced file is still there for a reader of that version
+
+
+def test_a_delta_error_names_no_credential(monkeypatch: pytest.MonkeyPatch) -> None:
+    """delta-rs' messages can carry what S3 answered, which may echo the access key id: never past our boundary."""
+    from chainframe.store._delta import _reason
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIACHAINFRAMETEST")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret-of-the-test")
+    answer = RuntimeError("<AWSAccessKeyId>AKIACHAINFRAMETEST</AWSAccessKeyId> signed with secret-of-the-test")
+    text = _reason(answer)
+    assert "AKIACHAINFRAMETEST" not in text
+    assert "secret-of-the-test" not in text
+    assert "AWSAccessKeyId" in text  # the rest of the message is kept

@@ -41,6 +41,7 @@ from typing import Any, Literal
 import pyarrow as pa
 
 from chainframe._errors import InputError
+from chainframe._redact import redact_text
 from chainframe.store._chunks import DATASET_NAME, BlockSpan, Written
 from chainframe.store._storage import Entry, Location, ObjectPath, StoreError, Superseded, location, storage
 
@@ -320,7 +321,14 @@ def version(folder: Location) -> int:
     return int(open_table(folder).version())
 
 
+_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
+
+
 def _reason(exc: BaseException) -> str:
-    """delta-rs' message without the Rust backtrace it appends when ``RUST_BACKTRACE`` is set."""
+    """delta-rs' message without the Rust backtrace it appends when ``RUST_BACKTRACE`` is set, and without any of the
+    credentials it was given (an S3 error body can echo the access key id)."""
     text = str(exc).split("\n   0:", 1)[0].strip()
-    return f"{type(exc).__name__}: {text[:500]}"
+
+    options = storage_options(ObjectPath("s3://redaction-check/x")) or {}
+    secrets = [v for k, v in options.items() if k in _CREDENTIALS]
+    return f"{type(exc).__name__}: {redact_text(text, *secrets)[:500]}"
