@@ -15,6 +15,10 @@ from chainframe.cli._endpoint import add_endpoint_options
 if TYPE_CHECKING:  # imported by the command that uses it: an extract does not pay for verification
     from chainframe.verify import Report
 
+NOT_ALL_CHECKED = 3
+"""Exit code when every check that ran passed but some were skipped: distinct from 0 (all proven), 1 (a check
+failed) and 2 (bad input), so a script cannot take a partly checked folder for a proven one."""
+
 DESCRIPTION = """\
 Check what chainframe wrote under DIR (DIR/blocks, DIR/transactions, DIR/receipts,
 DIR/logs, DIR/uncles, DIR/account_proofs, DIR/storage_proofs) against the block
@@ -40,7 +44,13 @@ and decoded series (logs__f..., erc20_transfers, ...) need the receipts' logs:
                columns included; proofs; traces are listed as not provable)
 
 Checks that cannot run (a dataset missing, a header field not stored) are listed
-as skipped, never as passed. Exits 1 when any check fails.
+as skipped, never as passed, and the last line says how many series they touch.
+
+exit codes:
+  0  every check passed and nothing was skipped: all of DIR is proven
+  1  a check failed (or the node or the files could not be read)
+  2  bad input: DIR is not a folder, holds nothing to verify, or an option is wrong
+  3  every check that ran passed, but something was skipped (listed): not all of DIR is proven
 
 examples:
   chainframe verify ./data
@@ -72,8 +82,22 @@ def format_report(report: Report) -> str:
         lines.append(f"skipped  {s.dataset} {s.check} for {s.blocks:,} blocks: {s.reason}")
     for f in report.failures:
         lines.append(f"FAILED   {f.dataset} block {f.block_number} {f.check}: stored {f.expected}, computed {f.actual}")
-    lines.append("verified: all checks passed" if report.ok else f"{len(report.failures)} check(s) failed")
+    if report.failures:
+        lines.append(f"{len(report.failures)} check(s) failed")
+    elif report.skipped:
+        checks: dict[str, list[str]] = {}
+        for s in report.skipped:
+            checks.setdefault(s.dataset, []).append(s.check)
+        named = ", ".join(f"{name} ({', '.join(sorted(set(checks[name])))})" for name in sorted(checks))
+        lines.append(f"passed, but not all checked: {len(checks)} series skipped in whole or part: {named}; why above")
+    else:
+        lines.append("verified: all checks passed")
     return "\n".join(lines)
+
+
+def exit_code(report: Report) -> int:
+    """1: a check failed; 3: nothing failed but something was skipped (not proven); 0: everything proven."""
+    return 1 if report.failures else NOT_ALL_CHECKED if report.skipped else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,4 +119,4 @@ def run(args: argparse.Namespace) -> int:
     if not report.blocks_verified and not report.skipped:
         raise InputError(f"{folder} holds no blocks, transactions, receipts or logs to verify")
     print(json.dumps(report.as_dict(), indent=2) if args.json else format_report(report), file=sys.stdout)
-    return 0 if report.ok else 1
+    return exit_code(report)

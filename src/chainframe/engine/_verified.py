@@ -28,10 +28,10 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import InputError
-from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, U256, BlockRange
+from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, TRANSACTIONS, U256, BlockRange
 from chainframe.datasets._convert import constant
 from chainframe.engine._answers import WrongAnswer
-from chainframe.store import Location, storage
+from chainframe.store import ChunkMeta, Location, storage
 
 if TYPE_CHECKING:
     import polars as pl
@@ -64,10 +64,12 @@ def _report() -> Report:
 
 @dataclass
 class Material:
-    """What a piece is proven against: its blocks' headers, and their receipts where the dataset needs them."""
+    """What a piece is proven against: its blocks' headers, and their receipts and transactions where the dataset
+    needs them (receipts' sender, recipient, price paid and created address follow from their transactions)."""
 
     headers: list[bytes]
     receipts: list[bytes] = field(default_factory=list)
+    transactions: list[bytes] = field(default_factory=list)
 
 
 @dataclass
@@ -93,7 +95,8 @@ async def material(client: Any, dataset: str, part: BlockRange, *, receipts: boo
         return Material([])  # the rows are the headers
     headers = await BLOCKS.fetch(client, part)
     wanted = dataset in LOG_DATASETS or (receipts and dataset == "receipts")
-    return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [])
+    transactions = await TRANSACTIONS.fetch(client, part) if dataset == "receipts" else []
+    return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [], transactions)
 
 
 def _read(path: Location) -> pa.Table:
@@ -108,33 +111,71 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
     """Prove every series under ``folder`` against the node behind ``client``: each stored file in pieces of
     ``piece_blocks`` blocks (memory bounded by a piece), every failure collected rather than raised."""
     from chainframe.store import load_series, series_folders
+    from chainframe.verify import Failure
 
     report = _report()
     chain_id = await client.chain_id()
+
+    async def prove_file(name: str, meta: ChunkMeta, table: pa.Table) -> None:
+        column = "nephew_number" if meta.dataset == "uncles" else "block_number"
+        numbers = table[column].combine_chunks()
+        for start in range(meta.start, meta.end + 1, piece_blocks):
+            part = BlockRange(start, min(start + piece_blocks - 1, meta.end))
+            first = constant(part.start, len(numbers), numbers.type)  # not a Python number: that loads pandas
+            last = constant(part.end, len(numbers), numbers.type)
+            rows = pc.filter(table, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
+            proof = await material(client, meta.dataset, part, receipts=True)
+            prove(meta.dataset, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
+                  report=report, name=name)  # fmt: skip
+
     for path in series_folders(folder):
         series = load_series(path)
         for chunk in series.chunks:
-            meta = chunk.meta
-            if meta.chain_id != chain_id:
-                raise InputError(f"{chunk.path} is of chain {meta.chain_id}; the node serves chain {chain_id}")
-            table = await anyio.to_thread.run_sync(_read, chunk.path)
-            column = "nephew_number" if meta.dataset == "uncles" else "block_number"
-            numbers = table[column].combine_chunks()
-            for start in range(meta.start, meta.end + 1, piece_blocks):
-                part = BlockRange(start, min(start + piece_blocks - 1, meta.end))
-                first = constant(part.start, len(numbers), numbers.type)  # not a Python number: that loads pandas
-                last = constant(part.end, len(numbers), numbers.type)
-                rows = pc.filter(table, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
-                proof = await material(client, meta.dataset, part, receipts=True)
-                prove(meta.dataset, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
-                      report=report, name=path.name)  # fmt: skip
+            if chunk.meta.chain_id != chain_id:
+                raise InputError(f"{chunk.path} is of chain {chunk.meta.chain_id}; the node serves chain {chain_id}")
+            await prove_file(path.name, chunk.meta, await anyio.to_thread.run_sync(_read, chunk.path))
         for bad, why in series.foreign:
             report.skip(path.name, "file", f"{bad.name}: {why}", blocks=1)
-        for _, bad in series.damaged:
-            from chainframe.verify import Failure
-
-            report.failures.append(Failure(path.name, 0, "chunk_file", "a complete chunk file", f"{bad.name} is not"))
+        for slot_start, bad in series.damaged:
+            edited = await anyio.to_thread.run_sync(_edited, bad, series.dataset, chain_id)
+            if edited is None:  # nothing to read the rows from: the blocks it was written for are unproven
+                blocks = _blocks_named(bad.name) or f"from {slot_start}"
+                stored = f"{bad.name}: not a complete chunk file"
+                unproven = f"blocks {blocks} unproven: extract them again"
+                report.failures.append(Failure(path.name, slot_start, "chunk_file", stored, unproven))
+                continue
+            # Rows removed or added after writing (the footer's count disagrees): prove what is there, so the
+            # failures name the blocks and rows that differ from the chain.
+            meta, table = edited
+            stored = f"{table.num_rows:,} rows in {bad.name}"
+            written = f"{meta.rows:,} rows written for blocks {meta.start}..{meta.end}"
+            report.failures.append(Failure(path.name, meta.start, "chunk_file", stored, written))
+            await prove_file(path.name, meta, table)
     return report
+
+
+def _edited(path: Location, dataset: str, chain_id: int) -> tuple[ChunkMeta, pa.Table] | None:
+    """A damaged chunk that is whole Parquet with our footer, its row count changed since (a tool deleted or added
+    rows in place): its footer's metadata and rows. None when it cannot be read so."""
+    import pyarrow.parquet as pq
+
+    try:
+        with storage(path).open_input(path) as source:
+            file = pq.ParquetFile(source, page_checksum_verification=True)
+            meta = ChunkMeta.from_metadata(file.metadata.metadata)
+            if meta is None or meta.dataset != dataset or meta.chain_id != chain_id:
+                return None
+            return meta, file.read()
+    except (OSError, ValueError, pa.ArrowException):
+        return None
+
+
+def _blocks_named(name: str) -> str | None:
+    """The blocks a chunk file's name says it holds (``..._0000000100_to_0000000199.parquet``)."""
+    import re
+
+    found = re.search(r"__(\d{10})_to_(\d{10})", name)
+    return f"{int(found.group(1))}..{int(found.group(2))}" if found else None
 
 
 def prove(
@@ -169,14 +210,22 @@ def prove(
         logs = LOGS.from_receipts(proof.receipts, chain_id=chain_id, u256="binary")
         verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found)
         _same_logs(dataset, rows, logs, filters, u256, found)
+        # Columns a receipt's logs do not carry: the rows' own block columns, chain and removed flag.
+        from chainframe.verify._derived import check_header_columns, check_not_removed
+
+        check_header_columns(dataset, rows, headers, found, chain_id=chain_id,
+                             columns=("block_timestamp", "block_time", "chain_id"))  # fmt: skip
+        check_not_removed(dataset, rows, found)
+        _same_block_hashes(dataset, rows, headers, found)  # the other datasets': verify_tables's row_block_hash
     elif dataset == "receipts":
         logs = LOGS.from_receipts(list(bodies or proof.receipts), chain_id=chain_id, u256="binary")
-        verify_tables(blocks=headers, receipts=rows, logs=logs, report=found)
+        transactions = TRANSACTIONS.transform(proof.transactions, chain_id=chain_id, u256="binary")
+        verify_tables(blocks=headers, receipts=rows, logs=logs, transactions=transactions, report=found,
+                      chain_id=chain_id)  # fmt: skip
     elif dataset == "blocks":
-        verify_tables(blocks=rows, report=found)
+        verify_tables(blocks=rows, report=found, chain_id=chain_id)
     else:
-        verify_tables(blocks=headers, report=found, **{_TABLE_ARGUMENT[dataset]: rows})
-    _same_block_hashes(dataset, rows, headers, found)
+        verify_tables(blocks=headers, report=found, chain_id=chain_id, **{_TABLE_ARGUMENT[dataset]: rows})
     for failure in found.failures:
         report.failures.append(replace(failure, dataset=name))
     for skip in found.skipped:
@@ -201,8 +250,7 @@ def verify_piece(
         first = report.failures[0]
         more = f" (and {len(report.failures) - 1} more)" if len(report.failures) > 1 else ""
         raise WrongAnswer(
-            f"block {first.block_number}: the header or receipts say {first.expected}, the rows give {first.actual}"
-            f"{more}",
+            f"block {first.block_number}: answered {first.expected}, computed {first.actual}{more}",
             check=f"verify {first.check}",
         )
     return Proven(
@@ -227,7 +275,7 @@ def _same_block_hashes(dataset: str, rows: pa.Table, headers: pa.Table, report: 
     )
     for number, stored, header in wrong.unique("block_number").sort("block_number").head(3).rows():
         shown = "no header" if header is None else "0x" + bytes(header).hex()
-        report.failures.append(Failure(dataset, number, "row_block_hash", shown, "0x" + bytes(stored).hex()))
+        report.failures.append(Failure(dataset, number, "row_block_hash", "0x" + bytes(stored).hex(), shown))
 
 
 def _same_logs(
@@ -273,13 +321,13 @@ def _same_table(dataset: str, check: str, rows: pa.Table, want: pa.Table, key: l
     for row in bad.sort(key).head(3).iter_rows(named=True):
         at = where.format(**row)
         if not row["__want"]:
-            expected_text, actual = "no such row", f"a row at {at}"
+            stored, proven = f"a row at {at}", "no such row"
         elif not row["__have"]:
-            expected_text, actual = f"a row at {at}", "none"
+            stored, proven = f"no row at {at}", f"a row at {at}"
         else:
             column = next(c for c in values if row[c] != row[f"{c}_kept"])
-            expected_text, actual = f"{at} {column} {_shown(row[column])}", _shown(row[f"{column}_kept"])
-        report.failures.append(Failure(dataset, row["block_number"], check, expected_text, actual))
+            stored, proven = f"{at} {column} {_shown(row[f'{column}_kept'])}", _shown(row[column])
+        report.failures.append(Failure(dataset, row["block_number"], check, stored, proven))
 
 
 def _shown(value: Any) -> str:

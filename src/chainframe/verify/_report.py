@@ -17,9 +17,9 @@ class Failure:
     check: str
     """Name of the check, e.g. ``block_hash`` or ``log_count``."""
     expected: str
-    """The value stored in the header (or receipts), as text."""
+    """The stored value the check read (a header field, or a row's column with where the row is), as text."""
     actual: str
-    """The value recomputed from the rows, as text."""
+    """The value computed to compare with it (from the rows, the signature, the node's receipts), as text."""
 
 
 @dataclass(frozen=True)

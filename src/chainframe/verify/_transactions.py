@@ -114,9 +114,9 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
                 continue
             recovered = sender(row)
             if recovered != row["from_address"]:
-                shown = "an unrecoverable signature" if recovered is None else "0x" + recovered.hex()
-                report.failures.append(
-                    Failure("transactions", number, "sender", f"{shown} signed", f"from 0x{row['from_address'].hex()}")
-                )
+                signer = "an unrecoverable signature" if recovered is None else f"0x{recovered.hex()} signed"
+                at = f"transaction {row['transaction_index']} 0x{row['transaction_hash'].hex()}"
+                claimed = f"{at} from 0x{(row['from_address'] or b'').hex()}"
+                report.failures.append(Failure("transactions", number, "sender", claimed, signer))
     report.skip("transactions", "transactions_root", "transaction types other than 0-4 (e.g. OP deposits)",
                 blocks=foreign)  # fmt: skip
