@@ -20,11 +20,13 @@ from chainframe.engine._api import (
     verify_stored,
 )
 from chainframe.engine._plan import ChunkTask
+from chainframe.engine._probe import Capabilities, aprobe, probe
 from chainframe.engine._ranges import RangeSpec, parse_range
 from chainframe.engine._report import RunReport
 from chainframe.store import ChunkMeta, folder_info
 
 __all__ = [
+    "Capabilities",
     "ChunkMeta",
     "ChunkTask",
     "RangeSpec",
@@ -33,6 +35,7 @@ __all__ = [
     "aextract",
     "afollow",
     "aoff_chain",
+    "aprobe",
     "arepair",
     "collect",
     "extract",
@@ -41,6 +44,7 @@ __all__ = [
     "off_chain",
     "open_duckdb",
     "parse_range",
+    "probe",
     "repair",
     "scan",
     "series_folder",

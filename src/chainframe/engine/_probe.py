@@ -1,0 +1,360 @@
+"""What a node serves, asked once and cheaply, and which datasets will work on it and by which route.
+
+Four requests where the node takes batches: (1) client version, chain id and the ``latest``, ``finalized`` and
+``safe`` headers; (2) each of the spec's ten methods, the trace methods, both tracers of ``debug_traceCall`` and old
+state, at the latest block (block 0 for whole-block traces, which cost a block's execution elsewhere) or with
+arguments that exist nowhere (a zero transaction hash); (3, 4) batches of 50 and then 100 ``eth_chainId`` calls, the
+sizes a run sends (``batch_size``) and that Erigon and Nethermind allow by default. A node without batches gets each
+call alone instead, and no size test. A method counts as missing only when the node says so in any real node's words
+(:class:`~chainframe.rpc.MethodNotFound`); any other error is shown as answered.
+
+It lives in the engine because the engine is what will use it: a run picks each dataset's route up front from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from chainframe.datasets import DATASETS
+from chainframe.engine._api import _blocking, _client, endpoint_of
+from chainframe.rpc import AsyncClient, Endpoint, MethodNotFound, RetryPolicy, RPCError, TerminalError, TransientError
+
+Status = Literal["served", "missing", "error"]
+"""``served``: a result (null included); ``missing``: the node says it has no such method; ``error``: any other
+error (the method is there, but refused these arguments, this tracer or this block)."""
+BATCH_SIZES = (50, 100)
+"""Batch sizes tried, in turn, until one is not answered whole."""
+SPEC_METHODS = (
+    "eth_getBlockByNumber",
+    "eth_getTransactionByBlockNumberAndIndex",
+    "eth_getTransactionByBlockHashAndIndex",
+    "eth_getUncleByBlockNumberAndIndex",
+    "eth_getUncleByBlockHashAndIndex",
+    "eth_getTransactionReceipt",
+    "eth_getBlockReceipts",
+    "eth_getLogs",
+    "eth_getProof",
+)
+"""The spec's read methods but debug_traceCall, which is asked once per tracer (``debug_traceCall callTracer``)."""
+TRACERS = ("callTracer", "prestateTracer")
+TRACE_METHODS = ("trace_block", "debug_traceBlockByNumber", "debug_traceTransaction")
+_ZERO_ADDRESS = "0x" + "00" * 20
+_ZERO_HASH = "0x" + "00" * 32
+_RECEIPTS_BY_TRANSACTION = "eth_getTransactionReceipt per transaction"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Check:
+    """One thing asked of the node."""
+
+    name: str
+    """The method, or the method and what was asked of it (``debug_traceCall callTracer``, ``eth_getBalance at 1``)."""
+    status: Status
+    answer: str = ""
+    """The node's error (message and code), or ``null``; empty for a result."""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "served"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Route:
+    """Whether a dataset will work on the node, and how it would be fetched."""
+
+    dataset: str
+    works: bool
+    route: str
+    """The methods it would be fetched with; where it does not work, what it needs."""
+    note: str = ""
+    """A fallback taken, a limit, or what the node lacks."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Capabilities:
+    """What :func:`aprobe` found. ``to_json()`` for machines, ``table()`` for people."""
+
+    endpoint: str
+    """The URL with its key redacted."""
+    client_version: str | None
+    """``web3_clientVersion``; None where the node (or its gateway) does not answer it."""
+    chain_id: int
+    head: int
+    batches: bool
+    """Whether the node answers JSON-RPC batches."""
+    batch_answered: int
+    """The largest batch answered whole (1 without batches)."""
+    batch_refused: int | None
+    """The smallest batch not answered whole, of those tried; None: every size tried was answered."""
+    finalized: bool
+    safe: bool
+    archive: bool | None
+    """Whether old state is served (block 1 against the latest); None where no method could tell."""
+    archive_by: str
+    checks: tuple[Check, ...]
+    datasets: tuple[Route, ...]
+    requests: int
+    """HTTP requests (or WebSocket messages) the probe sent; a batch is one."""
+    calls: int
+
+    def check(self, name: str) -> Check | None:
+        return next((c for c in self.checks if c.name == name), None)
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        """The methods the node says it lacks."""
+        return tuple(dict.fromkeys(c.name.split()[0] for c in self.checks if c.status == "missing"))
+
+    def route(self, dataset: str) -> Route:
+        return next(r for r in self.datasets if r.dataset == dataset)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["missing"] = list(self.missing)
+        return out
+
+    def table(self) -> str:
+        batches = "not answered" if not self.batches else f"yes, {self.batch_answered} calls answered whole"
+        if self.batches and self.batch_refused is not None:
+            batches += f", {self.batch_refused} not"
+        archive = {True: "served", False: "not served", None: "unknown"}[self.archive]
+        lines = [
+            f"endpoint   {self.endpoint}",
+            f"client     {self.client_version or 'not told (web3_clientVersion not answered)'}",
+            f"chain id   {self.chain_id}, head {self.head}",
+            f"batches    {batches}",
+            f"tags       finalized {_yes(self.finalized)}, safe {_yes(self.safe)}",
+            f"old state  {archive} ({self.archive_by})",
+            "",
+        ]
+        width = max(len(c.name) for c in self.checks)
+        lines.append(f"{'method':<{width}}  answer")
+        for c in self.checks:
+            shown = {"served": "yes", "missing": "MISSING", "error": "error"}[c.status]
+            lines.append(f"{c.name:<{width}}  {shown}" + (f": {c.answer}" if c.answer else ""))
+        width = max(len(r.dataset) for r in self.datasets)
+        lines += ["", f"{'dataset':<{width}}  works  route"]
+        for r in self.datasets:
+            note = f" ({r.note})" if r.note else ""
+            lines.append(f"{r.dataset:<{width}}  {_yes(r.works):<5}  {r.route}{note}")
+        missing = ", ".join(self.missing) or "none"
+        lines += ["", f"missing methods: {missing}", f"{self.requests} requests, {self.calls} calls"]
+        return "\n".join(lines) + "\n"
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+Call = tuple[str, Sequence[Any]]
+
+
+async def _ask(client: AsyncClient, calls: Sequence[Call], batches: bool) -> list[Any]:
+    """Each call's result or its :class:`RPCError`: in one batch, or one by one."""
+    if batches:
+        return await client.batch(calls)
+    results: list[Any] = []
+    for method, params in calls:
+        try:
+            results.append(await client.request(method, params))
+        except TerminalError as exc:
+            results.append(exc)
+    return results
+
+
+def _check(name: str, result: Any, endpoint: Endpoint, *, null_is_no: bool = False) -> Check:
+    if isinstance(result, MethodNotFound):
+        return Check(name=name, status="missing", answer=_said(result, endpoint))
+    if isinstance(result, RPCError):
+        return Check(name=name, status="error", answer=_said(result, endpoint))
+    if result is None and null_is_no:
+        return Check(name=name, status="error", answer="null")
+    return Check(name=name, status="served")
+
+
+def _said(error: RPCError, endpoint: Endpoint) -> str:
+    code = f" [{error.code}]" if error.code is not None else ""
+    return endpoint.redact(" ".join(error.detail.split())[:160]) + code
+
+
+def _first(results: Sequence[Any]) -> None:
+    """Raise what the node could not answer at all: unreachable, or no chain id or head."""
+    failed = [r for r in results if isinstance(r, TransientError)]
+    if failed and len(failed) == len(results):
+        raise failed[0]
+
+
+async def _batch_size(client: AsyncClient) -> tuple[int, int | None]:
+    """The largest batch of those tried that was answered whole, and the first that was not."""
+    answered = 2  # the first requests' batches
+    for size in (s for s in BATCH_SIZES if s <= client.batch_size):  # each size in one request
+        try:
+            results = await client.batch([("eth_chainId", [])] * size)
+        except RPCError:
+            return answered, size
+        if any(isinstance(r, RPCError) for r in results):
+            return answered, size
+        answered = size
+    return answered, None
+
+
+def routes(found: Mapping[str, Check], archive: bool | None) -> tuple[Route, ...]:
+    """Each dataset's route on a node that answered ``found`` (check name -> check)."""
+
+    def ok(name: str) -> bool:
+        check = found.get(name)
+        return check is not None and check.ok
+
+    def lacking(*names: str) -> str:
+        missing = [n for n in names if not ok(n)]
+        return "the node lacks " + ", ".join(missing) if missing else ""
+
+    old = "" if archive is not False else "old state not served: recent blocks only"
+    out: list[Route] = []
+    blocks = ok("eth_getBlockByNumber")
+    for name in ("blocks", "transactions"):
+        out.append(
+            Route(dataset=name, works=blocks, route="eth_getBlockByNumber", note=lacking("eth_getBlockByNumber"))
+        )
+    if ok("eth_getBlockReceipts"):
+        receipts = Route(dataset="receipts", works=True, route="eth_getBlockReceipts")
+    elif blocks and ok("eth_getTransactionReceipt"):
+        receipts = Route(dataset="receipts", works=True, route=_RECEIPTS_BY_TRANSACTION,
+                         note="the node lacks eth_getBlockReceipts")  # fmt: skip
+    else:
+        needs = ("eth_getBlockByNumber", "eth_getBlockReceipts", "eth_getTransactionReceipt")
+        receipts = Route(dataset="receipts", works=False, route=" or ".join(needs[1:]), note=lacking(*needs))
+    out.append(receipts)
+    over = f"a block over a limit: {receipts.route}" if receipts.works else "a block over a limit cannot be read"
+    logs_ok = ok("eth_getLogs")
+    for name in ("logs", "erc20_transfers", "erc721_transfers", "erc1155_transfers"):
+        out.append(
+            Route(dataset=name, works=logs_ok, route="eth_getLogs", note=over if logs_ok else lacking("eth_getLogs"))
+        )
+    uncles = ("eth_getBlockByNumber", "eth_getUncleByBlockNumberAndIndex")
+    out.append(Route(dataset="uncles", works=all(map(ok, uncles)), route=" + ".join(uncles), note=lacking(*uncles)))
+    for name in ("account_proofs", "storage_proofs"):
+        works = ok("eth_getProof")
+        out.append(
+            Route(dataset=name, works=works, route="eth_getProof", note=old if works else lacking("eth_getProof"))
+        )
+    for name, tracer in (("call_traces", "callTracer"), ("prestate_accounts", "prestateTracer"),
+                         ("prestate_storage", "prestateTracer")):  # fmt: skip
+        check = found.get(f"debug_traceCall {tracer}")
+        works = check is not None and check.ok
+        if works:
+            why = old
+        elif check is None or check.status == "missing":
+            why = "the node lacks debug_traceCall"
+        else:
+            why = f"the node refuses {tracer}: {check.answer}"
+        out.append(Route(dataset=name, works=works, route=f"debug_traceCall {tracer}", note=why))
+    order = list(DATASETS)  # the catalogue's order; a dataset added there and not here fails the tests
+    return tuple(sorted(out, key=lambda r: order.index(r.dataset)))
+
+
+async def aprobe(
+    *,
+    rpc: str | Endpoint | None = None,
+    network: str | None = None,
+    key: str | None = None,
+    client_options: Mapping[str, Any] | None = None,
+) -> Capabilities:
+    """Ask the node behind ``rpc`` (or Infura's ``network``) what it serves: a handful of requests (see the module).
+
+    ``client_options`` go to the :class:`~chainframe.rpc.AsyncClient` (timeouts, pacing, transport); retries are
+    fewer than a run's unless given (a probe should answer quickly, and a missing method is never retried anyway).
+    """
+    endpoint = endpoint_of(rpc, network, key)
+    options = {"retry": RetryPolicy(attempts=3, total=30.0), "batch_size": max(BATCH_SIZES), **(client_options or {})}
+    async with _client(endpoint, options, rpc) as client:
+        first: list[Call] = [
+            ("eth_chainId", []),
+            *(("eth_getBlockByNumber", [tag, False]) for tag in ("latest", "finalized", "safe")),
+            ("web3_clientVersion", []),
+        ]
+        batches = True
+        try:
+            answers = await client.batch(first)
+        except TerminalError:  # the whole batch refused: a node (or proxy) without batches
+            batches = False
+            answers = await _ask(client, first, batches)
+        _first(answers)
+        for answer in answers[:2]:  # chain id and head: nothing to go on without them
+            if isinstance(answer, RPCError):
+                raise answer
+        chain_id, block, finalized, safe, version = answers
+        if not isinstance(block, dict):
+            raise _no_head(endpoint)
+        head, block_hash = int(block["number"], 16), block["hash"]
+        n = hex(head)
+        transaction = next(iter(block.get("transactions") or ()), _ZERO_HASH)
+        old = hex(min(1, head))
+        call = {"to": _ZERO_ADDRESS}
+        asked: list[tuple[str, Call]] = [
+            ("eth_getTransactionByBlockNumberAndIndex", ("eth_getTransactionByBlockNumberAndIndex", [n, "0x0"])),
+            ("eth_getTransactionByBlockHashAndIndex", ("eth_getTransactionByBlockHashAndIndex", [block_hash, "0x0"])),
+            ("eth_getUncleByBlockNumberAndIndex", ("eth_getUncleByBlockNumberAndIndex", [n, "0x0"])),
+            ("eth_getUncleByBlockHashAndIndex", ("eth_getUncleByBlockHashAndIndex", [block_hash, "0x0"])),
+            ("eth_getTransactionReceipt", ("eth_getTransactionReceipt", [transaction])),
+            ("eth_getBlockReceipts", ("eth_getBlockReceipts", [n])),
+            ("eth_getLogs", ("eth_getLogs", [{"fromBlock": n, "toBlock": n}])),
+            ("eth_getProof", ("eth_getProof", [_ZERO_ADDRESS, [], n])),
+            *((f"debug_traceCall {t}", ("debug_traceCall", [call, n, {"tracer": t}])) for t in TRACERS),
+            ("trace_block", ("trace_block", ["0x0"])),
+            ("debug_traceBlockByNumber", ("debug_traceBlockByNumber", ["0x0", {"tracer": "callTracer"}])),
+            ("debug_traceTransaction", ("debug_traceTransaction", [transaction, {"tracer": "callTracer"}])),
+            (f"eth_getBalance at {int(old, 16)}", ("eth_getBalance", [_ZERO_ADDRESS, old])),
+            (f"eth_getProof at {int(old, 16)}", ("eth_getProof", [_ZERO_ADDRESS, [], old])),
+        ]
+        results = await _ask(client, [c for _, c in asked], batches)
+        _first(results)
+        checks = [_check("eth_getBlockByNumber", block, endpoint)]
+        checks += [_check(name, r, endpoint) for (name, _), r in zip(asked, results, strict=True)]
+        found = {c.name: c for c in checks}
+        archive, archive_by = _archive(found, old)
+        answered, refused = await _batch_size(client) if batches else (1, None)
+        return Capabilities(
+            endpoint=endpoint.display,
+            client_version=version if isinstance(version, str) else None,
+            chain_id=int(chain_id, 16),
+            head=head,
+            batches=batches,
+            batch_answered=answered,
+            batch_refused=refused,
+            finalized=isinstance(finalized, dict),
+            safe=isinstance(safe, dict),
+            archive=archive,
+            archive_by=archive_by,
+            checks=tuple(checks),
+            datasets=routes(found, archive),
+            requests=client.stats.requests,
+            calls=client.stats.calls,
+        )
+
+
+def _archive(found: Mapping[str, Check], old: str) -> tuple[bool | None, str]:
+    at = int(old, 16)
+    for method in ("eth_getBalance", "eth_getProof"):
+        check = found[f"{method} at {at}"]
+        if check.ok:
+            return True, f"{method} at block {at} answered"
+        if check.status == "error":
+            return False, f"{method} at block {at}: {check.answer}"
+    return None, "neither eth_getBalance nor eth_getProof is served"
+
+
+def _no_head(endpoint: Endpoint) -> RPCError:
+    from chainframe.rpc import MalformedResponse
+
+    error = MalformedResponse("eth_getBlockByNumber('latest') answered no block")
+    error.attach(method="eth_getBlockByNumber", blocks=None, endpoint=endpoint.display, secret=endpoint.key)
+    return error
+
+
+def probe(**options: Any) -> Capabilities:
+    """Blocking :func:`aprobe` (works inside Jupyter's running event loop)."""
+    result: Capabilities = _blocking(aprobe, **options)
+    return result
