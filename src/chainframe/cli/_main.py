@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from chainframe._errors import ChainframeError, InputError
 from chainframe._redact import url_secrets
 from chainframe._version import __version__
-from chainframe.cli import _call, _demo, _devnet, _extract, _info, _repair, _schema, _vacuum, _verify
+from chainframe.cli import _call, _demo, _devnet, _extract, _info, _probe, _repair, _schema, _vacuum, _verify
 from chainframe.cli._endpoint import resolve_endpoint_options
 from chainframe.cli._retries import retry_lines
 
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"chainframe {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (_extract, _call, _info, _repair, _vacuum, _verify, _schema, _devnet, _demo):
+    for module in (_extract, _call, _probe, _info, _repair, _vacuum, _verify, _schema, _devnet, _demo):
         module.add_parser(commands)
     return parser
 
