@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from chainframe import _kernels as pc
+from chainframe.verify._derived import EMPTY_UNCLES, check_receipts_with_transactions
 from chainframe.verify._report import Report
 from chainframe.verify._tables import verify_tables
 
@@ -34,6 +35,8 @@ class _File:
     low: int
     high: int
     """The blocks the file covers: from its chunk footer, else the span of its rows."""
+    chain_id: int | None = None
+    """The chain its footer names (None: no footer), which every row's ``chain_id`` must say."""
 
 
 def _block_column(dataset: str) -> str:
@@ -50,7 +53,7 @@ def _files(folder: Path, dataset: str) -> list[_File]:
     for path in _stored(folder / dataset):
         meta = read_meta(path)
         if meta is not None:
-            out.append(_File(path, meta.start, meta.end))
+            out.append(_File(path, meta.start, meta.end, meta.chain_id))
             continue
         slot = _SLOT_NAME.search(path.name)
         if slot is not None:  # footer gone (a tool rewrote the file): the blocks of its slot
@@ -98,7 +101,12 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
     """One blocks file's headers, and every other dataset's rows in its blocks, each group against the headers of
     just the blocks it covers (a block outside a series is not a block without transactions)."""
     blocks = pq.read_table(window.path)
-    verify_tables(blocks=blocks, report=report)
+    chain_id = window.chain_id
+    verify_tables(blocks=blocks, report=report, chain_id=chain_id)
+    if chain_id is None:
+        report.skip(
+            "blocks", "chain_id", "a blocks file without its chunk footer names no chain", blocks=blocks.num_rows
+        )
     numbers = blocks["block_number"]
     for group in GROUPS:
         present = [name for name in group if _covered(files[name], window.low, window.high)]
@@ -108,13 +116,41 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
         if len(present) < len(group) or covered:
             chosen = pc.filter(blocks, pc.is_in(numbers, value_set=pa.array(sorted(covered), numbers.type)))
             tables = {name: _rows(files[name], name, window.low, window.high) for name in present}
-            verify_tables(blocks=chosen, report=report, headers=False, **tables)
+            verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, **tables)
         for name in present:  # blocks one dataset of the group covers and the other does not: checked alone
             alone = _covered(files[name], window.low, window.high) - covered
             if alone and len(present) > 1:
                 chosen = pc.filter(blocks, pc.is_in(numbers, value_set=pa.array(sorted(alone), numbers.type)))
                 rows = _rows(files[name], name, min(alone), max(alone))
-                verify_tables(blocks=chosen, report=report, headers=False, **{name: rows})
+                verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, **{name: rows})
+    _across_groups(files, window, blocks, report)
+
+
+def _across_groups(files: dict[str, list[_File]], window: _File, blocks: pa.Table, report: Report) -> None:
+    """What one group proves of another: receipts' transaction columns from the proven transactions (checked where
+    both cover a block), and the block's transaction hashes and uncles from theirs; what nothing covers is skipped."""
+    numbers = blocks["block_number"]
+    covered = {name: _covered(files[name], window.low, window.high) for name in ("transactions", "receipts")}
+    both = covered["transactions"] & covered["receipts"]
+    if both:
+        chosen = pc.filter(blocks, pc.is_in(numbers, value_set=pa.array(sorted(both), numbers.type)))
+        low, high = min(both), max(both)
+        receipts, transactions = (
+            _rows(files["receipts"], "receipts", low, high),
+            _rows(files["transactions"], "transactions", low, high),
+        )
+        if receipts is not None and transactions is not None:
+            check_receipts_with_transactions(receipts, transactions, chosen, report)
+    report.skip("receipts", "from_transactions", "no transactions stored: the receipts' sender, recipient, "
+                "transaction hash, type, price paid and created address are not proven", blocks=len(covered[
+                "receipts"] - covered["transactions"]))  # fmt: skip
+    rows = blocks.select(["block_number", "transaction_count", "sha3_uncles"]).to_pylist()
+    busy = {r["block_number"] for r in rows if r["transaction_count"]}
+    report.skip("blocks", "transaction_hashes", "no transactions stored for these blocks: their hashes are not proven",
+                blocks=len(busy - covered["transactions"]))  # fmt: skip
+    with_uncles = {r["block_number"] for r in rows if r["sha3_uncles"] != EMPTY_UNCLES}
+    report.skip("blocks", "uncles", "no uncles stored for these blocks: their uncle hashes are not proven",
+                blocks=len(with_uncles - _covered(files["uncles"], window.low, window.high)))  # fmt: skip
 
 
 def read_folder(folder: Path, dataset: str) -> pa.Table | None:

@@ -20,6 +20,9 @@ class Failure:
     """The stored value the check read (a header field, or a row's column with where the row is), as text."""
     actual: str
     """The value computed to compare with it (from the rows, the signature, the node's receipts), as text."""
+    row: str = ""
+    """Which row of the block, by its key (``transaction_index 3``, ``log_index 7``); empty for a check of the
+    whole block (a root, the bloom, a count)."""
 
 
 @dataclass(frozen=True)

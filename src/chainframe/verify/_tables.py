@@ -10,6 +10,14 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from chainframe.verify._derived import (
+    check_block_lists,
+    check_header_columns,
+    check_indexes,
+    check_logs_with_receipts,
+    check_receipts_with_transactions,
+    check_transaction_fields,
+)
 from chainframe.verify._headers import check_block_hashes
 from chainframe.verify._logs import check_log_counts, check_logs_bloom
 from chainframe.verify._proofs import check_proofs
@@ -64,11 +72,13 @@ def verify_tables(
     storage_proofs: pa.Table | None = None,
     report: Report | None = None,
     headers: bool = True,
+    chain_id: int | None = None,
 ) -> Report:
     """Check the given tables of one block range against each other and the headers in ``blocks``.
 
     Rows of blocks absent from ``blocks`` cannot be proven against a header: those checks are reported as skipped.
     Give only the blocks each table covers: a block with no rows is read as a block with no transactions.
+    ``chain_id``: the chain the rows must say they are of (None: their ``chain_id`` is not checked).
     """
     report = report if report is not None else Report()
     if blocks is None:
@@ -82,23 +92,44 @@ def verify_tables(
     if headers:  # False: the blocks were proven already, the other tables are checked against them
         check_block_hashes(blocks, report)
         check_withdrawals_roots(blocks, report)
+        check_header_columns("blocks", blocks, blocks, report, chain_id=chain_id)
+        check_block_lists(blocks, report)
+    numbers = blocks["block_number"]
+    given = {"transactions": transactions, "receipts": receipts, "logs": logs, "account_proofs": account_proofs,
+             "storage_proofs": storage_proofs}  # fmt: skip
+    for name, table in given.items():
+        if table is not None:
+            check_header_columns(name, _restrict(table, numbers), blocks, report, chain_id=chain_id)
+    if uncles is not None:
+        check_header_columns("uncles", _restrict_nephews(uncles, numbers), blocks, report, chain_id=chain_id)
+    if transactions is not None or uncles is not None:
+        check_block_lists(
+            blocks, report,
+            transactions=_restrict(transactions, numbers) if transactions is not None else None,
+            uncles=_restrict_nephews(uncles, numbers) if uncles is not None else None,
+        )  # fmt: skip
     if account_proofs is not None or storage_proofs is not None:
         check_proofs(account_proofs, storage_proofs, blocks, report)
     if uncles is not None:
         check_uncles(_restrict_nephews(uncles, blocks["block_number"]), blocks, report)
-    numbers = blocks["block_number"]
     for name, table in (("transactions", transactions), ("receipts", receipts)):
         if table is not None:
             _check_counts(name, _restrict(table, numbers), blocks, report)
+            check_indexes(name, _restrict(table, numbers), report)
+    if transactions is not None and receipts is not None:
+        check_receipts_with_transactions(_restrict(receipts, numbers), _restrict(transactions, numbers), blocks, report)
     if receipts is not None:
         check_receipt_gas(_restrict(receipts, numbers), blocks, report)
     if transactions is not None:
         check_transactions_roots(_restrict(transactions, numbers), blocks, report)
+        check_transaction_fields(_restrict(transactions, numbers), blocks, report)
     if logs is not None:
         in_range = _restrict(logs, numbers)
         check_logs_bloom(in_range, blocks, report)
+        check_indexes("logs", in_range, report)
         if receipts is not None:
             check_log_counts(in_range, _restrict(receipts, numbers), report)
+            check_logs_with_receipts(in_range, _restrict(receipts, numbers), report)
             check_receipts_roots(_restrict(receipts, numbers), in_range, blocks, report)
         else:
             report.count("logs", blocks=blocks.num_rows, rows=in_range.num_rows)

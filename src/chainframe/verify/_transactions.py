@@ -100,6 +100,7 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
                         "transaction_hash",
                         "0x" + row["transaction_hash"].hex(),
                         "0x" + keccak(raw).hex(),
+                        row=f"transaction_index {row['transaction_index']}",
                     )
                 )
         computed = ordered_root(encoded)

@@ -1,0 +1,324 @@
+"""Columns no root or hash commits to, proven by derivation from proven ones (issue 26.2).
+
+- every row's ``block_hash``, ``block_timestamp`` and ``block_time`` are its proven header's, ``chain_id`` the chain's;
+- a block's ``block_time`` is its ``timestamp``, ``transaction_count`` the length of ``transaction_hashes``, which are
+  the proven transactions' hashes; ``uncles`` is empty when ``sha3_uncles`` is the empty list's hash, else the proven
+  uncles' hashes;
+- a block's transactions and receipts are at indexes 0..n-1 (the roots are built in index order, so an index moved
+  without changing the order would pass them), its logs at log indexes 0..n-1 in transaction order, none ``removed``;
+- a transaction's fields outside its type's encoding: ``gas_price`` of a fee-market transaction is what it paid, a
+  legacy transaction's chain id and parity are in its ``v``, a typed one's ``v`` is its ``y_parity``; fields its type
+  does not have are null;
+- a receipt's transaction hash, type, sender and recipient are its proven transaction's; ``effective_gas_price`` follows
+  from the header's base fee and the transaction's fee fields; ``contract_address`` is keccak(rlp([sender, nonce]))[12:]
+  for a creation (anvil and geth name it for a failed creation too) and null otherwise; ``blob_gas_used`` is 2**17 per
+  blob; a log's ``transaction_hash`` is its receipt's.
+
+Each failure names the block, the column (as the check) and the row.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from chainframe.verify._hashing import keccak, rlp, uint
+from chainframe.verify._report import Failure, Report
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
+
+SHOWN = 3
+"""Failures shown per check and table: the first rows are enough to find the edit."""
+EMPTY_UNCLES = keccak(rlp([]))
+GAS_PER_BLOB = 2**17
+ROW_KEYS = {
+    "blocks": (), "uncles": ("uncle_index",), "transactions": ("transaction_index",),
+    "receipts": ("transaction_index",), "logs": ("log_index",), "account_proofs": ("address",),
+    "storage_proofs": ("address", "storage_key"),
+}  # fmt: skip
+"""What names a row within its block, per dataset (a derived series: its sort key after the block)."""
+NOT_OF_TYPE = {
+    0: ("max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "access_list", "blob_versioned_hashes",
+        "authorization_list"),
+    1: ("max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "blob_versioned_hashes",
+        "authorization_list"),
+    2: ("max_fee_per_blob_gas", "blob_versioned_hashes", "authorization_list"),
+    3: ("authorization_list",),
+    4: ("max_fee_per_blob_gas", "blob_versioned_hashes"),
+}  # fmt: skip
+"""Transaction fields a type's encoding does not have: nodes leave them out, so a value there is not the chain's."""
+
+
+def row_keys(dataset: str) -> tuple[str, ...]:
+    if dataset in ROW_KEYS:
+        return ROW_KEYS[dataset]
+    from chainframe.datasets import DATASETS
+
+    spec = DATASETS.get(dataset)
+    return tuple(c for c in spec.sort if c != "block_number") if spec is not None else ()
+
+
+def where(keys: tuple[str, ...], row: dict[str, Any]) -> str:
+    """The row named by its key within the block, e.g. ``transaction_index 3``."""
+    return " ".join(f"{k} {shown(row.get(k))}" for k in keys)
+
+
+def shown(value: Any) -> str:
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if isinstance(value, list):
+        return "[" + ", ".join(shown(v) for v in value) + "]"
+    return "null" if value is None else str(value)
+
+
+def integer(value: Any) -> int | None:
+    """A wei column's value as an int: decimal128, or a 32-byte word with ``u256="binary"``."""
+    if value is None:
+        return None
+    return int.from_bytes(value, "big") if isinstance(value, bytes) else int(Decimal(value))
+
+
+def _frame(table: pa.Table, names: list[str]) -> pl.DataFrame:
+    return pl.DataFrame(pl.from_arrow(table.select([n for n in dict.fromkeys(names) if n in table.column_names])))
+
+
+def _report_rows(
+    dataset: str, check: str, bad: pl.DataFrame, keys: tuple[str, ...], stored: str, computed: str, report: Report
+) -> None:
+    block = "nephew_number" if "nephew_number" in bad.columns else "block_number"
+    for row in bad.head(SHOWN).iter_rows(named=True):
+        report.failures.append(
+            Failure(dataset, row[block], check, shown(row[stored]), shown(row[computed]), row=where(keys, row))
+        )
+
+
+def check_header_columns(
+    dataset: str,
+    rows: pa.Table,
+    blocks: pa.Table,
+    report: Report,
+    *,
+    chain_id: int | None = None,
+    columns: tuple[str, ...] = ("block_hash", "block_timestamp", "block_time", "chain_id"),
+    name: str | None = None,
+) -> None:
+    """Each row's block columns are its header's (a block's or uncle's ``block_time`` its own ``timestamp``), and
+    ``chain_id`` is ``chain_id`` (when known). Rows of blocks not in ``blocks`` are left to the caller."""
+    name = name or dataset
+    own = dataset in ("blocks", "uncles")
+    block = "nephew_number" if dataset == "uncles" else "block_number"
+    if rows.num_rows == 0 or block not in rows.column_names:
+        return
+    keys = row_keys(dataset)
+    wanted = [c for c in columns if c in rows.column_names and (c != "chain_id" or chain_id is not None)]
+    if own:
+        wanted = [c for c in wanted if c in ("block_time", "chain_id")]
+    if not wanted:
+        return
+    frame = _frame(rows, [block, *keys, "timestamp", *wanted])
+    if own:
+        frame = frame.with_columns(pl.col("timestamp").alias("__timestamp"))
+    else:
+        headers = _frame(blocks, ["block_number", "block_hash", "timestamp"]).rename(
+            {"block_hash": "__block_hash", "timestamp": "__timestamp", "block_number": block}
+        )
+        frame = frame.join(headers, on=block, how="inner")
+    computed = {
+        "block_hash": pl.col("__block_hash"),
+        "block_timestamp": pl.col("__timestamp"),
+        "block_time": pl.col("__timestamp").cast(pl.Int64),
+        "chain_id": pl.lit(chain_id, pl.UInt64),
+    }
+    for column in wanted:
+        stored = pl.col(column).dt.epoch("s") if column == "block_time" else pl.col(column)
+        bad = frame.with_columns(stored.alias("__stored"), computed[column].alias("__computed")).filter(
+            pl.col("__stored").ne_missing(pl.col("__computed"))
+        )
+        check = "row_block_hash" if column == "block_hash" else column
+        _report_rows(name, check, bad.sort(block), keys, "__stored", "__computed", report)
+
+
+def check_indexes(dataset: str, rows: pa.Table, report: Report) -> None:
+    """A block's transactions (or receipts) are at 0..n-1; its logs at log indexes 0..n-1, in transaction order."""
+    column = "log_index" if dataset == "logs" else "transaction_index"
+    frame = _frame(rows, ["block_number", "transaction_index", "log_index"]).sort("block_number", column)
+    position = pl.int_range(pl.len(), dtype=pl.UInt64).over("block_number").alias("__position")
+    bad = frame.with_columns(position).filter(pl.col(column) != pl.col("__position"))
+    _report_rows(dataset, column, bad.unique("block_number", keep="first", maintain_order=True), (column,), column,
+                 "__position", report)  # fmt: skip
+    if dataset == "logs":
+        earlier = pl.col("transaction_index").shift(1).over("block_number")
+        bad = frame.with_columns(earlier.alias("__earlier")).filter(pl.col("transaction_index") < pl.col("__earlier"))
+        _report_rows(dataset, "transaction_index", bad, ("log_index",), "transaction_index", "__earlier", report)
+        check_not_removed(dataset, rows, report)
+
+
+def check_not_removed(name: str, rows: pa.Table, report: Report) -> None:
+    """A stored log is on the chain its header is: ``removed`` (set only in a reorg's notifications) is never true."""
+    if "removed" not in rows.column_names:
+        return
+    keys = row_keys("logs") if "log_index" in rows.column_names else ()
+    removed = _frame(rows, ["block_number", *keys, "removed"]).filter(pl.col("removed").fill_null(False))
+    _report_rows(name, "removed", removed.with_columns(pl.lit(False).alias("__kept")), keys, "removed", "__kept",
+                 report)  # fmt: skip
+
+
+def _in_order(table: pa.Table, block: str, index: str) -> dict[int, list[bytes]]:
+    """Each block's row hashes (``transaction_hash``, or an uncle's ``block_hash``) in index order."""
+    column = "transaction_hash" if "transaction_hash" in table.column_names else "block_hash"
+    pairs: dict[int, list[tuple[int, bytes]]] = {}
+    for row in table.select([block, index, column]).to_pylist():
+        pairs.setdefault(row[block], []).append((row[index], row[column]))
+    return {n: [h for _, h in sorted(found)] for n, found in pairs.items()}
+
+
+def check_block_lists(
+    blocks: pa.Table, report: Report, *, transactions: pa.Table | None = None, uncles: pa.Table | None = None
+) -> None:
+    """With neither table: ``transaction_count`` is the length of ``transaction_hashes``, and ``uncles`` is empty
+    for the empty uncles hash. With one or both: ``transaction_hashes`` are the proven transactions' hashes, ``uncles``
+    the proven uncles' (only those: the blocks' own checks ran once already)."""
+    alone = transactions is None and uncles is None
+    names = ["block_number", "transaction_count", "transaction_hashes", "sha3_uncles", "uncles"]
+    hashes = _in_order(transactions, "block_number", "transaction_index") if transactions is not None else {}
+    ommers = _in_order(uncles, "nephew_number", "uncle_index") if uncles is not None else {}
+    for row in blocks.select([n for n in names if n in blocks.column_names]).to_pylist():
+        number, listed = row["block_number"], row.get("transaction_hashes")
+        if alone and "transaction_count" in row and listed is not None and row["transaction_count"] != len(listed):
+            report.failures.append(Failure("blocks", number, "transaction_count", str(row["transaction_count"]),
+                                           f"{len(listed)} transaction hashes"))  # fmt: skip
+        if transactions is not None and listed is not None and listed != hashes.get(number, []):
+            report.failures.append(Failure("blocks", number, "transaction_hashes", shown(listed),
+                                           shown(hashes.get(number, []))))  # fmt: skip
+        if "uncles" not in row:
+            continue
+        if uncles is not None:
+            want = ommers.get(number, [])
+        elif alone and row.get("sha3_uncles") == EMPTY_UNCLES:
+            want = []
+        else:
+            continue  # uncles there, their headers not given: the folder reports the skip
+        if (row["uncles"] or []) != want:
+            report.failures.append(Failure("blocks", number, "uncles", shown(row["uncles"]), shown(want)))
+
+
+def effective_price(tx: dict[str, Any], base_fee: int | None) -> int | None:
+    """What a transaction paid per gas: its gas price (types 0, 1), or min(fee cap, base fee + tip) (2, 3, 4); None
+    when unknown (another type, or no base fee)."""
+    kind = tx["transaction_type"] or 0
+    if kind in (0, 1):
+        return integer(tx["gas_price"])
+    cap, tip = integer(tx["max_fee_per_gas"]), integer(tx["max_priority_fee_per_gas"])
+    if kind not in (2, 3, 4) or base_fee is None or cap is None or tip is None:
+        return None
+    return min(cap, base_fee + tip)
+
+
+def _base_fees(blocks: pa.Table) -> dict[int, int | None]:
+    rows = blocks.select(["block_number", "base_fee_per_gas"]).to_pylist()
+    return {r["block_number"]: integer(r["base_fee_per_gas"]) for r in rows}
+
+
+TX_NAMES = (
+    "block_number", "transaction_index", "transaction_hash", "transaction_type", "from_address", "to_address", "nonce",
+    "gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "transaction_chain_id", "v",
+    "y_parity", "access_list", "blob_versioned_hashes", "authorization_list",
+)  # fmt: skip
+
+
+def check_transaction_fields(transactions: pa.Table, blocks: pa.Table, report: Report) -> None:
+    """The columns of a transaction outside its type's signed encoding (see the module docstring)."""
+    base = _base_fees(blocks)
+    keys = ("transaction_index",)
+    for tx in transactions.select([n for n in TX_NAMES if n in transactions.column_names]).to_pylist():
+        kind, number = tx["transaction_type"] or 0, tx["block_number"]
+        wrong: list[tuple[str, Any, Any]] = []
+        if kind in (2, 3, 4):
+            paid = effective_price(tx, base.get(number))
+            if paid is not None and integer(tx["gas_price"]) != paid:
+                wrong.append(("gas_price", integer(tx["gas_price"]), paid))
+        v, parity = tx["v"], tx["y_parity"]
+        if kind == 0 and v is not None:
+            chain = (v - 35) // 2 if v >= 35 else None
+            if tx["transaction_chain_id"] != chain:
+                wrong.append(("transaction_chain_id", tx["transaction_chain_id"], chain))
+            if parity is not None and parity != ((v - 35) % 2 if v >= 35 else v - 27):
+                wrong.append(("y_parity", parity, (v - 35) % 2 if v >= 35 else v - 27))
+        elif kind in NOT_OF_TYPE and v is not None and parity is not None and v != parity:
+            wrong.append(("v", v, parity))
+        for column in NOT_OF_TYPE.get(kind, ()):
+            if tx.get(column) not in (None, []):
+                wrong.append((column, tx[column], f"null (type {kind} has no {column})"))
+        for column, stored, computed in wrong:
+            report.failures.append(Failure("transactions", number, column, shown(stored),
+                                           computed if isinstance(computed, str) else shown(computed),
+                                           row=where(keys, tx)))  # fmt: skip
+
+
+def create_address(sender: bytes, nonce: int) -> bytes:
+    return keccak(rlp([sender, uint(nonce)]))[12:]
+
+
+RECEIPT_NAMES = (
+    "block_number", "transaction_index", "transaction_hash", "transaction_type", "from_address", "to_address",
+    "contract_address", "effective_gas_price", "blob_gas_used",
+)  # fmt: skip
+
+
+def check_receipts_with_transactions(
+    receipts: pa.Table, transactions: pa.Table, blocks: pa.Table, report: Report, *, name: str = "receipts"
+) -> None:
+    """A receipt's transaction columns are its proven transaction's; what it paid and created follow from them."""
+    base = _base_fees(blocks)
+    txs = {
+        (t["block_number"], t["transaction_index"]): t
+        for t in transactions.select([n for n in TX_NAMES if n in transactions.column_names]).to_pylist()
+    }
+    keys = ("transaction_index",)
+    for receipt in receipts.select([n for n in RECEIPT_NAMES if n in receipts.column_names]).to_pylist():
+        number = receipt["block_number"]
+        tx = txs.get((number, receipt["transaction_index"]))
+        if tx is None:
+            continue  # row_count and transaction_index name a missing or moved row
+        wrong: list[tuple[str, Any, Any]] = [
+            (c, receipt[c], tx[c])
+            for c in ("transaction_hash", "transaction_type", "from_address", "to_address")
+            if c in receipt and receipt[c] != tx[c]
+        ]
+        if "contract_address" in receipt:
+            created = create_address(tx["from_address"], tx["nonce"]) if tx["to_address"] is None else None
+            if receipt["contract_address"] != created:
+                wrong.append(("contract_address", receipt["contract_address"], created))
+        if "effective_gas_price" in receipt:
+            paid = effective_price(tx, base.get(number))
+            if paid is not None and integer(receipt["effective_gas_price"]) != paid:
+                wrong.append(("effective_gas_price", integer(receipt["effective_gas_price"]), paid))
+        if "blob_gas_used" in receipt:
+            blobs = len(tx.get("blob_versioned_hashes") or [])
+            allowed = {blobs * GAS_PER_BLOB} if (tx["transaction_type"] or 0) == 3 else {None, 0}
+            if receipt["blob_gas_used"] not in allowed:
+                wrong.append(("blob_gas_used", receipt["blob_gas_used"], blobs * GAS_PER_BLOB if blobs else None))
+        for column, stored, computed in wrong:
+            report.failures.append(
+                Failure(name, number, column, shown(stored), shown(computed), row=where(keys, receipt))
+            )
+
+
+def check_logs_with_receipts(logs: pa.Table, receipts: pa.Table, report: Report) -> None:
+    """A log's ``transaction_hash`` is its receipt's (which the transactions prove)."""
+    if "transaction_hash" not in logs.column_names or "transaction_hash" not in receipts.column_names:
+        return
+    have = _frame(logs, ["block_number", "transaction_index", "log_index", "transaction_hash"])
+    want = _frame(receipts, ["block_number", "transaction_index", "transaction_hash"]).rename(
+        {"transaction_hash": "__receipt_hash"}
+    )
+    bad = have.join(want, on=["block_number", "transaction_index"], how="inner").filter(
+        pl.col("transaction_hash") != pl.col("__receipt_hash")
+    )
+    _report_rows("logs", "transaction_hash", bad.sort("block_number", "log_index"), ("log_index",),
+                 "transaction_hash", "__receipt_hash", report)  # fmt: skip
