@@ -59,7 +59,20 @@ def describe(name: str) -> str:
         "  columns (with --u256 binary, decimal128(38, 0) columns are fixed_size_binary[32]):",
     ]
     lines += [f"  {c:<{width}}  {_type(c):<{kinds}}  {COLUMNS[c].doc}" for c in dataset.columns]
+    lines += ["", f"  {_proven(dataset)}"]
+    if len(dataset.unprovable) < len(dataset.columns):
+        lines += [f"  {c:<{width}}  not provable: {why}" for c, why in dataset.unprovable.items()]
     return "\n".join(lines) + "\n"
+
+
+def _proven(dataset: Any) -> str:
+    """What ``chainframe verify`` proves of the dataset's columns, before the ones it cannot."""
+    if len(dataset.unprovable) == len(dataset.columns):
+        reasons = "; ".join(sorted(set(dataset.unprovable.values())))
+        return f"no column is provable ({reasons}): chainframe verify lists its series as skipped"
+    if not dataset.unprovable:
+        return "every column is proven by chainframe verify"
+    return "every column is proven by chainframe verify except:"
 
 
 def markdown() -> str:
@@ -87,6 +100,17 @@ def markdown() -> str:
             "|---|---|---|",
         ]
         out += [f"| `{c}` | `{_type(c)}` | {COLUMNS[c].doc} |" for c in dataset.columns]
+        out += (
+            ["", f"Verification: {_proven(dataset)}", ""]
+            if len(dataset.unprovable) in (0, len(dataset.columns))
+            else [
+                "",
+                f"Verification: {_proven(dataset)}",
+                "",
+                *(f"- `{c}`: {why}" for c, why in dataset.unprovable.items()),
+                "",
+            ]
+        )
         out.append("")
     return "\n".join(out)
 

@@ -64,6 +64,10 @@ def block_calls(blocks: BlockRange, *, full: bool) -> list[tuple[str, list[Any]]
 class Blocks(ObjectDataset):
     name = "blocks"
     doc = "Block headers, one row per block, with the hashes of its transactions."
+    unprovable = {
+        "size": "the node's count of the whole block's encoded bytes: no header field commits to it",
+        "total_difficulty": "the sum of every earlier block's difficulty: in no header (left out since the merge)",
+    }
     sources = BLOCK_SOURCES
     columns = BLOCK_COLUMNS
     sort = ("block_number",)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
@@ -49,6 +49,9 @@ class Dataset(ABC):
     columns: tuple[str, ...]
     sort: tuple[str, ...]
     doc: str
+    unprovable: ClassVar[Mapping[str, str]] = {}
+    """Columns no check proves against the chain, each with why (``chainframe schema`` lists them); every other
+    column is proven by ``verify`` from a header hash, a root, the bloom, a signature or derivation."""
 
     @property
     def schema(self) -> pa.Schema:

@@ -28,6 +28,10 @@ LOG_KEYS = ("logIndex",)
 class Receipts(ObjectDataset):
     name = "receipts"
     doc = "Transaction receipts, one row per transaction; their logs are the logs dataset."
+    unprovable = {
+        "blob_gas_price": "the blob base fee follows from the header's excess_blob_gas by the fork's update fraction "
+        "(changed by Prague and by each blob-parameter fork), which no header field names",
+    }
     sources = {
         "block_number": "blockNumber",
         "block_hash": "blockHash",

@@ -61,6 +61,9 @@ def _table(
     return build_arrow(arrays, columns, len(rows), chain_id=chain_id, u256=u256)
 
 
+TRACES = "a replayed call's trace, asked of the node: no header field commits to execution traces"
+
+
 class CallTraces(Dataset):
     name = "call_traces"
     doc = "debug_traceCall with callTracer: one row per call frame, with its trace_address in the call tree."
@@ -68,6 +71,7 @@ class CallTraces(Dataset):
         "chain_id", "block_number", "call_index", "trace_address", "depth", "call_type", "from_address", "to_address",
         "value", "gas", "gas_used", "input", "output", "error", "revert_reason", "subcalls",
     )  # fmt: skip
+    unprovable = dict.fromkeys(columns, TRACES)
     sort = ("block_number", "call_index", "trace_address")
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
@@ -118,6 +122,7 @@ class PrestateAccounts(_Prestate):
     name = "prestate_accounts"
     doc = "debug_traceCall with prestateTracer: the accounts a call touches, before it (and after, in diff mode)."
     columns = ("chain_id", "block_number", "call_index", "state", "address", "balance", "nonce", "code", "code_hash")
+    unprovable = dict.fromkeys(columns, TRACES)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         rows = [
@@ -132,6 +137,7 @@ class PrestateStorage(_Prestate):
     name = "prestate_storage"
     doc = "debug_traceCall with prestateTracer: the storage slots a call touches, with their values."
     columns = ("chain_id", "block_number", "call_index", "state", "address", "storage_slot", "storage_value")
+    unprovable = dict.fromkeys(columns, TRACES)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         rows = [

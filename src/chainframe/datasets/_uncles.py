@@ -22,6 +22,11 @@ else:
 class Uncles(ObjectDataset):
     name = "uncles"
     doc = "Uncle (ommer) headers, one row per uncle, with the block that included it."
+    unprovable = {
+        "size": "the node's count of the whole block's encoded bytes: no header field commits to it",
+        "total_difficulty": "the sum of every earlier block's difficulty: in no header (left out since the merge)",
+        "uncles": "the uncle's own uncles: its sha3_uncles commits to their headers, which are not fetched",
+    }
     sources = {k: v for k, v in BLOCK_SOURCES.items() if k != "transaction_hashes"}
     columns = (
         "chain_id", "nephew_number", "uncle_index", "block_number", "block_hash", "parent_hash", "timestamp",
