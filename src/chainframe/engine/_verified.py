@@ -211,7 +211,7 @@ def prove(
         verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found)
         _same_logs(dataset, rows, logs, filters, u256, found)
         # Columns a receipt's logs do not carry: the rows' own block columns, chain and removed flag.
-        from chainframe.verify._derived import check_header_columns, check_not_removed
+        from chainframe.verify import check_header_columns, check_not_removed
 
         check_header_columns(dataset, rows, headers, found, chain_id=chain_id,
                              columns=("block_timestamp", "block_time", "chain_id"))  # fmt: skip

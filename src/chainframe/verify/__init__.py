@@ -4,8 +4,18 @@ Each check recomputes a header field (the block hash, ``logsBloom``) or a count 
 the stored value. A check that does not apply to a block is reported as skipped with its reason, never as passed.
 """
 
+from chainframe.verify._derived import check_header_columns, check_not_removed
 from chainframe.verify._folder import read_folder, verify_folder
 from chainframe.verify._report import Failure, Report, Skip
 from chainframe.verify._tables import verify_tables
 
-__all__ = ["Failure", "Report", "Skip", "read_folder", "verify_folder", "verify_tables"]
+__all__ = [
+    "Failure",
+    "Report",
+    "Skip",
+    "check_header_columns",
+    "check_not_removed",
+    "read_folder",
+    "verify_folder",
+    "verify_tables",
+]
