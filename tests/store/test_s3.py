@@ -22,6 +22,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 import pytest
+import s3fs
 
 from chainframe import extract, follow, open_duckdb, scan
 from chainframe._errors import InputError
@@ -70,11 +71,15 @@ def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             patch.setenv(name, value)
         for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):  # would override the above
             patch.delenv(name, raising=False)
+        # s3fs keeps one file system per set of arguments, bound to the endpoint it was made for: a module that
+        # imports these fixtures and runs first would leave the next module's client asking its gone server.
         _s3.s3_storage.cache_clear()
+        s3fs.S3FileSystem.clear_instance_cache()
         try:
             yield url
         finally:
             _s3.s3_storage.cache_clear()
+            s3fs.S3FileSystem.clear_instance_cache()
 
 
 @pytest.fixture
