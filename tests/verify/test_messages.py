@@ -78,6 +78,17 @@ def test_a_wrong_sender_names_the_transaction_and_shows_the_stored_address_as_st
     )
 
 
+def test_a_row_its_type_cannot_encode_fails_the_root_naming_the_row(copy: Path) -> None:
+    path = _largest(copy / "transactions")
+    table = pq.read_table(path)
+    index = next(i for i, kind in enumerate(table["transaction_type"].to_pylist()) if kind == 2)
+    row = table.slice(index, 1).to_pylist()[0]
+    _rewrite_in_place(path, _set(table, "transaction_type", index, 3))
+    failure = _only(verify_folder(copy), "transactions_root")  # a failure, not a TypeError from the encoder
+    assert (failure.block_number, failure.row) == (row["block_number"], f"transaction_index {row['transaction_index']}")
+    assert failure.actual.endswith("cannot be encoded as type 3: missing max_fee_per_blob_gas")
+
+
 def test_an_edited_transfer_shows_the_stored_value_as_stored(devnet: Devnet, copy: Path) -> None:
     path = _largest(copy / "erc20_transfers")
     table = pq.read_table(path)

@@ -24,6 +24,27 @@ NAMES = (
 )  # fmt: skip
 
 
+_COMMON = ("nonce", "gas", "value", "input", "r", "s")
+REQUIRED = {
+    0: (*_COMMON, "gas_price", "v"),
+    1: (*_COMMON, "transaction_chain_id", "gas_price"),
+    2: (*_COMMON, "transaction_chain_id", "max_fee_per_gas", "max_priority_fee_per_gas"),
+    3: (*_COMMON, "transaction_chain_id", "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas"),
+    4: (*_COMMON, "transaction_chain_id", "max_fee_per_gas", "max_priority_fee_per_gas"),
+}
+"""Fields a type's encoding holds that have no empty form (lists may be empty): null in a stored row, the row cannot
+be the chain's transaction of that type, so its type or the field was changed."""
+
+
+def unencodable(tx: dict[str, Any]) -> str | None:
+    """Why ``tx`` cannot be encoded as its stored type (a field the type needs is null), or None when it can."""
+    kind = tx["transaction_type"] or 0
+    missing = [name for name in REQUIRED[kind] if tx.get(name) is None]
+    if kind and tx.get("y_parity") is None and tx.get("v") is None:
+        missing.append("y_parity")
+    return f"cannot be encoded as type {kind}: missing {', '.join(missing)}" if missing else None
+
+
 def _word(value: bytes | None) -> bytes:
     return uint(int.from_bytes(value or b"", "big"))
 
@@ -89,6 +110,20 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
         rows = sorted(by_block.get(number, []), key=lambda r: r["transaction_index"])
         if any((r["transaction_type"] or 0) not in KNOWN_TYPES for r in rows):
             foreign += 1
+            continue
+        broken = [(r, why) for r in rows if (why := unencodable(r)) is not None]
+        for row, why in broken:  # a malformed row fails its block's root, naming the row, rather than raising
+            report.failures.append(
+                Failure(
+                    "transactions",
+                    number,
+                    "transactions_root",
+                    "0x" + (stored or b"").hex(),
+                    f"transaction_index {row['transaction_index']} {why}",
+                    row=f"transaction_index {row['transaction_index']}",
+                )
+            )
+        if broken:
             continue
         encoded = [transaction_bytes(r) for r in rows]
         for row, raw in zip(rows, encoded, strict=True):
