@@ -113,6 +113,10 @@ class Publisher:
         self._queues: dict[str, _Queue] = {}
         """Per series folder: the slots the round writes, in block order, and the files done but held back."""
         self._committers: dict[str, ThreadPoolExecutor] = {}
+        self._outbox: dict[str, list[Written]] = {}
+        """Per series: files ready to commit, in block order, waiting for the series' committer."""
+        self._draining: set[str] = set()
+        """Series with a committer job queued that has not yet taken its outbox."""
         self._pending: list[Future[None]] = []
         self._failure: BaseException | None = None
         self._guard = threading.RLock()
@@ -158,9 +162,21 @@ class Publisher:
                 if queue.next == len(queue.slots):
                     del self._queues[series]
             if ready:
-                self._submit(series, lambda: self._publish(series, ready))
+                # Into the series' outbox; a committer job takes all the outbox holds when it starts, so files that
+                # finish while a commit is in flight go out together in the next one (fewer, larger commits).
+                self._outbox.setdefault(series, []).extend(ready)
+                if series not in self._draining:
+                    self._draining.add(series)
+                    self._submit(series, partial(self._drain, series))
         if not planned:
             self._submit(series, lambda: self._publish(series, [written])).result()
+
+    def _drain(self, series: str) -> None:
+        with self._guard:
+            files = self._outbox.pop(series, [])
+            self._draining.discard(series)
+        if files:
+            self._publish(series, files)
 
     def flush(self) -> None:
         """Wait for every queued commit; raise the first failure."""
@@ -176,6 +192,8 @@ class Publisher:
         with self._guard:
             pending, self._pending = self._pending, []
             self._queues.clear()
+            self._outbox.clear()
+            self._draining.clear()
         for future in pending:
             future.cancel()
         wait([f for f in pending if not f.cancelled()], timeout=timeout)
