@@ -115,7 +115,6 @@ def _assert_named(report: Report, dataset: str, column: str, blocks: tuple[int, 
 
 
 KNOWN_GAPS = {
-    ("receipts", "root"): "a pre-Byzantium root beside a status is not refused",
     ("storage_proofs", "block_number"): "a storage_proofs series is proven only beside its account proofs",
     ("storage_proofs", "address"): "a storage_proofs series is proven only beside its account proofs",
     ("storage_proofs", "storage_key"): "a storage_proofs series is proven only beside its account proofs",

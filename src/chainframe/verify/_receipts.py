@@ -18,7 +18,7 @@ NAMES = ["block_number", "transaction_index", "transaction_type", "status", "roo
 
 
 def receipt_bytes(receipt: dict[str, Any], logs: list[dict[str, Any]]) -> bytes:
-    outcome = receipt["root"] if receipt["status"] is None else uint(receipt["status"])
+    outcome = (receipt["root"] or b"") if receipt["status"] is None else uint(receipt["status"])
     body: list[RlpItem] = [
         outcome,
         uint(receipt["cumulative_gas_used"]),
@@ -81,6 +81,26 @@ def check_receipts_roots(receipts: pa.Table, logs: pa.Table, blocks: pa.Table, r
             )
     report.skip("receipts", "receipts_root", "deposit (type 0x7e+) receipts do not encode the Ethereum way",
                 blocks=foreign)  # fmt: skip
+
+
+def check_receipt_outcomes(receipts: pa.Table, report: Report) -> None:
+    """A receipt holds its outcome as a status (Byzantium on) or as the state root after it (before), never both and
+    never neither: the root is built from the status when there is one, so a root stored beside it is proven by
+    nothing and would pass unseen."""
+    import polars as pl
+
+    frame = pl.DataFrame(pl.from_arrow(receipts.select(["block_number", "transaction_index", "status", "root"])))
+    both = pl.col("status").is_not_null() & pl.col("root").is_not_null()
+    neither = pl.col("status").is_null() & pl.col("root").is_null()
+    bad = frame.filter(both | neither).sort("block_number", "transaction_index")
+    for number, index, status, root in bad.head(10).rows():
+        at = f"transaction_index {index}"
+        if status is None:
+            check, stored, computed = "status", f"{at} status null, root null", "a status or a state root"
+        else:
+            check, stored = "root", f"{at} root 0x{bytes(root).hex()} beside status {status}"
+            computed = "no root: a receipt with a status has none"
+        report.failures.append(Failure("receipts", number, check, stored, computed, row=at))
 
 
 def check_receipt_gas(receipts: pa.Table, blocks: pa.Table, report: Report) -> None:

@@ -21,7 +21,7 @@ from chainframe.verify._derived import (
 from chainframe.verify._headers import check_block_hashes
 from chainframe.verify._logs import check_log_counts, check_logs_bloom
 from chainframe.verify._proofs import check_proofs
-from chainframe.verify._receipts import check_receipt_gas, check_receipts_roots
+from chainframe.verify._receipts import check_receipt_gas, check_receipt_outcomes, check_receipts_roots
 from chainframe.verify._report import Failure, Report
 from chainframe.verify._transactions import check_transactions_roots
 from chainframe.verify._uncles import check_uncles
@@ -120,6 +120,7 @@ def verify_tables(
         check_receipts_with_transactions(_restrict(receipts, numbers), _restrict(transactions, numbers), blocks, report)
     if receipts is not None:
         check_receipt_gas(_restrict(receipts, numbers), blocks, report)
+        check_receipt_outcomes(_restrict(receipts, numbers), report)
     if transactions is not None:
         check_transactions_roots(_restrict(transactions, numbers), blocks, report)
         check_transaction_fields(_restrict(transactions, numbers), blocks, report)
