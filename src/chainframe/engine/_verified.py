@@ -6,7 +6,8 @@ blocks' receipts (``eth_getBlockReceipts``), then runs :func:`chainframe.verify.
 - every header hashes to its block hash (all header fields are what the node signed off);
 - ``blocks``: the rows are headers themselves; ``transactions``: ``transactionsRoot``; ``receipts``: ``receiptsRoot``
   (with the logs inside the same answers); ``uncles``: ``sha3Uncles``; ``account_proofs`` and ``storage_proofs``: the
-  proofs against ``stateRoot``;
+  proofs against ``stateRoot``, a slot's against its account's ``storageHash`` (in an extraction from the same
+  ``eth_getProof`` answers; for stored slots, from the accounts' proofs fetched again at their blocks);
 - logs (plain, filtered, ``event=`` series and the token transfers): the blocks' receipts are proven against
   ``receiptsRoot`` and ``logsBloom``, and the logs kept must be exactly the receipts' logs that match the filter
   (a dropped, added or altered log fails ``log_set``);
@@ -28,7 +29,7 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import InputError
-from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, TRANSACTIONS, U256, BlockRange
+from chainframe.datasets import ACCOUNT_PROOFS, BLOCKS, LOGS, RECEIPTS, TRANSACTIONS, U256, BlockRange
 from chainframe.datasets._convert import constant
 from chainframe.engine._answers import WrongAnswer
 from chainframe.store import ChunkMeta, Location, storage
@@ -65,11 +66,13 @@ def _report() -> Report:
 @dataclass
 class Material:
     """What a piece is proven against: its blocks' headers, and their receipts and transactions where the dataset
-    needs them (receipts' sender, recipient, price paid and created address follow from their transactions)."""
+    needs them (receipts' sender, recipient, price paid and created address follow from their transactions), and
+    the accounts' proofs stored slots are proven under (a slot's proof hangs from its account's storage hash)."""
 
     headers: list[bytes]
     receipts: list[bytes] = field(default_factory=list)
     transactions: list[bytes] = field(default_factory=list)
+    accounts: list[bytes] = field(default_factory=list)
 
 
 @dataclass
@@ -86,9 +89,12 @@ class Proven:
         self.skipped.update(other.skipped)
 
 
-async def material(client: Any, dataset: str, part: BlockRange, *, receipts: bool = False) -> Material | None:
+async def material(
+    client: Any, dataset: str, part: BlockRange, *, receipts: bool = False, addresses: Sequence[str] = ()
+) -> Material | None:
     """Fetch what ``dataset``'s rows for ``part`` are proven against (None: nothing can prove them); ``receipts``:
-    the blocks' receipts too, for stored receipts (whose logs are not stored with them)."""
+    the blocks' receipts too, for stored receipts (whose logs are not stored with them); ``addresses``: the accounts
+    of stored storage slots, whose proofs (``eth_getProof`` with no keys) give the storage hash the slots hang from."""
     if dataset in _UNPROVABLE:
         return None
     if dataset == "blocks":
@@ -96,7 +102,8 @@ async def material(client: Any, dataset: str, part: BlockRange, *, receipts: boo
     headers = await BLOCKS.fetch(client, part)
     wanted = dataset in LOG_DATASETS or (receipts and dataset == "receipts")
     transactions = await TRANSACTIONS.fetch(client, part) if dataset == "receipts" else []
-    return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [], transactions)
+    accounts = await ACCOUNT_PROOFS.fetch(client, part, addresses=list(addresses)) if addresses else []
+    return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [], transactions, accounts)
 
 
 def _read(path: Location) -> pa.Table:
@@ -124,7 +131,9 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
             first = constant(part.start, len(numbers), numbers.type)  # not a Python number: that loads pandas
             last = constant(part.end, len(numbers), numbers.type)
             rows = pc.filter(table, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
-            proof = await material(client, meta.dataset, part, receipts=True)
+            proof = await material(
+                client, meta.dataset, part, receipts=True, addresses=_slot_accounts(meta.dataset, rows)
+            )
             prove(meta.dataset, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
                   report=report, name=name)  # fmt: skip
 
@@ -152,6 +161,14 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
             report.failures.append(Failure(path.name, meta.start, "chunk_file", stored, written))
             await prove_file(path.name, meta, table)
     return report
+
+
+def _slot_accounts(dataset: str, rows: pa.Table) -> list[str]:
+    """The accounts stored storage slots belong to (as stored: a changed address fetches another account, whose
+    storage hash the slot's proof then does not hang from)."""
+    if dataset != "storage_proofs" or rows.num_rows == 0:
+        return []
+    return sorted({"0x" + bytes(a).hex() for a in rows["address"].to_pylist()})
 
 
 def _edited(path: Location, dataset: str, chain_id: int) -> tuple[ChunkMeta, pa.Table] | None:
@@ -224,6 +241,12 @@ def prove(
                       chain_id=chain_id)  # fmt: skip
     elif dataset == "blocks":
         verify_tables(blocks=rows, report=found, chain_id=chain_id)
+    elif dataset == "storage_proofs":
+        # A slot's proof hangs from its account's storage hash, proven by the account's proof against stateRoot: the
+        # rows' own eth_getProof answers carry it, stored rows have the accounts' proofs fetched again.
+        answers = list(bodies or proof.accounts)
+        accounts = ACCOUNT_PROOFS.transform(answers, chain_id=chain_id, u256="binary") if answers else None
+        verify_tables(blocks=headers, account_proofs=accounts, storage_proofs=rows, report=found, chain_id=chain_id)
     else:
         verify_tables(blocks=headers, report=found, chain_id=chain_id, **{_TABLE_ARGUMENT[dataset]: rows})
     for failure in found.failures:
