@@ -87,21 +87,28 @@ def storage_options(folder: Location) -> dict[str, str] | None:
         return None
     import botocore.session  # type: ignore[import-untyped]
 
-    session = botocore.session.get_session()
-    options = {"conditional_put": "etag", "AWS_REGION": session.get_config_variable("region") or "us-east-1"}
-    credentials = session.get_credentials()
-    if credentials is not None:
-        frozen = credentials.get_frozen_credentials()
-        options["AWS_ACCESS_KEY_ID"] = frozen.access_key
-        options["AWS_SECRET_ACCESS_KEY"] = frozen.secret_key
-        if frozen.token:
-            options["AWS_SESSION_TOKEN"] = frozen.token
+    region = botocore.session.get_session().get_config_variable("region") or "us-east-1"
+    options = {"conditional_put": "etag", "AWS_REGION": region, **_credentials()}
     endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
     if endpoint:
         options["AWS_ENDPOINT_URL"] = endpoint
         if endpoint.startswith("http://"):
             options["AWS_ALLOW_HTTP"] = "true"
     return options
+
+
+def _credentials() -> dict[str, str]:
+    """The AWS credentials of botocore's usual chain, as delta-rs' options (none found: empty)."""
+    import botocore.session
+
+    found = botocore.session.get_session().get_credentials()
+    if found is None:
+        return {}
+    frozen = found.get_frozen_credentials()
+    credentials = {"AWS_ACCESS_KEY_ID": frozen.access_key, "AWS_SECRET_ACCESS_KEY": frozen.secret_key}
+    if frozen.token:
+        credentials["AWS_SESSION_TOKEN"] = frozen.token
+    return credentials
 
 
 def open_table(folder: Location, *, version: int | None = None, as_of: datetime | str | None = None) -> Any:
@@ -187,8 +194,7 @@ class DeltaWriter:
         self._deltalake = _deltalake()
         self._options = storage_options(self.folder)
         if is_table(self.folder):
-            opened = self._deltalake.DeltaTable
-            self.table = self._call("open", lambda: opened(uri(self.folder), storage_options=self._options))
+            self.table = open_table(self.folder)
             self.schema: Any = self.table.schema()
             self.epoch = int(self.table.transaction_version(APP_ID) or 0) + 1
             self._commit([], what="claim the table", info={"chainframe.operation": "claim"})
@@ -321,14 +327,9 @@ def version(folder: Location) -> int:
     return int(open_table(folder).version())
 
 
-_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
-
-
 def _reason(exc: BaseException) -> str:
     """delta-rs' message without the Rust backtrace it appends when ``RUST_BACKTRACE`` is set, and without any of the
     credentials it was given (an S3 error body can echo the access key id)."""
     text = str(exc).split("\n   0:", 1)[0].strip()
 
-    options = storage_options(ObjectPath("s3://redaction-check/x")) or {}
-    secrets = [v for k, v in options.items() if k in _CREDENTIALS]
-    return f"{type(exc).__name__}: {redact_text(text, *secrets)[:500]}"
+    return f"{type(exc).__name__}: {redact_text(text, *_credentials().values())[:500]}"

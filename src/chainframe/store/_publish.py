@@ -28,7 +28,7 @@ import pyarrow as pa
 from chainframe._errors import InputError
 from chainframe.store._chunks import Written
 from chainframe.store._delta import LAYOUTS, DeltaWriter, Layout, is_table
-from chainframe.store._series import named_series_folders
+from chainframe.store._series import series_folders
 from chainframe.store._storage import Location, ObjectPath, location, storage
 
 
@@ -38,7 +38,7 @@ def choose_layout(out: Location | str, table: str | None, *, distributed: bool =
     out = location(out)
     if table is not None and table not in LAYOUTS:
         raise InputError(f"table must be one of {', '.join(LAYOUTS)}; got {table!r}")
-    held = {("delta" if is_table(p) else "parquet") for p in named_series_folders(out) if _holds_files(p)}
+    held = {("delta" if is_table(p) else "parquet") for p in series_folders(out)}
     if len(held) > 1:
         raise InputError(f"{out} holds both Parquet folders and Delta tables; extract into another --out")
     if held:
@@ -92,10 +92,6 @@ class _Queue:
             first = next((i for i, slot in enumerate(run) if slot in self.together), len(run))
             run = run[:first]
         return run
-
-
-def _holds_files(folder: Location) -> bool:
-    return is_table(folder) or bool(storage(folder).files(folder))
 
 
 class Publisher:
