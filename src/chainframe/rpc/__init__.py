@@ -17,6 +17,7 @@ from chainframe.rpc._errors import (
     TerminalError,
     TransientError,
     TransportError,
+    WrongURL,
 )
 from chainframe.rpc._pacing import INFURA_CREDITS, Pacing
 from chainframe.rpc._retry import RetryPolicy
@@ -64,6 +65,7 @@ __all__ = [
     "Transport",
     "TransportError",
     "Withdrawal",
+    "WrongURL",
 ]
 
 

@@ -37,6 +37,7 @@ from chainframe.rpc._errors import (
     ServiceUnavailable,
     TransientError,
     TransportError,
+    WrongURL,
     classify,
 )
 from chainframe.rpc._pacing import Pacer, Pacing
@@ -313,7 +314,7 @@ class AsyncClient(TypedMethods):
                     continue
                 raw = await self._send(route, methods, body, ids)
             except RPCError as exc:
-                if not several or not isinstance(exc, TransportError | ServiceUnavailable):
+                if not several or not isinstance(exc, TransportError | ServiceUnavailable | WrongURL):
                     raise
                 self._rest(route, exc)
                 last = exc

@@ -11,6 +11,7 @@
         │   ├── ServiceUnavailable      HTTP 5xx
         │   └── MalformedResponse       body not JSON, truncated, or a batch item missing
         └── TerminalError               retrying the same request cannot help
+            ├── WrongURL                    host not found, or TLS spoken to a plain-http port: fix the URL
             ├── KeyRefused              HTTP 401/403: missing, unknown or restricted key
             ├── QuotaExhausted          HTTP 402 or a daily limit: wait for the reset (00:00 UTC) or upgrade
             ├── LimitExceeded           too many results, too slow, or range too wide: .reason, .hint (from, to)
@@ -93,6 +94,29 @@ class MalformedResponse(TransientError):
 
 class TerminalError(RPCError):
     """Retrying the same request cannot help."""
+
+
+class WrongURL(TerminalError):
+    """The URL cannot work as written: its host is not found, or TLS met a port that does not speak it. Failed at
+    once, not retried: another try asks the same resolver and the same port."""
+
+
+def connect_failure(exc: OSError, scheme: str) -> RPCError:
+    """The error for a connection that could not be opened: :class:`WrongURL` when the URL itself is wrong (said in
+    words, with what to try), a retried :class:`TransportError` otherwise (refused, reset, a resolver that is down)."""
+    import socket
+    import ssl  # loaded by then: the transport that raised ``exc`` uses it
+
+    # EAI_NONAME: no such name; EAI_NODATA (glibc): the name has no address. EAI_AGAIN (resolver down) is retried.
+    no_such_host = (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME))
+    if isinstance(exc, socket.gaierror) and exc.errno in no_such_host:
+        return WrongURL("host not found: check the URL")
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return WrongURL(f"TLS certificate not accepted ({exc.verify_message}): check the URL's host")
+    if isinstance(exc, ssl.SSLError):
+        plain = {"https": "http", "wss": "ws"}.get(scheme, "http")
+        return WrongURL(f"TLS handshake failed: the port may speak plain {plain}; try {plain}://")
+    return TransportError(f"connection failed ({type(exc).__name__})")
 
 
 class KeyRefused(TerminalError):

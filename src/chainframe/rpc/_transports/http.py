@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlsplit
 
 import anyio
 
-from chainframe.rpc._errors import TransportError
+from chainframe.rpc._errors import TransportError, connect_failure
 from chainframe.rpc._transports.base import Reply, Transport
 from chainframe.rpc._transports.body import Body, Buffers
 from chainframe.rpc._transports.options import MAX_ANSWER_BYTES, Timeout
@@ -280,7 +280,7 @@ class HTTPTransport(Transport):
         except TimeoutError:
             raise TransportError("no answer in time (ConnectTimeout)") from None
         except OSError as exc:  # ssl.SSLError included
-            raise TransportError(f"connection failed ({type(exc).__name__})") from None
+            raise connect_failure(exc, "https" if self._tls else "http") from None
 
     async def _exchange(self, conn: _Connection, request: bytes, *, reused: bool) -> Reply:
         keep = False

@@ -16,7 +16,7 @@ from anyio.abc import TaskGroup
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from chainframe.rpc._errors import KeyRefused, RPCError, TransportError
+from chainframe.rpc._errors import KeyRefused, RPCError, TransportError, connect_failure
 from chainframe.rpc._transports.base import Reply, Transport
 from chainframe.rpc._transports.options import MAX_ANSWER_BYTES, Timeout
 
@@ -60,7 +60,9 @@ class WebSocketTransport(Transport):
                     raise TransportError(f"WebSocket handshake refused (HTTP {status})") from None
                 except TimeoutError:
                     raise TransportError("WebSocket handshake timed out") from None
-                except (OSError, InvalidHandshake) as exc:
+                except OSError as exc:
+                    raise connect_failure(exc, self._url.partition(":")[0]) from None
+                except InvalidHandshake as exc:
                     raise TransportError(f"WebSocket connection failed ({type(exc).__name__})") from None
                 self._conn = conn
                 self._task_group.start_soon(self._read, conn)
