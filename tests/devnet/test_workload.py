@@ -116,7 +116,7 @@ def test_building_twice_gives_the_same_chain() -> None:
     heads = []
     for _ in range(2):
         with AnvilNode(AnvilOptions(auto_mine=False)) as node:
-            truth = build_chain(spec, node.rpc)
+            truth = build_chain(spec, node)
             heads.append(node.rpc.call("eth_getBlockByNumber", hex(truth.head), False)["hash"])
     assert heads[0] == heads[1]
 

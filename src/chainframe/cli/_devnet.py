@@ -6,20 +6,28 @@ import argparse
 import time
 from typing import Any
 
-WORKLOADS = ("bench", "test")
+WORKLOADS = ("bench", "nodes", "test")
 """The devnet's workloads (the devnet itself is imported by the command: an extract does not pay for it)."""
+NODES = ("anvil", "hardhat", "ganache")
+"""The nodes it runs (``chainframe.devnet.NODE_NAMES``, spelled out here for the same reason)."""
 
 
 def add_parser(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "devnet",
-        help="run a local anvil devnet behind an Infura-compatible gateway until Ctrl-C",
+        help="run a local devnet (anvil, Hardhat or Ganache) behind an Infura-compatible gateway until Ctrl-C",
         description=(
-            "Start a real anvil node holding a deterministic workload chain, behind a gateway that speaks "
-            "Infura's paths, keys and eth_getLogs limits over HTTP and WebSocket. Prints the URLs and the key."
+            "Start a real node (anvil by default; Hardhat or Ganache with --node) holding a deterministic workload "
+            "chain, behind a gateway that speaks Infura's paths, keys and eth_getLogs limits over HTTP and WebSocket. "
+            "Prints the URLs and the key."
         ),
     )
-    p.add_argument("--workload", choices=sorted(WORKLOADS), default="test", help="chain to serve (default: test)")
+    p.add_argument("--node", choices=NODES, default="anvil", help="node to run (default: anvil)")
+    p.add_argument(
+        "--workload",
+        choices=sorted(WORKLOADS),
+        help="chain to serve (default: test on anvil, nodes on Hardhat and Ganache, which build it at each start)",
+    )
     p.add_argument("--key", help="API key to accept (default: a random one, printed)")
     p.add_argument("--port", type=int, default=0, help="gateway port (default: a free one)")
     p.add_argument("--max-logs", type=int, default=10_000, help="eth_getLogs result limit (default: 10000, as Infura)")
@@ -27,13 +35,23 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from chainframe.devnet import BENCH_WORKLOAD, TEST_WORKLOAD, Devnet, DevnetError, GatewaySettings, LogLimits
+    from chainframe.devnet import (
+        BENCH_WORKLOAD,
+        NODES_WORKLOAD,
+        TEST_WORKLOAD,
+        Devnet,
+        DevnetError,
+        GatewaySettings,
+        LogLimits,
+    )
 
-    workloads = {"test": TEST_WORKLOAD, "bench": BENCH_WORKLOAD}
+    workloads = {"test": TEST_WORKLOAD, "bench": BENCH_WORKLOAD, "nodes": NODES_WORKLOAD}
+    workload = args.workload or ("test" if args.node == "anvil" else "nodes")
     settings = GatewaySettings(limits=LogLimits(max_results=args.max_logs))
-    print(f"starting the devnet ({args.workload} workload; the first start builds and caches the chain)...")
+    built = "the first start builds and caches the chain" if args.node == "anvil" else "building the chain on it"
+    print(f"starting the devnet on {args.node} ({workload} workload; {built})...")
     try:
-        devnet = Devnet(workload=workloads[args.workload], key=args.key, settings=settings, port=args.port)
+        devnet = Devnet(node=args.node, workload=workloads[workload], key=args.key, settings=settings, port=args.port)
     except DevnetError as exc:
         print(f"error: {exc}")
         return 1
@@ -42,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"HTTP:      {devnet.http_url}")
         print(f"WebSocket: {devnet.ws_url}")
         print(f"API key:   {devnet.key}")
-        print(f"Node:      {devnet.node.url}  (anvil itself, no gateway: no key, no limits)")
+        print(f"Node:      {devnet.node.url}  ({args.node} itself, no gateway: no key, no limits)")
         for name, address in sorted(truth.contracts.items()):
             print(f"Contract:  {name:<8} {address}")
         print(

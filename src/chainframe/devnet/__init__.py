@@ -1,15 +1,19 @@
-"""The local devnet: real anvil nodes, a deterministic workload with known ground truth, and an Infura-compatible
-gateway in front (keys, limits, faults). It is what chainframe is tested against, and what ``chainframe devnet``
-serves for pointing your own pipelines at offline.
+"""The local devnet: real nodes (anvil, Hardhat or Ganache), a deterministic workload with known ground truth, and an
+Infura-compatible gateway in front (keys, limits, faults). It is what chainframe is tested against, and what
+``chainframe devnet`` serves for pointing your own pipelines at offline.
 """
 
 from chainframe.devnet._anvil import ANVIL_VERSION, AnvilNode, AnvilOptions, find_anvil
 from chainframe.devnet._chain import BuiltChain, default_cache_dir, ensure_chain
 from chainframe.devnet._devnet import DEVNET_NETWORK, Devnet
 from chainframe.devnet._errors import DevnetError
+from chainframe.devnet._ganache import GANACHE_VERSION, GanacheNode
+from chainframe.devnet._hardhat import HARDHAT_VERSION, HardhatNode
+from chainframe.devnet._node import NODE_NAMES, Node, NodeName, start_node
 from chainframe.devnet._workload import (
     BENCH_WORKLOAD,
     DEV_ACCOUNTS,
+    NODES_WORKLOAD,
     TEST_WORKLOAD,
     GroundTruth,
     TxRecord,
@@ -37,12 +41,20 @@ __all__ = [
     "Devnet",
     "DevnetError",
     "FaultRule",
+    "GANACHE_VERSION",
+    "GanacheNode",
     "GatewayConfig",
     "GatewayProcess",
     "GatewaySettings",
     "GroundTruth",
+    "HARDHAT_VERSION",
+    "HardhatNode",
     "LogLimits",
     "MissingMethod",
+    "NODES_WORKLOAD",
+    "NODE_NAMES",
+    "Node",
+    "NodeName",
     "OmitKeys",
     "TEST_WORKLOAD",
     "TxRecord",
@@ -51,4 +63,5 @@ __all__ = [
     "ensure_chain",
     "find_anvil",
     "plan_workload",
+    "start_node",
 ]

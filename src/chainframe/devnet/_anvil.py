@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from chainframe.devnet._contracts import EvmVersion
 from chainframe.devnet._errors import DevnetError
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.devnet._process import Child
@@ -61,6 +62,11 @@ class AnvilOptions:
 class AnvilNode:
     """A running anvil. Use as a context manager, or call :meth:`stop`."""
 
+    name = "anvil"
+    evm: EvmVersion = "cancun"
+    set_code = True
+    """Whether the node takes EIP-7702 (type-4) transactions."""
+
     def __init__(self, options: AnvilOptions = AnvilOptions()) -> None:
         self.options = options
         argv = [
@@ -98,6 +104,13 @@ class AnvilNode:
     @property
     def pid(self) -> int:
         return self._child.pid
+
+    def mine(self, timestamp: int) -> None:
+        """Mine the pending transactions into one block with this timestamp."""
+        self.rpc.call("evm_mine", {"timestamp": timestamp})
+
+    def automine(self, on: bool) -> None:
+        self.rpc.call("evm_setAutomine", on)
 
     def stop(self, grace: float = 10.0) -> None:
         """Stop the node (SIGTERM, so it can write its state dump; SIGKILL after ``grace`` seconds)."""

@@ -76,7 +76,7 @@ def _build(spec: WorkloadSpec, state: Path, truth: Path) -> None:
     )
     node = AnvilNode(options)
     try:
-        ground_truth = build_chain(spec, node.rpc)
+        ground_truth = build_chain(spec, node)
     finally:
         node.stop(grace=600)  # anvil writes the dump on a clean exit; a large chain takes a while
     if not tmp_state.is_file():

@@ -1,4 +1,5 @@
-"""The workload's compiled contracts (``contracts/artifacts.json``) and the little ABI encoding the workload needs.
+"""The workload's compiled contracts (``contracts/artifacts.json``, and ``artifacts-shanghai.json`` for nodes without
+Cancun's opcodes) and the little ABI encoding the workload needs.
 
 Only static ``uint256``/``address`` arguments and one trailing ``bytes`` are encoded: that is all the workload calls
 use, and a general ABI codec is not this module's job.
@@ -11,7 +12,11 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal
+
+EvmVersion = Literal["cancun", "shanghai"]
+"""The EVM versions the contracts are compiled for (``contracts/build.mjs``): the newest each devnet node runs."""
+_FILES: dict[EvmVersion, str] = {"cancun": "artifacts.json", "shanghai": "artifacts-shanghai.json"}
 
 
 @dataclass(frozen=True)
@@ -30,13 +35,13 @@ class Artifact:
 
 
 @cache
-def artifacts_bytes() -> bytes:
-    return resources.files("chainframe.devnet").joinpath("contracts/artifacts.json").read_bytes()
+def artifacts_bytes(evm: EvmVersion = "cancun") -> bytes:
+    return resources.files("chainframe.devnet").joinpath("contracts", _FILES[evm]).read_bytes()
 
 
 @cache
-def artifacts() -> dict[str, Artifact]:
-    data: dict[str, Any] = json.loads(artifacts_bytes())
+def artifacts(evm: EvmVersion = "cancun") -> dict[str, Artifact]:
+    data: dict[str, Any] = json.loads(artifacts_bytes(evm))
     return {
         name: Artifact(
             name=name,
@@ -49,9 +54,9 @@ def artifacts() -> dict[str, Artifact]:
     }
 
 
-def artifacts_digest() -> str:
+def artifacts_digest(evm: EvmVersion = "cancun") -> str:
     """A digest of the compiled contracts, part of a built chain's cache key."""
-    return hashlib.sha256(artifacts_bytes()).hexdigest()
+    return hashlib.sha256(artifacts_bytes(evm)).hexdigest()
 
 
 def _word(value: int | str) -> str:
@@ -78,5 +83,5 @@ def calldata(contract: str, signature: str, *args: int | str | bytes) -> str:
     return "0x" + artifacts()[contract].selector(signature) + encode_args(*args)
 
 
-def deploy_data(contract: str, *args: int | str) -> str:
-    return artifacts()[contract].bytecode + encode_args(*args)
+def deploy_data(contract: str, *args: int | str, evm: EvmVersion = "cancun") -> str:
+    return artifacts(evm)[contract].bytecode + encode_args(*args)

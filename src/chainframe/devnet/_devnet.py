@@ -1,15 +1,20 @@
-"""The embedded default: a real anvil holding the deterministic workload chain, behind our Infura-style gateway."""
+"""The embedded default: a real node holding the deterministic workload chain, behind our Infura-style gateway.
+
+anvil loads the chain from a cached state dump; Hardhat and Ganache cannot read anvil's dump, so the workload is built
+on them at each start (the small ``NODES_WORKLOAD`` takes seconds)."""
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
-from chainframe.devnet._anvil import AnvilNode, AnvilOptions
+from chainframe.devnet._anvil import AnvilOptions
 from chainframe.devnet._chain import ensure_chain
-from chainframe.devnet._workload import TEST_WORKLOAD, GroundTruth, WorkloadSpec
+from chainframe.devnet._node import Node, NodeName, start_node
+from chainframe.devnet._workload import TEST_WORKLOAD, GroundTruth, WorkloadSpec, build_chain
 from chainframe.devnet.gateway import GatewayConfig, GatewayProcess, GatewaySettings
 
 DEVNET_NETWORK = "devnet"
@@ -18,15 +23,19 @@ DEVNET_NETWORK = "devnet"
 class Devnet:
     """Start everything on construction; :meth:`stop` (or leaving the ``with`` block) stops everything.
 
-    - ``workload``: the chain to serve (built once and cached, see ``cache_dir``).
-    - ``extra_networks``: name -> chain id of further, empty anvil nodes behind the same gateway; the Host header's
-      first label picks the network (``sepolia.localhost``), anything else gets the ``devnet`` chain.
+    - ``node``: which node serves it: ``anvil`` (the default), ``hardhat`` or ``ganache``, each a real process from
+      its pinned npm package.
+    - ``workload``: the chain to serve (on anvil built once and cached, see ``cache_dir``; on the others built at
+      each start).
+    - ``extra_networks``: name -> chain id of further, empty nodes of the same kind behind the same gateway; the Host
+      header's first label picks the network (``sepolia.localhost``), anything else gets the ``devnet`` chain.
     - ``key``: the API key to accept (a random one when None); ``settings``: the gateway's limits and faults.
     """
 
     def __init__(
         self,
         *,
+        node: NodeName = "anvil",
         workload: WorkloadSpec = TEST_WORKLOAD,
         key: str | None = None,
         settings: GatewaySettings | None = None,
@@ -35,21 +44,23 @@ class Devnet:
         port: int = 0,
     ) -> None:
         self.key = key or secrets.token_hex(16)
-        self.nodes: dict[str, AnvilNode] = {}
+        self.node_name: NodeName = node
+        self.nodes: dict[str, Node] = {}
         self.gateway: GatewayProcess | None = None
         try:
-            chain = ensure_chain(workload, cache_dir)
-            self.truth: GroundTruth = chain.truth
-            self.nodes[DEVNET_NETWORK] = AnvilNode(
-                AnvilOptions(
-                    chain_id=workload.chain_id,
-                    genesis_timestamp=workload.genesis_timestamp,
-                    load_state=chain.state,
-                    gas_limit=workload.gas_limit,
-                )
+            options = AnvilOptions(
+                chain_id=workload.chain_id, genesis_timestamp=workload.genesis_timestamp, gas_limit=workload.gas_limit
             )
+            if node == "anvil":
+                chain = ensure_chain(workload, cache_dir)
+                self.truth: GroundTruth = chain.truth
+                self.nodes[DEVNET_NETWORK] = start_node(node, replace(options, load_state=chain.state))
+            else:
+                self.nodes[DEVNET_NETWORK] = built = start_node(node, replace(options, auto_mine=False))
+                self.truth = build_chain(workload, built)
+                built.automine(True)
             for name, chain_id in (extra_networks or {}).items():
-                self.nodes[name] = AnvilNode(AnvilOptions(chain_id=chain_id))
+                self.nodes[name] = start_node(node, AnvilOptions(chain_id=chain_id))
             self.gateway = GatewayProcess(
                 GatewayConfig(
                     networks={name: node.url for name, node in self.nodes.items()},
@@ -65,7 +76,7 @@ class Devnet:
             raise
 
     @property
-    def node(self) -> AnvilNode:
+    def node(self) -> Node:
         """The node serving the workload chain (for tests that need to bypass the gateway)."""
         return self.nodes[DEVNET_NETWORK]
 

@@ -13,7 +13,8 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import IO
 
 from chainframe.devnet._errors import DevnetError
@@ -42,7 +43,8 @@ class Child:
         *,
         ready: Callable[[str], str | None],
         stdin_text: str | None = None,
-        env: dict[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
         timeout: float = 30.0,
     ) -> None:
         self.name = name
@@ -55,6 +57,7 @@ class Child:
             stderr=subprocess.STDOUT,
             text=True,
             env=env,
+            cwd=cwd,
             preexec_fn=_die_with_parent,  # for PR_SET_PDEATHSIG; it runs before exec, no threads involved
         )
         if stdin_text is not None:

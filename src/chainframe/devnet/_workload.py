@@ -14,11 +14,13 @@ import json
 import random
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from chainframe.devnet._contracts import calldata, deploy_data
+from chainframe.devnet._contracts import EvmVersion, calldata, deploy_data
 from chainframe.devnet._errors import DevnetError
-from chainframe.devnet._node_rpc import NodeRPC
+
+if TYPE_CHECKING:
+    from chainframe.devnet._node import Node
 
 TxKind = Literal[
     "deploy",
@@ -95,6 +97,10 @@ class WorkloadSpec:
 
 TEST_WORKLOAD = WorkloadSpec()
 """The chain the default test suite and the demo run on: 240 blocks, ~15,000 logs (over the 10,000 limit)."""
+
+NODES_WORKLOAD = WorkloadSpec(name="nodes", blocks=41)
+"""The chain built on Hardhat and Ganache at each start (they cannot load anvil's state dump): 42 blocks, ~280
+transactions of every kind, in seconds."""
 
 BENCH_WORKLOAD = WorkloadSpec(
     name="bench", blocks=2000, txs_per_block=8, logs_per_emit=150, creation_every=100, empty_every=0
@@ -209,8 +215,10 @@ class GroundTruth:
 
 
 class _Planner:
-    def __init__(self, spec: WorkloadSpec) -> None:
+    def __init__(self, spec: WorkloadSpec, evm: EvmVersion, set_code: bool) -> None:
         self.spec = spec
+        self.evm: EvmVersion = evm
+        self.set_code = set_code
         self.rng = random.Random(spec.seed)
         self.nonces = [0] * 10
 
@@ -270,9 +278,9 @@ class _Planner:
         blocks.append(
             [
                 # The Token constructor mints, which logs one Transfer.
-                self.tx("deploy", 0, None, deploy_data(name, *supply), gas=1_000_000, logs=1)
+                self.tx("deploy", 0, None, deploy_data(name, *supply, evm=self.evm), gas=1_000_000, logs=1)
                 if name == "Token"
-                else self.tx("deploy", 0, None, deploy_data(name), gas=1_000_000)
+                else self.tx("deploy", 0, None, deploy_data(name, evm=self.evm), gas=1_000_000)
                 for name in _DEPLOYED
             ]
         )
@@ -288,7 +296,9 @@ class _Planner:
                 )
                 for a in range(1, 9)
             ]
-            + [
+        )
+        if self.set_code:  # a node without EIP-7702 gets no type-4 transaction (and sender 0 no nonce for it)
+            blocks[-1].append(
                 self.tx(
                     "set_code",
                     0,
@@ -298,13 +308,12 @@ class _Planner:
                     logs=1,
                     tx_type=4,
                 )
-            ]
-        )
+            )
         for number in range(3, spec.blocks + 1):
             if spec.creation_every and number % spec.creation_every == 0:
                 # Alone in its block: anvil can drop transactions from a block mixing a creation and a revert.
                 sender = self.rng.randrange(1, 9)
-                data = deploy_data("Token", self.rng.randrange(1, 10**30))
+                data = deploy_data("Token", self.rng.randrange(1, 10**30), evm=self.evm)
                 blocks.append([self.tx("create_token", sender, None, data, gas=1_000_000, logs=1)])
             elif spec.empty_every and number % spec.empty_every == 0:
                 blocks.append([])
@@ -323,9 +332,10 @@ class _Planner:
         return blocks
 
 
-def plan_workload(spec: WorkloadSpec) -> list[list[TxIntent]]:
-    """The transactions of blocks 1..spec.blocks, in block order."""
-    return _Planner(spec).plan()
+def plan_workload(spec: WorkloadSpec, *, evm: EvmVersion = "cancun", set_code: bool = True) -> list[list[TxIntent]]:
+    """The transactions of blocks 1..spec.blocks, in block order: the contracts compiled for ``evm``, and the
+    EIP-7702 transaction of block 2 only where the node takes ``set_code`` transactions."""
+    return _Planner(spec, evm, set_code).plan()
 
 
 def authority_address() -> str:
@@ -384,8 +394,12 @@ def _tx_object(intent: TxIntent, contracts: dict[str, str], chain_id: int) -> di
     return tx
 
 
-def build_chain(spec: WorkloadSpec, rpc: NodeRPC, *, max_resends: int = 5) -> GroundTruth:
-    """Send the plan to a fresh anvil started with ``auto_mine=False``; return the ground truth of what it mined."""
+def build_chain(spec: WorkloadSpec, node: Node, *, max_resends: int = 5) -> GroundTruth:
+    """Send the plan to a fresh node started with ``auto_mine=False``; return the ground truth of what it mined.
+
+    On Hardhat and Ganache a transaction's status and logs are the plan's: what the node made of it is its own answer
+    (the same plan reverts more transactions there), which tests read from that node, never from another."""
+    rpc = node.rpc
     accounts = [a.lower() for a in rpc.call("eth_accounts")]
     if tuple(accounts) != DEV_ACCOUNTS:
         raise DevnetError("the node's dev accounts are not anvil's test-mnemonic accounts; start it with defaults")
@@ -393,7 +407,7 @@ def build_chain(spec: WorkloadSpec, rpc: NodeRPC, *, max_resends: int = 5) -> Gr
         raise DevnetError("the workload must be built on a fresh chain (the node already has blocks)")
     contracts: dict[str, str] = {}
     records: list[TxRecord] = []
-    plan = plan_workload(spec)
+    plan = plan_workload(spec, evm=node.evm, set_code=node.set_code)
     waiting: list[TxIntent] = []  # dropped by anvil from the last block; resent in the next
     number = 0
     resends = 0
@@ -405,7 +419,7 @@ def build_chain(spec: WorkloadSpec, rpc: NodeRPC, *, max_resends: int = 5) -> Gr
                 raise DevnetError(f"anvil kept dropping {len(waiting)} transactions after {max_resends} resends")
         number += 1
         hashes = rpc.batch([("eth_sendTransaction", [_tx_object(i, contracts, spec.chain_id)]) for i in intents])
-        rpc.call("evm_mine", {"timestamp": spec.genesis_timestamp + spec.block_interval * number})
+        node.mine(spec.genesis_timestamp + spec.block_interval * number)
         mined: list[str] = rpc.call("eth_getBlockByNumber", hex(number), False)["transactions"]
         position = {h: k for k, h in enumerate(mined)}
         if len(position) != len(mined) or not set(mined) <= set(hashes):

@@ -10,8 +10,10 @@
 // resolve them from elsewhere (e.g. when solc was installed outside the repo).
 //
 // Every *.sol file in this folder is compiled together via standard JSON
-// (optimizer on, 200 runs, evmVersion cancun). Any error-severity diagnostic
-// exits non-zero. Output is deterministic: sorted keys, 2-space indent,
+// (optimizer on, 200 runs), once per EVM version a devnet node runs: cancun
+// (anvil, Hardhat) into artifacts.json, shanghai (Ganache 7.9, which has no
+// MCOPY or transient storage) into artifacts-shanghai.json. Any error-severity
+// diagnostic exits non-zero. Output is deterministic: sorted keys, 2-space indent,
 // trailing newline, so re-running on unchanged sources gives no git diff.
 
 import { createRequire } from "node:module";
@@ -62,6 +64,7 @@ if (!compiler.startsWith(`${SOLC_VERSION}+`)) {
 const files = readdirSync(here).filter((f) => f.endsWith(".sol")).sort();
 if (files.length === 0) fail(`no .sol files in ${here}`);
 
+function build(evmVersion) {
 const input = {
   language: "Solidity",
   // Source keys are bare file names so the embedded metadata hash does not
@@ -69,7 +72,7 @@ const input = {
   sources: Object.fromEntries(files.map((f) => [f, { content: readFileSync(path.join(here, f), "utf8") }])),
   settings: {
     optimizer: { enabled: true, runs: 200 },
-    evmVersion: "cancun",
+    evmVersion,
     outputSelection: {
       "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object", "evm.methodIdentifiers"] },
     },
@@ -112,6 +115,8 @@ for (const file of Object.keys(output.contracts ?? {}).sort()) {
     };
   }
 }
+return contracts;
+}
 
 // JSON.stringify with object keys sorted at every level (array order kept).
 function sortKeys(value) {
@@ -122,6 +127,9 @@ function sortKeys(value) {
   return value;
 }
 
-const outPath = path.join(here, "artifacts.json");
-writeFileSync(outPath, `${JSON.stringify(sortKeys({ compiler, contracts }), null, 2)}\n`);
-process.stdout.write(`wrote ${path.relative(process.cwd(), outPath)}: ${Object.keys(contracts).sort().join(", ")} (solc ${compiler})\n`);
+for (const [evmVersion, file] of [["cancun", "artifacts.json"], ["shanghai", "artifacts-shanghai.json"]]) {
+  const contracts = build(evmVersion);
+  const outPath = path.join(here, file);
+  writeFileSync(outPath, `${JSON.stringify(sortKeys({ compiler, contracts }), null, 2)}\n`);
+  process.stdout.write(`wrote ${path.relative(process.cwd(), outPath)}: ${Object.keys(contracts).sort().join(", ")} (solc ${compiler}, ${evmVersion})\n`);
+}
