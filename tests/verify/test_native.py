@@ -126,3 +126,16 @@ def test_receipts_roots_and_blooms_match_the_reference_on_recorded_receipts(reco
     for row in receipts.to_pylist():
         mine = logs.filter(pa.compute.equal(logs["transaction_index"], row["transaction_index"]))
         assert _logs._native_blooms(mine, [row["block_number"]])[row["block_number"]] == row["logs_bloom"]
+
+
+@pytest.mark.parametrize("record", RECEIPT_RECORDS, ids=[r.id for r in RECEIPT_RECORDS])
+def test_receipts_and_logs_in_one_scan_are_the_datasets_tables(record: Any) -> None:
+    from chainframe.verify import receipts_and_logs
+
+    # A batch answer as eth_getBlockReceipts gives it, with a null result (a block the node lacks) beside it.
+    body = json.dumps([{"jsonrpc": "2.0", "id": 0, "result": record.result},
+                       {"jsonrpc": "2.0", "id": 1, "result": None}]).encode()  # fmt: skip
+    receipts, logs = receipts_and_logs([body], chain_id=1)
+    assert logs.num_rows == sum(len(r["logs"]) for r in record.result)
+    assert receipts.equals(RECEIPTS.transform([body], chain_id=1, u256="binary"))
+    assert logs.equals(LOGS.from_receipts([body], chain_id=1, u256="binary"))

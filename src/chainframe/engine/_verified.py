@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import InputError
-from chainframe.datasets import ACCOUNT_PROOFS, BLOCKS, LOGS, RECEIPTS, TRANSACTIONS, U256, BlockRange
+from chainframe.datasets import ACCOUNT_PROOFS, BLOCKS, RECEIPTS, TRANSACTIONS, U256, BlockRange
 from chainframe.datasets._convert import constant
 from chainframe.engine._answers import WrongAnswer
 from chainframe.store import ChunkMeta, Location, storage
@@ -211,7 +211,7 @@ def prove(
     """Prove ``rows`` (the dataset's rows for ``part``; in an extraction, the logs datasets' logs before decoding)
     against ``proof``, adding counts, failures and skips to ``report``. ``bodies``: the rows' own answers (receipts
     carry their logs); without them, receipts are proven with the node's receipts' logs."""
-    from chainframe.verify import verify_tables
+    from chainframe.verify import receipts_and_logs, verify_tables
 
     name = name or dataset
     if proof is None:
@@ -223,8 +223,7 @@ def prove(
     # and the rows counted are this series' own.
     found = _report()
     if dataset in LOG_DATASETS:
-        receipts = RECEIPTS.transform(proof.receipts, chain_id=chain_id, u256="binary")
-        logs = LOGS.from_receipts(proof.receipts, chain_id=chain_id, u256="binary")
+        receipts, logs = receipts_and_logs(proof.receipts, chain_id=chain_id)
         verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found)
         _same_logs(dataset, rows, logs, filters, u256, found)
         # Columns a receipt's logs do not carry: the rows' own block columns, chain and removed flag.
@@ -235,7 +234,7 @@ def prove(
         check_not_removed(dataset, rows, found)
         _same_block_hashes(dataset, rows, headers, found)  # the other datasets': verify_tables's row_block_hash
     elif dataset == "receipts":
-        logs = LOGS.from_receipts(list(bodies or proof.receipts), chain_id=chain_id, u256="binary")
+        _, logs = receipts_and_logs(list(bodies or proof.receipts), chain_id=chain_id)
         transactions = TRANSACTIONS.transform(proof.transactions, chain_id=chain_id, u256="binary")
         verify_tables(blocks=headers, receipts=rows, logs=logs, transactions=transactions, report=found,
                       chain_id=chain_id)  # fmt: skip

@@ -4,6 +4,7 @@ Each check recomputes a header field (the block hash, ``logsBloom``) or a count 
 the stored value. A check that does not apply to a block is reported as skipped with its reason, never as passed.
 """
 
+from chainframe.verify._answers import receipts_and_logs
 from chainframe.verify._derived import check_header_columns, check_not_removed
 from chainframe.verify._folder import read_folder, verify_folder
 from chainframe.verify._report import Failure, Report, Skip
@@ -16,6 +17,7 @@ __all__ = [
     "check_header_columns",
     "check_not_removed",
     "read_folder",
+    "receipts_and_logs",
     "verify_folder",
     "verify_tables",
 ]
