@@ -5,13 +5,13 @@ event decoders here (more in :mod:`chainframe.decode`); the client in :mod:`chai
 :mod:`chainframe.datasets`, the local devnet in :mod:`chainframe.devnet`.
 """
 
-import importlib
-from typing import TYPE_CHECKING
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._version import __version__
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from chainframe.decode import decode_event, decode_events, erc20_transfers, erc721_transfers, erc1155_transfers
     from chainframe.engine import (
         RunReport,
@@ -58,6 +58,7 @@ __all__ = [
 ]
 
 
+_SUBPACKAGES = frozenset({"datasets", "decode", "devnet", "engine", "rpc", "store", "verify"})
 _DECODE = frozenset({"decode_event", "decode_events", "erc20_transfers", "erc721_transfers", "erc1155_transfers"})
 
 
@@ -65,13 +66,21 @@ def __getattr__(name: str) -> object:
     # Loaded on first use: `import chainframe` (which the CLI's import implies) loads neither pyarrow nor numpy, so
     # the CLI can set up its process first; the event decoder (pycryptodome) loads only when asked for.
     if name in _DECODE or name == "decode":
-        decode = importlib.import_module("chainframe.decode")  # sets chainframe.decode: no second call for it
+        decode = _importlib.import_module("chainframe.decode")  # sets chainframe.decode: no second call for it
         return decode if name == "decode" else getattr(decode, name)
     if name in __all__ or name == "engine":
-        engine = importlib.import_module("chainframe.engine")  # sets chainframe.engine
+        engine = _importlib.import_module("chainframe.engine")  # sets chainframe.engine
         if name == "engine":
             return engine
         value = getattr(engine, name)
         globals()[name] = value  # found directly from now on
         return value
+    if name in _SUBPACKAGES:  # chainframe.rpc.<TAB> works without an import statement first
+        return _importlib.import_module(f"chainframe.{name}")
     raise AttributeError(f"module 'chainframe' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # What tab completion offers (``chainframe.<TAB>``): the public names, loaded or not, and the subpackages;
+    # listing them imports nothing.
+    return sorted({*__all__, *_SUBPACKAGES})

@@ -16,13 +16,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, overload
 
 import anyio
 import pyarrow as pa
 from anyio.from_thread import start_blocking_portal
 
 from chainframe._errors import InputError, first_error
+from chainframe._twins import carry_over
 from chainframe.datasets import DATASETS, U256, BlockRange, register_duckdb
 from chainframe.engine._canonical import ChainUnstable, ChunkCheck, head_and_stale, on_one_fork
 from chainframe.engine._engine import (
@@ -585,6 +586,12 @@ def extract(datasets: str | Sequence[str], **options: Any) -> RunReport:
     return result
 
 
+@overload
+def collect(dataset: str, *, output: Literal["arrow"] = "arrow", **options: Any) -> pa.Table: ...
+@overload
+def collect(dataset: str, *, output: Literal["polars"], **options: Any) -> pl.DataFrame: ...
+@overload
+def collect(dataset: str, *, output: Literal["pandas"], **options: Any) -> Any: ...  # pandas ships no types
 def collect(dataset: str, **options: Any) -> Any:
     """Blocking :func:`acollect` (works inside Jupyter's running event loop)."""
     return _blocking(acollect, dataset, **options)
@@ -632,10 +639,10 @@ def verify_stored(out: str | Location, **options: Any) -> Any:
     return _blocking(averify_stored, out, **options)
 
 
-# help(), IPython's ``?`` and editors inspecting live objects show the options, not ``**options``.
+# help(), IPython's ``?`` and editors inspecting live objects show the options and the whole docstring.
 for _blocking_twin, _coroutine in ((extract, aextract), (collect, acollect), (follow, afollow), (repair, arepair),
                                    (off_chain, aoff_chain), (verify_stored, averify_stored)):  # fmt: skip
-    _blocking_twin.__signature__ = inspect.signature(_coroutine)  # type: ignore[union-attr]
+    carry_over(_blocking_twin, _coroutine)
 
 
 def vacuum(out: str | Location, *, retention_hours: float = DEFAULT_RETENTION_HOURS) -> dict[str, int]:

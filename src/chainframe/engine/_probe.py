@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from chainframe._twins import carry_over
 from chainframe.datasets import DATASETS
 from chainframe.engine._api import _blocking, _client, endpoint_of
 from chainframe.rpc import AsyncClient, Endpoint, MethodNotFound, RetryPolicy, RPCError, TerminalError, TransientError
@@ -358,3 +359,6 @@ def probe(**options: Any) -> Capabilities:
     """Blocking :func:`aprobe` (works inside Jupyter's running event loop)."""
     result: Capabilities = _blocking(aprobe, **options)
     return result
+
+
+carry_over(probe, aprobe)  # help(probe) shows aprobe's options and docstring

@@ -177,8 +177,18 @@ class AsyncClient(TypedMethods):
         http2: bool = False,
         max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
-        if batch_size < 1:
-            raise InputError(f"batch_size must be at least 1; got {batch_size}")
+        for name, value, kind in (
+            ("timeout", timeout, Timeout),
+            ("retry", retry, RetryPolicy),
+            ("pacing", pacing, Pacing),
+        ):
+            if not isinstance(value, kind):  # a dict of its fields, say: name the object to build
+                raise InputError(
+                    f"{name} must be a chainframe.rpc.{kind.__name__} (e.g. {name}={kind.__name__}(...)); "
+                    f"got {type(value).__name__}"
+                )
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+            raise InputError(f"batch_size must be a whole number, at least 1; got {batch_size!r}")
         if isinstance(transport, str) and transport not in ("http", "ws"):
             raise InputError(f"transport must be 'http' or 'ws'; got {transport!r}")
         self.endpoint = endpoint if isinstance(endpoint, Endpoint) else Endpoint.from_url(endpoint)
