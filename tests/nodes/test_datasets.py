@@ -1,0 +1,119 @@
+"""Every dataset on real Hardhat and Ganache nodes, through the gateway: equal, row by row and column by column, to
+what that node answers in JSON (read raw here), or one line naming the method the node lacks or refuses."""
+
+from __future__ import annotations
+
+import glob
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from chainframe.cli import main
+from chainframe.datasets import DATASETS
+from chainframe.devnet import Devnet
+from tests.nodes.answers import NodeAnswers, batch, compare, one_line_naming
+
+SLOT = "0x" + "00" * 31 + "01"  # Store's counter
+# Where a dataset cannot work on a node, the method its one-line error must name (and nothing else may fail).
+FAILS: dict[tuple[str, str], str] = {
+    (node, name): "debug_traceCall"
+    for node in ("hardhat", "ganache")
+    for name in ("call_traces", "prestate_accounts", "prestate_storage")
+}  # Hardhat refuses tracers (-32602); Ganache has no debug_traceCall (-32700 with geth's text)
+
+
+@pytest.fixture(scope="session")
+def answers(node_devnet: Devnet) -> NodeAnswers:
+    return NodeAnswers(node_devnet)
+
+
+def _argv(devnet: Devnet, name: str, out: Path) -> list[str]:
+    store = devnet.truth.contracts["Store"]
+    extra = {
+        "account_proofs": ["--addresses", store],
+        "storage_proofs": ["--addresses", store, "--storage-key", SLOT],
+        **{n: ["--call", json.dumps({"to": store, "data": "0x"})] for n in ("call_traces", "prestate_accounts",
+                                                                          "prestate_storage")},
+    }.get(name, [])  # fmt: skip
+    return ["extract", name, "--blocks", f"0:{devnet.truth.head}", "--rpc", devnet.http_url, "--out", str(out),
+            "--no-progress", *extra]  # fmt: skip
+
+
+def _rows(out: Path, name: str) -> list[dict[str, Any]]:
+    files = glob.glob(str(out / f"{name}*" / "*.parquet"))
+    assert files, f"{name}: no file written"
+    return [row for f in sorted(files) for row in pq.read_table(f).to_pylist()]
+
+
+def _proofs(devnet: Devnet, answers: NodeAnswers, keys: list[str]) -> dict[tuple[int, ...], dict[str, Any]]:
+    store = devnet.truth.contracts["Store"]
+    found = batch(devnet.node.url, [("eth_getProof", [store, keys, hex(n)]) for n in range(answers.head + 1)])
+    return {(n,): p for n, p in enumerate(found)}
+
+
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_each_dataset_is_the_nodes_own_answers_or_names_the_method(
+    real_node: Devnet, answers: NodeAnswers, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    devnet, node = real_node, real_node.node_name
+    code = main(_argv(devnet, name, tmp_path))
+    printed = capsys.readouterr()
+    if (node, name) in FAILS:
+        assert code != 0
+        error = next(line for line in (printed.out + printed.err).splitlines() if line.startswith("error:"))
+        assert one_line_naming(error, FAILS[node, name]), error
+        assert devnet.http_url.rsplit("/", 1)[1] not in printed.out + printed.err  # the key stays out
+        return
+    assert code == 0, printed.out + printed.err
+    rows = _rows(tmp_path, name)
+    common = answers.common()
+    if name == "blocks":
+        derived = {"chain_id": common["chain_id"], "transaction_count": lambda a: len(a["transactions"])}
+        compared = compare(name, rows, answers.by_block(), ("block_number",), derived)
+        assert {"block_hash", "parent_hash", "transactions_root", "state_root", "receipts_root"} <= compared
+    elif name == "transactions":
+        compared = compare(name, rows, answers.by_transaction(answers.txs), ("block_number", "transaction_index"),
+                           common)  # fmt: skip
+        assert {"transaction_hash", "from_address", "value", "input", "r", "s", "block_timestamp"} <= compared
+    elif name == "receipts":
+        derived = {**common, "log_count": lambda a: len(a["logs"])}
+        keys = ("block_number", "transaction_index")
+        compared = compare(name, rows, answers.by_transaction(answers.receipts), keys, derived)
+        assert {"status", "gas_used", "cumulative_gas_used", "logs_bloom", "log_count"} <= compared
+        assert sum(r["status"] == 0 for r in rows) == sum(int(r["status"], 16) == 0 for r in answers.receipts)
+    elif name == "logs":
+        # Neither node puts blockTimestamp in a log, and logs' block_timestamp is what the log says (None here).
+        stamp = {"block_timestamp": lambda a: int(a["blockTimestamp"], 16) if "blockTimestamp" in a else None}
+        compared = compare(name, rows, answers.by_log(answers.logs), ("block_number", "log_index"), common | stamp)
+        assert {"address", "topics", "data", "transaction_hash"} <= compared
+    elif name == "erc20_transfers":
+        compared = compare(name, rows, answers.erc20(), ("block_number", "log_index"), common)
+        assert {"address", "from_address", "to_address", "value"} <= compared
+    elif name == "uncles":  # none on these chains: every header's own list is empty too
+        assert rows == []
+        assert all(b["uncles"] == [] for b in answers.blocks)
+        return
+    elif name in ("erc721_transfers", "erc1155_transfers"):  # the workload has none: no such log in the node's
+        assert rows == []
+        assert len(answers.erc20()) == sum(
+            1 for log in answers.logs if log["topics"] and log["topics"][0] == answers.TRANSFER_TOPIC
+        )
+        return
+    elif name == "account_proofs":
+        compared = compare(name, rows, _proofs(devnet, answers, []), ("block_number",), common)
+        assert {"balance", "nonce", "code_hash", "storage_hash", "account_proof"} <= compared
+    elif name == "storage_proofs":
+        derived = {
+            **common,
+            "storage_key": lambda a: bytes.fromhex(a["storageProof"][0]["key"][2:].rjust(64, "0")),
+            "storage_value": lambda a: int(a["storageProof"][0]["value"], 16).to_bytes(32, "big"),
+            "storage_proof": lambda a: [bytes.fromhex(p[2:]) for p in a["storageProof"][0]["proof"]],
+        }
+        compared = compare(name, rows, _proofs(devnet, answers, [SLOT]), ("block_number",), derived)
+        assert {"storage_key", "storage_value", "storage_proof", "address"} <= compared
+    else:
+        pytest.fail(f"{name}: a dataset this test does not know; say how to read it from the node's JSON")
+    assert rows, name
