@@ -82,3 +82,32 @@ def test_recorded_uncle_proves_its_nephews_sha3_uncles() -> None:
     report = Report()
     check_uncles(tampered, blocks, report)
     assert {f.check for f in report.failures} == {"uncle_hash", "sha3_uncles"}
+
+
+FULL = [r for r in RECORDS if any(isinstance(t, dict) for t in r.result.get("transactions", []))]
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+def test_batched_senders_are_the_reference_ones(monkeypatch: pytest.MonkeyPatch, threaded: bool) -> None:
+    from chainframe.verify import _senders
+    from chainframe.verify._hashing import keccak
+    from chainframe.verify._transactions import recovery_input, sender, transaction_bytes
+
+    monkeypatch.setattr(_senders, "_known", type(_senders._known)())  # nothing remembered from other tests
+    monkeypatch.setattr(_senders, "THREADED", 2 if threaded else 10**9)
+    txs = [
+        {"blockTimestamp": r.result["timestamp"], **t}
+        for r in FULL for t in r.result["transactions"] if isinstance(t, dict)
+    ]  # fmt: skip
+    rows = _table(TRANSACTIONS, txs).to_pylist()
+    # Signatures that recover no key or another one: s zero, r past the curve's order, a flipped parity.
+    rows.append({**rows[0], "s": bytes(32)})
+    rows.append({**rows[1], "r": b"\xff" * 32})
+    v, parity = rows[2]["v"], rows[2]["y_parity"]
+    other = v + 1 if (v - 27 if v < 35 else v - 35) % 2 == 0 else v - 1
+    rows.append({**rows[2], "v": other, "y_parity": None if parity is None else parity ^ 1})
+    digests = [keccak(transaction_bytes(row)) for row in rows]
+    want = [sender(row) for row in rows]
+    assert None in want
+    assert _senders.senders(rows, digests, recovery_input, sender) == want
+    assert _senders.senders(rows, digests, recovery_input, lambda _: pytest.fail("remembered")) == want

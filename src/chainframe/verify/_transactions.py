@@ -13,6 +13,7 @@ import pyarrow as pa
 from chainframe.verify._hashing import RlpItem, keccak, rlp, uint
 from chainframe.verify._headers import integer
 from chainframe.verify._report import Failure, Report
+from chainframe.verify._senders import Signed, senders
 from chainframe.verify._trie import ordered_root
 
 KNOWN_TYPES = frozenset({0, 1, 2, 3, 4})
@@ -81,21 +82,32 @@ def transaction_bytes(tx: dict[str, Any], *, signed: bool = True) -> bytes:
     return bytes([kind]) + rlp([*fields, parity, *signature] if signed else fields)
 
 
-def sender(tx: dict[str, Any]) -> bytes | None:
-    """The address that signed ``tx``, recovered from its signature (None when the signature cannot be recovered)."""
-    from coincurve import PublicKey
-
+def recovery_input(tx: dict[str, Any]) -> Signed | None:
+    """What ``tx``'s sender is recovered from: r || s, the recovery id and the signed payload's hash (None: its
+    signature is incomplete or its recovery id out of range)."""
     v = tx["v"] if (tx["transaction_type"] or 0) == 0 else tx["y_parity"] if tx["y_parity"] is not None else tx["v"]
     if v is None or tx["r"] is None or tx["s"] is None:
         return None
     recovery = v - 27 if v in (27, 28) else (v - 35) % 2 if (tx["transaction_type"] or 0) == 0 else v
     if recovery not in (0, 1):
         return None
-    signature = (tx["r"] or b"").rjust(32, b"\0") + (tx["s"] or b"").rjust(32, b"\0") + bytes([recovery])
+    rs = (tx["r"] or b"").rjust(32, b"\0") + (tx["s"] or b"").rjust(32, b"\0")
+    if len(rs) != 64:
+        return None
+    return rs, recovery, keccak(transaction_bytes(tx, signed=False))
+
+
+def sender(tx: dict[str, Any]) -> bytes | None:
+    """The address that signed ``tx``, recovered from its signature (None when the signature cannot be recovered):
+    the reference of :func:`chainframe.verify._senders.senders`."""
+    from coincurve import PublicKey
+
+    given = recovery_input(tx)
+    if given is None:
+        return None
+    rs, recovery, message = given
     try:
-        public = PublicKey.from_signature_and_message(
-            signature, keccak(transaction_bytes(tx, signed=False)), hasher=None
-        )
+        public = PublicKey.from_signature_and_message(rs + bytes([recovery]), message, hasher=None)
     except ValueError:
         return None
     return keccak(public.format(compressed=False)[1:])[12:]
@@ -115,6 +127,8 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
     for tx in transactions.select([n for n in NAMES if n in transactions.column_names]).to_pylist():
         by_block.setdefault(tx["block_number"], []).append(tx)
     foreign = 0
+    # Failures in block order, each block's senders where they fall: recovered after the loop, all in one batch.
+    found: list[Failure | tuple[int, dict[str, Any], bytes]] = []
     for number, stored in zip(blocks["block_number"].to_pylist(), blocks["transactions_root"].to_pylist(), strict=True):
         rows = sorted(by_block.get(number, []), key=lambda r: r["transaction_index"])
         if any((r["transaction_type"] or 0) not in KNOWN_TYPES for r in rows):
@@ -122,7 +136,7 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
             continue
         broken = [(r, why) for r in rows if (why := unencodable(r)) is not None]
         for row, why in broken:  # a malformed row fails its block's root, naming the row, rather than raising
-            report.failures.append(
+            found.append(
                 Failure(
                     "transactions",
                     number,
@@ -135,15 +149,16 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
         if broken:
             continue
         encoded = [transaction_bytes(r) for r in rows]
-        for row, raw in zip(rows, encoded, strict=True):
-            if keccak(raw) != row["transaction_hash"]:
-                report.failures.append(
+        digests = [keccak(raw) for raw in encoded]
+        for row, digest in zip(rows, digests, strict=True):
+            if digest != row["transaction_hash"]:
+                found.append(
                     Failure(
                         "transactions",
                         number,
                         "transaction_hash",
                         "0x" + row["transaction_hash"].hex(),
-                        "0x" + keccak(raw).hex(),
+                        "0x" + digest.hex(),
                         row=f"transaction_index {row['transaction_index']}",
                     )
                 )
@@ -152,17 +167,20 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
             shown = "0x" + computed.hex()
             if not rows and stored == _KECCAK_EMPTY:
                 shown += _EMPTY_HEADER
-            report.failures.append(
-                Failure("transactions", number, "transactions_root", "0x" + (stored or b"").hex(), shown)
-            )
-        for row in rows:
-            if "from_address" not in row:
-                continue
-            recovered = sender(row)
-            if recovered != row["from_address"]:
-                signer = "an unrecoverable signature" if recovered is None else f"0x{recovered.hex()} signed"
-                at = f"transaction {row['transaction_index']} 0x{row['transaction_hash'].hex()}"
-                claimed = f"{at} from 0x{(row['from_address'] or b'').hex()}"
-                report.failures.append(Failure("transactions", number, "sender", claimed, signer))
+            found.append(Failure("transactions", number, "transactions_root", "0x" + (stored or b"").hex(), shown))
+        found.extend((number, row, digest) for row, digest in zip(rows, digests, strict=True) if "from_address" in row)
+    claims = [item for item in found if isinstance(item, tuple)]
+    signers = iter(senders([row for _, row, _ in claims], [d for _, _, d in claims], recovery_input, sender))
+    for item in found:
+        if isinstance(item, Failure):
+            report.failures.append(item)
+            continue
+        number, row, _ = item
+        recovered = next(signers)
+        if recovered != row["from_address"]:
+            signer = "an unrecoverable signature" if recovered is None else f"0x{recovered.hex()} signed"
+            at = f"transaction {row['transaction_index']} 0x{row['transaction_hash'].hex()}"
+            claimed = f"{at} from 0x{(row['from_address'] or b'').hex()}"
+            report.failures.append(Failure("transactions", number, "sender", claimed, signer))
     report.skip("transactions", "transactions_root", "transaction types other than 0-4 (e.g. OP deposits)",
                 blocks=foreign)  # fmt: skip
