@@ -22,7 +22,7 @@ from chainframe._errors import InputError
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._extract import client_options
 from chainframe.engine._api import endpoint_of
-from chainframe.rpc import AsyncClient
+from chainframe.rpc import AsyncClient, MethodNotFound
 from chainframe.rpc import _params as p
 
 _QUANTITY = re.compile(r"0x[0-9a-fA-F]+\Z")
@@ -176,5 +176,10 @@ def run(args: argparse.Namespace) -> int:
         async with AsyncClient(endpoint, **options) as client:
             return await client.request(args.method, params)
 
-    print(json.dumps(anyio.run(main), indent=2))
+    try:
+        answer = anyio.run(main)
+    except MethodNotFound as exc:  # the devnet's gateway, like a restricted key, serves the spec's methods only
+        exc.add_note(f"(a node's own URL may serve {args.method}; `chainframe probe --rpc URL` lists what this serves)")
+        raise
+    print(json.dumps(answer, indent=2))
     return 0

@@ -51,5 +51,8 @@ def resolve_endpoint_options(args: argparse.Namespace) -> None:
         if not lines:
             raise InputError(f"--rpc-file {path} is empty; write the RPC URL on its first line")
         args.rpc = lines if several else lines[0]
+    network = getattr(args, "network", None)
+    if network and not os.environ.get(KEY_ENV):  # the Python API's wording (key=...) means nothing here
+        raise InputError(f"--network {network} needs an API key: set the {KEY_ENV} environment variable (or use --rpc)")
     if isinstance(getattr(args, "rpc", None), list) and len(args.rpc) == 1:
         args.rpc = args.rpc[0]

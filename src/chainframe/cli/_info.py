@@ -11,7 +11,7 @@ from typing import Any
 from chainframe import engine
 from chainframe._errors import InputError
 from chainframe.cli._endpoint import add_endpoint_options
-from chainframe.store import folder_info, format_info, location, series_json, storage
+from chainframe.store import folder_info, format_info, location, other_files, series_json, storage
 
 DESCRIPTION = """\
 Describe what chainframe wrote under DIR: one sub-folder per dataset (DIR/logs/,
@@ -23,12 +23,13 @@ For each dataset it shows:
   rows      rows, files and size on disk
   gaps      blocks missing between the covered ranges (extract them again to fill)
   problems  Parquet files that are not chunks of the series (a glob would read
-            them), damaged chunk files, adjacent chunks whose block hashes do
+            them; open_duckdb leaves them out), damaged chunk files, adjacent chunks whose block hashes do
             not link, temporary files left by a killed run
 Each series (a dataset with its filters and wei encoding) has a folder of its own,
 shown with its filters in clear. With --check and an endpoint, stored chunks are
 also compared with the node's chain (one header per linked run of chunks) and
 those a reorganization took back are listed; 'chainframe repair DIR' rewrites them.
+Files and folders in DIR that are not chainframe's are listed last.
 
 examples:
   chainframe info ./data
@@ -74,14 +75,20 @@ def run(args: argparse.Namespace) -> int:
         if args.rpc is None and args.network is None:
             raise InputError("--check needs the node: add --rpc URL or --network NAME")
         off = engine.off_chain(folder, rpc=args.rpc, network=args.network)
+    others = other_files(folder)
     if args.json:
         report: dict[str, Any] = {name: series_json(info) for name, info in infos.items()}
         if args.check:
             for name, info in report.items():
                 info["off_chain"] = [o for o in off if o["series"] == name]
+        if others:
+            report[".other_files"] = others  # a key no series folder can have (hidden names are not series)
         print(json.dumps(report, indent=2))
         return 1 if off else 0
     print(format_info(infos), end="")
+    if others:
+        print(f"\nnot chainframe's (left alone; a glob over {folder} would read the Parquet ones):")
+        print("".join(f"  {name}\n" for name in others), end="")
     if args.check:
         if not off:
             print("\nchecked against the node: every stored block is on its chain")

@@ -4,11 +4,14 @@ line and an exit code."""
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
 
 from chainframe._errors import ChainframeError, InputError
 from chainframe._redact import url_secrets
@@ -18,8 +21,15 @@ from chainframe.cli._endpoint import resolve_endpoint_options
 from chainframe.cli._retries import retry_lines
 
 
+class _Parser(argparse.ArgumentParser):
+    """Refuses a command line in one line and a pointer to ``--help``, not the whole usage first."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message}\nsee '{self.prog} --help'\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="chainframe",
         description="Turn an EVM chain's JSON-RPC service into typed, query-ready Parquet datasets.",
     )
@@ -86,10 +96,21 @@ def _run(args: argparse.Namespace) -> int:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 1
     except OSError as exc:  # the output folder or the disk: no traceback for what the user can fix
-        where = f" ({exc.filename})" if exc.filename else ""
-        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        print(f"error: {_disk_error(exc, getattr(args, 'out', None))}", file=sys.stderr)
         return 1
     return code
+
+
+def _disk_error(error: OSError, out: object) -> str:
+    """An OS error in words; a full disk names the file being written and its folder, and what to do."""
+    if error.errno == errno.ENOSPC:
+        if error.filename:
+            file = Path(str(error.filename))
+            return (
+                f"no space left on device writing {file.name} in {file.parent}: free space there or use another --out"
+            )
+        return f"no space left on device writing into {out}: free space there or use another --out"
+    return f"{error.strerror or error}" + (f" ({error.filename})" if error.filename else "")
 
 
 def _one_line(error: BaseException) -> str:

@@ -329,6 +329,7 @@ async def afollow(
         _whole("rounds", rounds)
     first, *more = endpoints = endpoints_of(rpc, network, key)
     last: RunReport | None = None
+    rolling: Location | None = None  # one report per follow, rewritten every round (not one file per round)
     done = 0
     async with (
         _client(first, client_options, rpc, more) as client,
@@ -346,7 +347,8 @@ async def afollow(
                 progress=False,
                 runner=runner,
             )
-            last.save(last.default_path())
+            rolling = rolling or last.follow_path()
+            last.save(rolling)
             done += 1
             if on_round is not None:
                 on_round(last)
@@ -727,6 +729,14 @@ def open_duckdb(folder: str | Location, connection: Any = None, *, as_of: dateti
             listed = ", ".join(f"'{f}'" for f in files)
             con.execute(f'CREATE OR REPLACE VIEW "{path.name}" AS SELECT * FROM read_parquet([{listed}])')  # noqa: S608
             continue
-        glob = f"{path}/*.parquet".replace("'", "''")
-        con.execute(f"CREATE OR REPLACE VIEW \"{path.name}\" AS SELECT * FROM read_parquet('{glob}')")  # noqa: S608
+        series = load_series(path)  # the chunks by their footers: a glob would read any Parquet file put there too
+        if series.foreign:
+            import warnings
+
+            names = ", ".join(p.name for p, _ in series.foreign)
+            warnings.warn(f"{path}: left out of view {path.name!r}, not chunks of it: {names}", stacklevel=2)
+        chunks = [str(c.path).replace("'", "''") for c in series.chunks]
+        if chunks:
+            listed = ", ".join(f"'{f}'" for f in chunks)
+            con.execute(f'CREATE OR REPLACE VIEW "{path.name}" AS SELECT * FROM read_parquet([{listed}])')  # noqa: S608
     return con

@@ -297,6 +297,13 @@ class AsyncClient(TypedMethods):
     def __repr__(self) -> str:
         return f"AsyncClient({self.endpoint.display!r}, transport={self._transport_kind!r})"
 
+    @property
+    def via(self) -> str:
+        """The URL requests go to, key redacted: the WebSocket URL for the ``ws`` transport, else the HTTP one."""
+        if self._transport_kind == "ws" and self.endpoint.ws_url:
+            return self.endpoint.redact(self.endpoint.ws_url)
+        return self.endpoint.display
+
     # --- the request path ------------------------------------------------------------------------------------
 
     def _ids(self, n: int) -> list[int]:

@@ -97,6 +97,10 @@ class Client:
         return self._client.endpoint
 
     @property
+    def via(self) -> str:
+        return self._client.via
+
+    @property
     def stats(self) -> ClientStats:
         return self._client.stats
 

@@ -22,7 +22,7 @@ from chainframe.store._delta import Layout, data_file, snapshot_uris, vacuum
 from chainframe.store._delta import declared_schema as delta_schema
 from chainframe.store._delta import is_table as is_delta_table
 from chainframe.store._delta import version as table_version
-from chainframe.store._info import folder_info, format_info, series_json
+from chainframe.store._info import folder_info, format_info, other_files, series_json
 from chainframe.store._lease import ObjectLease
 from chainframe.store._lock import FolderLock, folder_lock
 from chainframe.store._publish import Planned, Publisher, choose_layout
@@ -83,6 +83,7 @@ __all__ = [
     "folder_info",
     "folder_lock",
     "format_info",
+    "other_files",
     "gaps_between",
     "is_delta_table",
     "linked",

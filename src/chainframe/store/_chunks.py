@@ -277,6 +277,11 @@ class Written:
     staged: Staged | None = None
 
 
+def _naming(error: OSError, path: Location) -> OSError:
+    """An error from writing a chunk, naming the chunk: pyarrow's says only "No space left on device"."""
+    return error if error.filename else OSError(error.errno, error.strerror or str(error), str(path))
+
+
 class ChunkWriter:
     """One chunk file written as its rows arrive, atomically, zstd-compressed, with its metadata in the footer.
 
@@ -330,7 +335,10 @@ class ChunkWriter:
                 self._pending.sink, self.schema, compression="zstd", compression_level=1, write_page_checksum=True,
                 write_statistics=[f.name for f in self.schema if not _is_binary(f.type)] or False,
             )  # fmt: skip
-        self._writer.write_table(table, row_group_size=self._group)
+        try:
+            self._writer.write_table(table, row_group_size=self._group)
+        except OSError as exc:
+            raise _naming(exc, self.path) from None
 
     def commit(self, meta: ChunkMeta) -> None:
         """Write what is held, the metadata and the footer, then put the file in place."""
@@ -352,6 +360,9 @@ class ChunkWriter:
             staged = self._pending.stage()
             if publish:
                 storage(self.path).publish(staged)
+        except OSError as exc:
+            self.abort()
+            raise _naming(exc, self.path) from None
         except BaseException:
             self.abort()
             raise

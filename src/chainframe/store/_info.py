@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from chainframe.store._chunks import BlockSpan
-from chainframe.store._series import Series, load_series, series_folders
+from chainframe.store._series import Series, load_series, named_series_folders, series_folders
 from chainframe.store._storage import Location, location, storage
 
 
@@ -18,6 +19,30 @@ def folder_info(out: Location | str) -> dict[str, Series]:
     if not found and storage(out).files(out):
         found[out.name] = load_series(out)
     return found
+
+
+def other_files(out: Location | str) -> list[str]:
+    """What else a local output folder holds, that chainframe neither wrote nor reads: files beside the series
+    folders, folders not named like a series, and files in a series folder that are not Parquet (Parquet files that
+    are not chunks are each series' ``foreign``). Paths relative to ``out``."""
+    out = location(out)
+    if not isinstance(out, Path) or not out.is_dir():
+        return []
+    series = {f.name for f in named_series_folders(out)}
+    found: list[str] = []
+    for entry in sorted(out.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.name not in series:
+            found.append(entry.name + ("/" if entry.is_dir() else ""))
+            continue
+        found += [f"{entry.name}/{p.name}" for p in sorted(entry.iterdir()) if not _ours(p)]
+    return found
+
+
+def _ours(path: Path) -> bool:
+    # chunks, temporaries of killed runs, a Delta table's log and data folders
+    return path.suffix == ".parquet" or path.name.startswith(".") or path.name in ("_delta_log", "data")
 
 
 def series_json(series: Series) -> dict[str, Any]:
