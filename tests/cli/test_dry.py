@@ -15,7 +15,7 @@ def _dry(capsys: pytest.CaptureFixture[str], *argv: str) -> list[str]:
     return capsys.readouterr().out.splitlines()
 
 
-def test_the_plan_asks_only_the_head_and_writes_nothing(
+def test_the_plan_asks_only_the_chain_state_and_writes_nothing(
     devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert devnet.gateway is not None
@@ -28,8 +28,8 @@ def test_the_plan_asks_only_the_head_and_writes_nothing(
     assert "3 new; 0 stored; 240 blocks to fetch: >= 3 eth_getLogs calls, >= 765 credits" in lines[3]
     assert lines[4] == "  total: >= 483 calls, >= 260,765 credits (Infura's weights)"
     assert lines[5] == "  at 500 credits/s: at least 522 s"
-    assert "the node was asked: eth_blockNumber." in lines[6]
-    assert devnet.gateway.stats()["calls"] == {"eth_blockNumber": 1}
+    assert "in one batch as a run asks: eth_chainId, eth_blockNumber, eth_getBlockByNumber." in lines[6]
+    assert devnet.gateway.stats()["calls"] == {"eth_chainId": 1, "eth_blockNumber": 1, "eth_getBlockByNumber": 1}
     assert not out.exists()
 
 

@@ -9,7 +9,7 @@ import pytest
 from chainframe.cli import main
 from chainframe.devnet import Devnet, GatewaySettings, MissingMethod
 
-BY_TRANSACTION = "eth_getTransactionReceipt per transaction"
+BY_TRANSACTION = "eth_getBlockByNumber + eth_getTransactionReceipt"
 
 
 def test_the_command_prints_the_table_and_json(devnet: Devnet, capsys: pytest.CaptureFixture[str]) -> None:
@@ -17,7 +17,7 @@ def test_the_command_prints_the_table_and_json(devnet: Devnet, capsys: pytest.Ca
     devnet.gateway.configure(GatewaySettings(missing=(MissingMethod(method="eth_getBlockReceipts", like="ganache"),)))
     assert main(["probe", "--rpc", devnet.http_url]) == 0
     table = capsys.readouterr().out
-    assert "receipts           yes    eth_getTransactionReceipt per transaction" in table
+    assert "receipts           yes    " + BY_TRANSACTION in table
     assert "missing methods: eth_getBlockReceipts," in table
     assert "4 requests" in table
     assert main(["probe", "--rpc", devnet.http_url, "--json"]) == 0

@@ -14,7 +14,7 @@ from chainframe.engine import Capabilities
 from chainframe.engine._probe import Check, routes
 
 TRACES = ("call_traces", "prestate_accounts", "prestate_storage")
-BY_TRANSACTION = "eth_getTransactionReceipt per transaction"
+BY_TRANSACTION = "eth_getBlockByNumber + eth_getTransactionReceipt"
 
 
 def _key(devnet: Devnet) -> str:
@@ -102,7 +102,7 @@ def test_a_refused_tracer_is_not_a_missing_method() -> None:
               for t in ("callTracer", "prestateTracer")}  # fmt: skip
     by_name = {r.dataset: r for r in routes(found, archive=None)}
     assert not by_name["call_traces"].works
-    assert by_name["call_traces"].note == f"the node refuses callTracer: {refused}"
+    assert by_name["call_traces"].note == f"the node refuses debug_traceCall callTracer: {refused}"
     assert not by_name["receipts"].works
     assert "eth_getBlockReceipts" in by_name["receipts"].note
     assert by_name["account_proofs"].works

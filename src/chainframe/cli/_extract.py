@@ -8,7 +8,7 @@ from typing import Any
 
 from chainframe._errors import InputError
 from chainframe.cli._endpoint import add_endpoint_options
-from chainframe.datasets import DATASETS
+from chainframe.datasets import DATASETS, Input
 from chainframe.engine import extract, follow
 from chainframe.rpc import Pacing
 
@@ -91,7 +91,6 @@ def add_parser(commands: Any) -> None:
                        help="run on the Dask cluster of this scheduler, e.g. tcp://10.0.0.5:8786 (workers need "
                        "chainframe installed and --out at the same path)")  # fmt: skip
     logs = p.add_argument_group("logs filters")
-    logs.add_argument("--address", nargs="+", metavar="ADDR", help="only logs from these contracts")
     logs.add_argument(
         "--topic0", metavar="T[,T...]",
         help="topic 0: a hash or an event signature such as 'Transfer(address,address,uint256)'; "
@@ -104,14 +103,24 @@ def add_parser(commands: Any) -> None:
     )  # fmt: skip
     for i in range(1, 4):
         logs.add_argument(f"--topic{i}", metavar="T[,T...]", help=f"topic {i}: one value or a comma-separated OR-list")
-    state = p.add_argument_group("proofs and traces inputs")
-    state.add_argument("--addresses", nargs="+", metavar="ADDR", help="accounts for account_proofs/storage_proofs")
-    state.add_argument("--storage-key", dest="storage_keys", nargs="+", metavar="KEY", help="storage slots to prove")
-    state.add_argument("--call", dest="calls", action="append", metavar="JSON",
-                       help='a call to trace, e.g. \'{"to": "0x..", "data": "0x.."}\' (repeatable)')  # fmt: skip
-    state.add_argument("--only-top-call", action="store_true", help="call_traces: trace only the top call")
-    state.add_argument("--diff-mode", action="store_true", help="prestate_*: pre and post state")
+    inputs = p.add_argument_group("dataset inputs (each dataset declares the ones it takes: chainframe schema DATASET)")
+    for given in dataset_inputs():
+        takers = ", ".join(d.name for d in DATASETS.values() if given in d.inputs)
+        text = f"{given.help} ({takers})"
+        if given.parse == "switch":
+            inputs.add_argument(given.flag, dest=given.name, action="store_true", default=None, help=text)
+        elif given.parse == "json":
+            inputs.add_argument(given.flag, dest=given.name, action="append", metavar=given.metavar, help=text)
+        else:
+            inputs.add_argument(given.flag, dest=given.name, nargs="+", metavar=given.metavar, help=text)
     p.set_defaults(run=run)
+
+
+def dataset_inputs() -> list[Input]:
+    """Every input some dataset takes that has a plain option (the log filters' topics and events have their own
+    syntax, above), once each, in the catalogue's order."""
+    found = {i.name: i for d in DATASETS.values() for i in d.inputs if i.parse != "own"}
+    return list(found.values())
 
 
 def client_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -172,21 +181,15 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
     topics: list[Any] = [getattr(args, f"topic{i}") for i in range(4)]
     while topics and topics[-1] is None:
         topics.pop()
-    filters: dict[str, Any] = {
-        "address": args.address,
-        "topics": [_topic(t) for t in topics] or None,
-        "event": _events(args.event),
-        "addresses": args.addresses,
-        "storage_keys": args.storage_keys,
-        "calls": None,
-        "only_top_call": args.only_top_call or None,
-        "diff_mode": args.diff_mode or None,
-    }
-    if args.calls:
-        try:
-            filters["calls"] = [json.loads(c) for c in args.calls]
-        except ValueError as exc:
-            raise InputError(f"--call must be a JSON object: {exc}") from None
+    filters: dict[str, Any] = {"topics": [_topic(t) for t in topics] or None, "event": _events(args.event)}
+    for given in dataset_inputs():
+        value = getattr(args, given.name)
+        if given.parse == "json" and value:
+            try:
+                value = [json.loads(v) for v in value]
+            except ValueError as exc:
+                raise InputError(f"{given.flag} must be a JSON object: {exc}") from None
+        filters[given.name] = value
     return {k: v for k, v in filters.items() if v is not None}
 
 

@@ -24,13 +24,8 @@ import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
-PLAIN_DATASETS = frozenset({"blocks", "transactions", "receipts", "logs", "uncles"})
-"""Datasets whose extraction never reaches numpy."""
-OTHER_DATASETS = frozenset({
-    "account_proofs", "storage_proofs", "call_traces", "prestate_accounts", "prestate_storage",
-    "erc20_transfers", "erc721_transfers", "erc1155_transfers",  # decoded by chainframe.decode, which uses numpy
-})  # fmt: skip
-"""Every other dataset (tests check that the two sets name every dataset)."""
+from chainframe.datasets._registry import REGISTRY  # the catalogue's lines only: no dataset (nor pyarrow) is imported
+
 PLAIN_OPTIONS = frozenset({
     "--blocks", "--rpc", "--rpc-env", "--rpc-file", "--network", "--out", "--chunk-size", "--concurrency",
     "--overwrite", "--align", "--follow", "--poll", "--u256", "--confirmations", "--report", "--no-progress",
@@ -48,7 +43,7 @@ def numpy_free(argv: Sequence[str]) -> bool:
     for arg in argv[1:]:
         if arg.startswith("--") and arg.split("=", 1)[0] not in PLAIN_OPTIONS:
             return False
-        if arg in OTHER_DATASETS:
+        if arg in REGISTRY and not REGISTRY[arg].numpy_free:  # as each dataset's catalogue line says
             return False
     return True
 

@@ -10,28 +10,6 @@ from typing import Any
 
 from chainframe._errors import InputError
 from chainframe.datasets import COLUMNS, DATASETS
-from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS
-
-FETCHED_WITH = {
-    "blocks": "eth_getBlockByNumber (transaction hashes), batched",
-    "transactions": "eth_getBlockByNumber (full transaction objects), batched",
-    "receipts": "eth_getBlockReceipts, batched; eth_getTransactionReceipt per transaction where a node lacks it",
-    "logs": "eth_getLogs (split on limit errors); eth_getBlockReceipts for a block over a provider's limit",
-    "uncles": "eth_getUncleByBlockNumberAndIndex for each uncle index",
-    "account_proofs": "eth_getProof, per block and address",
-    "storage_proofs": "eth_getProof, per block, address and storage key",
-    "call_traces": "debug_traceCall with callTracer, per block and call",
-    "prestate_accounts": "debug_traceCall with prestateTracer, per block and call",
-    "prestate_storage": "debug_traceCall with prestateTracer, per block and call",
-    "erc20_transfers": "eth_getLogs filtered by the Transfer topic0 (three topics), decoded",
-    "erc721_transfers": "eth_getLogs filtered by the Transfer topic0 (four topics), decoded",
-    "erc1155_transfers": "eth_getLogs filtered by the TransferSingle and TransferBatch topic0s, decoded (a row per id)",
-}
-FLAGS = {
-    "address": "--address", "topics": "--topic0 .. --topic3", "addresses": "--addresses",
-    "storage_keys": "--storage-key", "calls": "--call", "only_top_call": "--only-top-call", "diff_mode": "--diff-mode",
-    "event": "--event",
-}  # fmt: skip
 
 
 def _type(name: str, u256: str = "decimal") -> str:
@@ -46,15 +24,15 @@ def overview() -> str:
 
 def describe(name: str) -> str:
     dataset = DATASETS[name]
-    filters = ", ".join(f"{f} ({FLAGS[f]})" for f in sorted(FILTERS.get(name, ()))) or "none"
+    filters = ", ".join(f"{i.name} ({i.flag}{', needed' if i.name in dataset.needs else ''})" for i in dataset.inputs)
     width = max(len(c) for c in dataset.columns)
     kinds = max(len(_type(c)) for c in dataset.columns)
     lines = [
         f"{name}: {dataset.doc}",
-        f"  fetched with  {FETCHED_WITH[name]}",
+        f"  fetched with  {dataset.fetched_with}",
         f"  sorted by     {', '.join(dataset.sort)}",
-        f"  filters       {filters}",
-        f"  chunk size    {DEFAULT_CHUNK_SIZE[name]:,} blocks by default",
+        f"  filters       {filters or 'none'}",
+        f"  chunk size    {dataset.chunk_size:,} blocks by default",
         "",
         "  columns (with --u256 binary, decimal128(38, 0) columns are fixed_size_binary[32]):",
     ]
@@ -87,14 +65,15 @@ def markdown() -> str:
         "",
     ]
     for name, dataset in DATASETS.items():
-        filters = ", ".join(f"`{f}` (`{FLAGS[f]}`)" for f in sorted(FILTERS.get(name, ()))) or "none"
+        filters = ", ".join(f"`{i.name}` (`{i.flag}`{', needed' if i.name in dataset.needs else ''})"
+                            for i in dataset.inputs) or "none"  # fmt: skip
         out += [
             f"## {name}",
             "",
             dataset.doc,
             "",
-            f"Fetched with {FETCHED_WITH[name]}. Sorted by {', '.join(f'`{s}`' for s in dataset.sort)}. Filters: "
-            f"{filters}. Chunks of {DEFAULT_CHUNK_SIZE[name]:,} blocks by default.",
+            f"Fetched with {dataset.fetched_with}. Sorted by {', '.join(f'`{s}`' for s in dataset.sort)}. Filters: "
+            f"{filters}. Chunks of {dataset.chunk_size:,} blocks by default.",
             "",
             "| column | type | description |",
             "|---|---|---|",

@@ -1,38 +1,83 @@
 """Typed columnar datasets: one module per dataset, all sharing one table of column names and types
-(:mod:`chainframe.datasets._columns`), each with a pure, vectorized ``transform`` from answer bytes to Arrow."""
+(:mod:`chainframe.datasets._columns`), each with a pure, vectorized ``transform`` from answer bytes to Arrow.
 
-from chainframe.datasets._blocks import BLOCKS, TRANSACTIONS
-from chainframe.datasets._columns import COLUMNS, U256, Column
-from chainframe.datasets._convert import DecodeError, ValueOutOfRange
-from chainframe.datasets._dataset import BlockRange, Dataset
-from chainframe.datasets._ether import wei_to_ether
-from chainframe.datasets._hex_view import hex_view, register_duckdb
-from chainframe.datasets._logs import LOGS
-from chainframe.datasets._proofs import ACCOUNT_PROOFS, STORAGE_PROOFS
-from chainframe.datasets._receipts import RECEIPTS
-from chainframe.datasets._traces import CALL_TRACES, PRESTATE_ACCOUNTS, PRESTATE_STORAGE
-from chainframe.datasets._transfers import ERC20_TRANSFERS, ERC721_TRANSFERS, ERC1155_TRANSFERS, TokenTransfers
-from chainframe.datasets._uncles import UNCLES
+Every dataset is declared whole by its class (:class:`Dataset`) and listed by one line of the catalogue
+(:mod:`chainframe.datasets._registry`). Names load on first use, so reading the catalogue costs no pyarrow import.
+"""
 
-DATASETS: dict[str, Dataset] = {
-    d.name: d
-    for d in (
-        BLOCKS,
-        TRANSACTIONS,
-        RECEIPTS,
-        LOGS,
-        UNCLES,
-        ACCOUNT_PROOFS,
-        STORAGE_PROOFS,
-        CALL_TRACES,
-        PRESTATE_ACCOUNTS,
-        PRESTATE_STORAGE,
-        ERC20_TRANSFERS,
-        ERC721_TRANSFERS,
-        ERC1155_TRANSFERS,
-    )
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from chainframe.datasets._registry import register, unregister
+
+if TYPE_CHECKING:
+    from chainframe.datasets._blocks import BLOCKS, TRANSACTIONS
+    from chainframe.datasets._columns import COLUMNS, U256, Column
+    from chainframe.datasets._convert import DecodeError, ValueOutOfRange
+    from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, Proof, RowChecks
+    from chainframe.datasets._ether import wei_to_ether
+    from chainframe.datasets._hex_view import hex_view, register_duckdb
+    from chainframe.datasets._inputs import Input
+    from chainframe.datasets._logs import LOGS
+    from chainframe.datasets._proofs import ACCOUNT_PROOFS, STORAGE_PROOFS
+    from chainframe.datasets._receipts import RECEIPTS
+    from chainframe.datasets._traces import CALL_TRACES, PRESTATE_ACCOUNTS, PRESTATE_STORAGE
+    from chainframe.datasets._transfers import ERC20_TRANSFERS, ERC721_TRANSFERS, ERC1155_TRANSFERS, TokenTransfers
+    from chainframe.datasets._uncles import UNCLES
+
+    DATASETS: dict[str, Dataset]
+    """Every dataset by name: the catalogue's, in its order, then any added with :func:`register`."""
+
+_WHERE = {
+    "BLOCKS": "_blocks",
+    "TRANSACTIONS": "_blocks",
+    "COLUMNS": "_columns",
+    "U256": "_columns",
+    "Column": "_columns",
+    "DecodeError": "_convert",
+    "ValueOutOfRange": "_convert",
+    "BlockRange": "_dataset",
+    "Dataset": "_dataset",
+    "Fetch": "_dataset",
+    "Proof": "_dataset",
+    "RowChecks": "_dataset",
+    "Input": "_inputs",
+    "wei_to_ether": "_ether",
+    "hex_view": "_hex_view",
+    "register_duckdb": "_hex_view",
+    "LOGS": "_logs",
+    "ACCOUNT_PROOFS": "_proofs",
+    "STORAGE_PROOFS": "_proofs",
+    "RECEIPTS": "_receipts",
+    "CALL_TRACES": "_traces",
+    "PRESTATE_ACCOUNTS": "_traces",
+    "PRESTATE_STORAGE": "_traces",
+    "ERC20_TRANSFERS": "_transfers",
+    "ERC721_TRANSFERS": "_transfers",
+    "ERC1155_TRANSFERS": "_transfers",
+    "TokenTransfers": "_transfers",
+    "UNCLES": "_uncles",
 }
-"""Every dataset by name: the one place they are registered."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DATASETS":
+        from chainframe.datasets._registry import datasets
+
+        return datasets()
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'chainframe.datasets' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"chainframe.datasets.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "ACCOUNT_PROOFS",
@@ -43,6 +88,10 @@ __all__ = [
     "Column",
     "DATASETS",
     "Dataset",
+    "Fetch",
+    "Input",
+    "Proof",
+    "RowChecks",
     "DecodeError",
     "ERC1155_TRANSFERS",
     "ERC20_TRANSFERS",
@@ -58,6 +107,8 @@ __all__ = [
     "UNCLES",
     "ValueOutOfRange",
     "hex_view",
+    "register",
     "register_duckdb",
+    "unregister",
     "wei_to_ether",
 ]

@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, build
+from chainframe.datasets._dataset import BlockRange, Proof, RowChecks, build
 from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._native import BATCH
 from chainframe.datasets._objects import ObjectDataset
@@ -72,6 +72,12 @@ class Blocks(ObjectDataset):
     columns = BLOCK_COLUMNS
     sort = ("block_number",)
     answers = BATCH
+    fetched_with = "eth_getBlockByNumber (transaction hashes), batched"
+    method = "eth_getBlockByNumber"
+    null_checked = True
+    row_checks = RowChecks(keys=("block_number", "block_hash", "parent_hash"), one_per_block=True)
+    row_hashed = True
+    proof = Proof.HEADERS
 
     def scan_answers(
         self, bodies: Sequence[bytes], kinds: dict[str, tuple[str, Any]]
@@ -136,6 +142,14 @@ class Transactions(ObjectDataset):
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH  # of blocks: the rows are their transaction objects (see scan_answers)
+    fetched_with = "eth_getBlockByNumber (full transaction objects), batched"
+    method = "eth_getBlockByNumber"
+    null_checked = True
+    row_checks = RowChecks(
+        keys=("block_number", "block_hash", "transaction_index", "transaction_hash"), index="transaction_index"
+    )
+    row_hashed = True
+    proof = Proof.TRANSACTIONS
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return list(await client.batch_bytes(block_calls(blocks, full=True)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
@@ -17,6 +18,7 @@ import pyarrow as pa
 from chainframe import _kernels as pc
 from chainframe.datasets._columns import COLUMNS, U256, schema
 from chainframe.datasets._convert import constant, convert_frame, read_dtype
+from chainframe.datasets._inputs import Input, check_inputs
 
 if TYPE_CHECKING:
     import polars as pl
@@ -42,16 +44,102 @@ class BlockRange:
         return self.end - self.start + 1
 
 
+class Fetch(Enum):
+    """How the engine fetches a dataset's blocks."""
+
+    PIECES = "pieces"
+    """The dataset's own :meth:`Dataset.fetch`, over pieces of blocks sized by the answers."""
+    LOGS = "logs"
+    """eth_getLogs over ranges split on providers' limits (a block over them read from its receipts), the rows
+    then made by :meth:`Dataset.from_logs`."""
+
+
+class Proof(Enum):
+    """What proves a dataset's rows against the chain (``chainframe verify`` and ``--verify``)."""
+
+    HEADERS = "the block hash: keccak of the header's fields"
+    TRANSACTIONS = "the header's transactions root, and each sender's signature"
+    RECEIPTS = "the header's receipts root, rebuilt from the receipts and their logs"
+    LOGS = "the receipts root and the logs bloom, from the blocks' receipts"
+    UNCLES = "the header's uncles hash, and each uncle's own hash"
+    ACCOUNTS = "the header's state root, through the account's Merkle proof"
+    SLOTS = "the account's storage root, through the slot's Merkle proof"
+
+
+@dataclass(frozen=True)
+class RowChecks:
+    """How a piece's rows are checked as an answer to what was asked (:mod:`chainframe.engine._answers`)."""
+
+    keys: tuple[str, ...]
+    """Columns no row may lack."""
+    index: str | None = None
+    """Per block 0, 1, 2, ... with no gap or repeat (with log filters: no repeat)."""
+    one_per_block: bool = False
+    """Exactly one row per asked block."""
+    status: bool = False
+    """Each row has a status or, before Byzantium, a state root (receipts)."""
+
+
 class Dataset(ABC):
-    """One dataset. Subclasses set the class attributes and implement ``fetch`` and ``transform``."""
+    """One dataset, declared whole: what it stores (columns, sort), what it takes, how it is fetched and checked,
+    how it is proven, and its docs. Engine, CLI, verification and docs read these attributes; no other module keeps
+    a table keyed by dataset name. Subclasses set the class attributes and implement ``fetch`` and ``transform``."""
 
     name: str
     columns: tuple[str, ...]
     sort: tuple[str, ...]
     doc: str
+    fetched_with: ClassVar[str]
+    """How it is fetched, in words (``chainframe schema``)."""
+    method: ClassVar[str]
+    """The JSON-RPC method its answers come from: named in errors, priced by ``--dry``."""
+    routes: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    """The ways a node can serve it, best first, each the methods it needs (``debug_traceCall callTracer`` for a
+    tracer): what ``chainframe probe`` checks. Empty: ``method`` alone."""
+    reads_state: ClassVar[bool] = False
+    """Reads the state at each block: an old block needs a node that keeps history (an archive)."""
+    fetched: ClassVar[Fetch] = Fetch.PIECES
+    chunk_size: ClassVar[int] = 1000
+    """Blocks per file by default."""
+    inputs: ClassVar[tuple[Input, ...]] = ()
+    """The filters and inputs it takes; anything else is refused before any request."""
+    needs: ClassVar[frozenset[str]] = frozenset()
+    """The inputs it cannot do without."""
+    per_block: ClassVar[str | None] = None
+    """The input whose values each cost a call per block (an account, a traced call); None: one call per block."""
+    null_checked: ClassVar[bool] = False
+    """Its answers must never hold a null result (a block, a list of receipts or logs was asked for)."""
+    row_checks: ClassVar[RowChecks | None] = None
+    """How its rows are checked as answers; None: no check beyond the transform's."""
+    row_hashed: ClassVar[bool] = False
+    """Its ``block_hash`` column is the hash of the block holding the row: checked row by row near the head."""
+    block_column: ClassVar[str] = "block_number"
+    """The column that says which block a row belongs to (its chunk's range is of this column)."""
+    proof: ClassVar[Proof | None] = None
+    """What proves its rows; None: nothing can (then ``unprovable`` names every column)."""
     unprovable: ClassVar[Mapping[str, str]] = {}
     """Columns no check proves against the chain, each with why (``chainframe schema`` lists them); every other
     column is proven by ``verify`` from a header hash, a root, the bloom, a signature or derivation."""
+
+    def all_routes(self) -> tuple[tuple[str, ...], ...]:
+        return self.routes or ((self.method,),)
+
+    def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """``given`` filters and inputs checked, in the JSON-able form a series' name and a task carry; anything it
+        does not take, or lacks, refused with :class:`~chainframe.InputError`."""
+        return check_inputs(self.name, self.inputs, self.needs, given)
+
+    def calls(self, blocks: int, filters: Mapping[str, Any]) -> int | None:
+        """The calls ``blocks`` blocks take (``--dry``); None: it depends on the answers (log ranges)."""
+        return blocks * (len(filters[self.per_block]) if self.per_block else 1)
+
+    def log_filter(self, filters: Mapping[str, Any]) -> dict[str, Any]:
+        """The eth_getLogs filter for a :attr:`Fetch.LOGS` dataset's ``filters``."""
+        raise NotImplementedError(f"{self.name} is not fetched with eth_getLogs")
+
+    def from_logs(self, logs: pa.Table, filters: Mapping[str, Any], *, u256: U256 = "decimal") -> pa.Table:
+        """A :attr:`Fetch.LOGS` dataset's rows from the logs its filter fetched."""
+        raise NotImplementedError(f"{self.name} is not fetched with eth_getLogs")
 
     @property
     def schema(self) -> pa.Schema:
@@ -67,6 +155,10 @@ class Dataset(ABC):
     @abstractmethod
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         """Answers to rows: pure, vectorized. ``u256`` picks how wei columns are stored (see the type rules)."""
+
+    def schema_with(self, filters: Mapping[str, Any], u256: U256 = "decimal") -> pa.Schema:
+        """The schema of its rows extracted with ``filters`` (a filter may add columns)."""
+        return self.schema_for(u256)
 
     def empty(self, u256: U256 = "decimal") -> pa.Table:
         return self.schema_for(u256).empty_table()

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange
+from chainframe.datasets._dataset import BlockRange, Fetch, Proof, RowChecks
 from chainframe.datasets._envelope import batch_rows, result_rows
+from chainframe.datasets._inputs import ADDRESS, EVENT, TOPICS, log_filters
 from chainframe.datasets._native import RESULT
 from chainframe.datasets._objects import ObjectDataset
 
@@ -31,6 +32,10 @@ LOG_SOURCES = {
     "removed": "removed",
 }
 
+LOG_ROWS = RowChecks(keys=("block_number", "block_hash", "log_index", "transaction_hash", "transaction_index"),
+                     index="log_index")  # fmt: skip
+"""How logs are checked as answers: every dataset fetched as logs has its logs checked so, before its rows."""
+
 
 class Logs(ObjectDataset):
     name = "logs"
@@ -42,6 +47,39 @@ class Logs(ObjectDataset):
     )  # fmt: skip
     sort = ("block_number", "log_index")
     answers = RESULT
+    fetched_with = "eth_getLogs (split on limit errors); eth_getBlockReceipts for a block over a provider's limit"
+    method = "eth_getLogs"
+    fetched = Fetch.LOGS
+    inputs = (ADDRESS, TOPICS, EVENT)
+    null_checked = True
+    row_checks = LOG_ROWS
+    row_hashed = True
+    proof = Proof.LOGS
+
+    def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        return log_filters(super().check_inputs(given))
+
+    def calls(self, blocks: int, filters: Mapping[str, Any]) -> int | None:
+        return None  # pieces follow the answers' sizes
+
+    def log_filter(self, filters: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(filters)
+
+    def schema_with(self, filters: Mapping[str, Any], u256: U256 = "decimal") -> pa.Schema:
+        base = self.schema_for(u256)
+        if not filters.get("event"):
+            return base
+        from chainframe.decode import as_events, event_fields
+
+        fields = event_fields(as_events(list(filters["event"])), taken=base.names, u256=u256)
+        return pa.schema([*base, *fields])
+
+    def from_logs(self, logs: pa.Table, filters: Mapping[str, Any], *, u256: U256 = "decimal") -> pa.Table:
+        if not filters.get("event"):
+            return logs
+        from chainframe.decode import as_events, with_event_columns
+
+        return with_event_columns(logs, as_events(list(filters["event"])), u256=u256)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         from chainframe.rpc import _params

@@ -12,7 +12,8 @@ import pyarrow as pa
 
 from chainframe.datasets._columns import U256
 from chainframe.datasets._context import fetch_with_context, read_context
-from chainframe.datasets._dataset import BlockRange, build, read_fields
+from chainframe.datasets._dataset import BlockRange, Proof, build, read_fields
+from chainframe.datasets._inputs import ADDRESSES, STORAGE_KEYS
 from chainframe.datasets._objects import ObjectDataset
 
 if TYPE_CHECKING:
@@ -49,6 +50,14 @@ class AccountProofs(ObjectDataset):
     sources = _ACCOUNT
     columns = ("chain_id", "block_number", "address", "balance", "nonce", "code_hash", "storage_hash", "account_proof")
     sort = ("block_number", "address")
+    fetched_with = "eth_getProof, per block and address"
+    method = "eth_getProof"
+    reads_state = True
+    chunk_size = 100
+    inputs = (ADDRESSES, STORAGE_KEYS)
+    needs = frozenset({"addresses"})
+    per_block = "addresses"
+    proof = Proof.ACCOUNTS
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await _fetch_proofs(client, blocks, filters)
@@ -70,6 +79,14 @@ class StorageProofs(ObjectDataset):
     sources = _STORAGE
     columns = ("chain_id", "block_number", "address", "storage_key", "storage_value", "storage_proof")
     sort = ("block_number", "address", "storage_key")
+    fetched_with = "eth_getProof, per block, address and storage key"
+    method = "eth_getProof"
+    reads_state = True
+    chunk_size = 100
+    inputs = (ADDRESSES, STORAGE_KEYS)
+    needs = frozenset({"addresses"})
+    per_block = "addresses"
+    proof = Proof.SLOTS
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await _fetch_proofs(client, blocks, filters)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, build
+from chainframe.datasets._dataset import BlockRange, Proof, RowChecks, build
 from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._native import BATCH_LISTS
 from chainframe.datasets._objects import ObjectDataset
@@ -59,6 +59,17 @@ class Receipts(ObjectDataset):
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH_LISTS
+    fetched_with = "eth_getBlockReceipts, batched; eth_getTransactionReceipt per transaction where a node lacks it"
+    method = "eth_getBlockReceipts"
+    routes = (("eth_getBlockReceipts",), ("eth_getBlockByNumber", "eth_getTransactionReceipt"))
+    null_checked = True
+    row_checks = RowChecks(
+        keys=("block_number", "block_hash", "transaction_index", "transaction_hash"),
+        index="transaction_index",
+        status=True,
+    )
+    row_hashed = True
+    proof = Proof.RECEIPTS
 
     def native_kinds(self, u256: U256) -> dict[str, tuple[str, Any]]:
         from chainframe.datasets._native import Count

@@ -17,6 +17,7 @@ from chainframe.datasets._columns import COLUMNS, U256
 from chainframe.datasets._context import fetch_with_context
 from chainframe.datasets._convert import convert
 from chainframe.datasets._dataset import BlockRange, Dataset, build_arrow
+from chainframe.datasets._inputs import CALLS, DIFF_MODE, ONLY_TOP_CALL
 
 _FRAME = {
     "call_type": "type",
@@ -64,7 +65,17 @@ def _table(
 TRACES = "a replayed call's trace, asked of the node: no header field commits to execution traces"
 
 
-class CallTraces(Dataset):
+class _Traced(Dataset):
+    """A call replayed with debug_traceCall at each block, for each call asked."""
+
+    method = "debug_traceCall"
+    reads_state = True
+    chunk_size = 100
+    needs = frozenset({"calls"})
+    per_block = "calls"
+
+
+class CallTraces(_Traced):
     name = "call_traces"
     doc = "debug_traceCall with callTracer: one row per call frame, with its trace_address in the call tree."
     columns = (
@@ -73,6 +84,9 @@ class CallTraces(Dataset):
     )  # fmt: skip
     unprovable = dict.fromkeys(columns, TRACES)
     sort = ("block_number", "call_index", "trace_address")
+    fetched_with = "debug_traceCall with callTracer, per block and call"
+    routes = (("debug_traceCall callTracer",),)
+    inputs = (CALLS, ONLY_TOP_CALL)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         config = {"onlyTopCall": bool(filters.get("only_top_call", False))}
@@ -95,8 +109,11 @@ class CallTraces(Dataset):
         return _table(rows, _FRAME, self.columns, chain_id, u256)
 
 
-class _Prestate(Dataset):
+class _Prestate(_Traced):
     sort = ("block_number", "call_index", "state", "address")
+    fetched_with = "debug_traceCall with prestateTracer, per block and call"
+    routes = (("debug_traceCall prestateTracer",),)
+    inputs = (CALLS, DIFF_MODE)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         config = {"diffMode": bool(filters.get("diff_mode", False))}

@@ -5,15 +5,16 @@ id, so their logs have four topics and are never read as ERC-20 ones (three), an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, Dataset
-from chainframe.datasets._logs import LOGS
+from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, Proof
+from chainframe.datasets._inputs import ADDRESS, log_filters
+from chainframe.datasets._logs import LOG_ROWS, LOGS
 
 # The decoder's event signatures, written here too: the datasets package must not import the decoder at import time.
 ERC20_TRANSFER = "Transfer(address indexed from_address, address indexed to_address, uint256 value)"
@@ -29,12 +30,28 @@ class TokenTransfers(Dataset):
 
     event: str
     topics: list[Any] = [TRANSFER_TOPIC0]
+    method = "eth_getLogs"
+    fetched = Fetch.LOGS
+    inputs = (ADDRESS,)
+    null_checked = True
+    row_checks = LOG_ROWS
+    row_hashed = True
+    proof = Proof.LOGS
+
+    def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        return log_filters(super().check_inputs(given))
+
+    def calls(self, blocks: int, filters: Mapping[str, Any]) -> int | None:
+        return None  # pieces follow the answers' sizes
+
+    def log_filter(self, filters: Mapping[str, Any]) -> dict[str, Any]:
+        return {**filters, "topics": self.topics}
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await LOGS.fetch(client, blocks, address=filters.get("address"), topics=self.topics)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
-        return self.from_logs(LOGS.transform(bodies, chain_id=chain_id, u256=u256), u256=u256)
+        return self.from_logs(LOGS.transform(bodies, chain_id=chain_id, u256=u256), {}, u256=u256)
 
     def decoded(self, logs: pa.Table, u256: U256) -> pa.Table:
         from chainframe.decode import decode_event
@@ -42,7 +59,9 @@ class TokenTransfers(Dataset):
         result: pa.Table = decode_event(logs, self.event, u256=u256)
         return result
 
-    def from_logs(self, logs: pa.Table, *, u256: U256 = "decimal") -> pa.Table:
+    def from_logs(
+        self, logs: pa.Table, filters: Mapping[str, Any] | None = None, *, u256: U256 = "decimal"
+    ) -> pa.Table:
         """The transfers among decoded logs, as this dataset's table."""
         table = self.decoded(logs, u256)
         schema = self.schema_for(u256)
@@ -56,6 +75,7 @@ class ERC20Transfers(TokenTransfers):
     name = "erc20_transfers"
     doc = "ERC-20 Transfer events, one row per transfer (mints from, burns to the zero address)."
     event = ERC20_TRANSFER
+    fetched_with = "eth_getLogs filtered by the Transfer topic0 (three topics), decoded"
     columns = ("chain_id", "block_number", "block_hash", "block_time", "transaction_hash", "transaction_index",
                "log_index", "address", "from_address", "to_address", "value")  # fmt: skip
     sort = ("block_number", "log_index")
@@ -65,6 +85,7 @@ class ERC721Transfers(TokenTransfers):
     name = "erc721_transfers"
     doc = "ERC-721 Transfer events, one row per token moved (mints from, burns to the zero address)."
     event = ERC721_TRANSFER
+    fetched_with = "eth_getLogs filtered by the Transfer topic0 (four topics), decoded"
     columns = ("chain_id", "block_number", "block_hash", "block_time", "transaction_hash", "transaction_index",
                "log_index", "address", "from_address", "to_address", "token_id")  # fmt: skip
     sort = ("block_number", "log_index")
@@ -74,6 +95,7 @@ class ERC1155Transfers(TokenTransfers):
     name = "erc1155_transfers"
     doc = "ERC-1155 TransferSingle and TransferBatch events, one row per token id moved (batch_index: its place)."
     topics = [[ERC1155_SINGLE_TOPIC0, ERC1155_BATCH_TOPIC0]]
+    fetched_with = "eth_getLogs filtered by the TransferSingle and TransferBatch topic0s, decoded (a row per id)"
     columns = ("chain_id", "block_number", "block_hash", "block_time", "transaction_hash", "transaction_index",
                "log_index", "address", "operator", "from_address", "to_address", "token_id", "value",
                "batch_index")  # fmt: skip

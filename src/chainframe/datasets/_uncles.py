@@ -10,7 +10,7 @@ import pyarrow as pa
 from chainframe.datasets._blocks import BLOCK_SOURCES
 from chainframe.datasets._columns import U256
 from chainframe.datasets._context import fetch_with_context, read_context
-from chainframe.datasets._dataset import BlockRange, build
+from chainframe.datasets._dataset import BlockRange, Proof, build
 from chainframe.datasets._objects import ObjectDataset
 
 if TYPE_CHECKING:
@@ -36,6 +36,12 @@ class Uncles(ObjectDataset):
         "parent_beacon_block_root", "requests_hash",
     )  # fmt: skip
     sort = ("nephew_number", "uncle_index")
+    fetched_with = "eth_getUncleByBlockNumberAndIndex for each uncle index"
+    method = "eth_getUncleByBlockNumberAndIndex"
+    routes = (("eth_getBlockByNumber", "eth_getUncleByBlockNumberAndIndex"),)
+    null_checked = True
+    block_column = "nephew_number"
+    proof = Proof.UNCLES
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         headers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in blocks])

@@ -3,13 +3,14 @@
 The transforms read whatever a node sends (a null result is no rows, as a recorded answer says); the engine knows what
 it asked for, so it checks here, on the answer bytes and on the decoded rows (vectorized: no per-row Python):
 
-- no ``null`` result where a block, a list of logs or receipts was asked for (we only ask for blocks the node has);
-- every row's block inside the asked blocks; the key columns (block number, indexes, hashes) never null;
-- ``blocks``: exactly one row per asked block;
-- ``transactions`` and ``receipts``: per block, transaction indexes 0, 1, 2, ... with no gap or repeat; a receipt has a
-  status (or, before Byzantium, a state root);
-- ``logs``: no repeated (block, log index); without filters, log indexes 0, 1, 2, ... per block; with filters, every
-  log matches them (address and topics), as the node was asked.
+- no ``null`` result where a block, a list of logs or receipts was asked for (we only ask for blocks the node has),
+  for datasets whose ``null_checked`` says so;
+- by the dataset's declared :class:`~chainframe.datasets.RowChecks`: every row's block inside the asked blocks; the
+  key columns (block number, indexes, hashes) never null; exactly one row per asked block (headers); per block, an
+  index 0, 1, 2, ... with no gap or repeat (transactions, receipts, logs); a receipt has a status (or, before
+  Byzantium, a state root);
+- logs fetched with a filter: no repeated (block, log index), and every log matches the filter (address and topics),
+  as the node was asked.
 
 A failed check is :class:`WrongAnswer`: the piece is fetched again (:data:`ANSWER_ATTEMPTS` times in all); then the
 error names the method, blocks, endpoint and check. Logs flagged ``removed`` are a reorganization, handled by the
@@ -26,7 +27,7 @@ import anyio
 import pyarrow as pa
 
 from chainframe import _kernels as pc
-from chainframe.datasets import BlockRange, DecodeError, ValueOutOfRange
+from chainframe.datasets import BlockRange, DecodeError, RowChecks, ValueOutOfRange
 from chainframe.datasets._convert import constant
 from chainframe.datasets._native import null_result
 from chainframe.rpc import TransientError
@@ -37,23 +38,6 @@ ANSWER_ATTEMPTS = 3
 """Times a piece is fetched before an answer that keeps failing its checks is an error."""
 
 _NULL_RESULT = re.compile(rb'"result"\s*:\s*null')
-METHODS = {
-    "blocks": "eth_getBlockByNumber",
-    "transactions": "eth_getBlockByNumber",
-    "receipts": "eth_getBlockReceipts",
-    "logs": "eth_getLogs",
-    "uncles": "eth_getUncleByBlockNumberAndIndex",
-    "erc20_transfers": "eth_getLogs",
-    "erc721_transfers": "eth_getLogs",
-    "erc1155_transfers": "eth_getLogs",
-}
-_KEYS: Mapping[str, tuple[str, ...]] = {
-    "blocks": ("block_number", "block_hash", "parent_hash"),
-    "transactions": ("block_number", "block_hash", "transaction_index", "transaction_hash"),
-    "receipts": ("block_number", "block_hash", "transaction_index", "transaction_hash"),
-    "logs": ("block_number", "block_hash", "log_index", "transaction_hash", "transaction_index"),
-}
-_INDEX = {"transactions": "transaction_index", "receipts": "transaction_index", "logs": "log_index"}
 
 
 class WrongAnswer(TransientError):
@@ -64,10 +48,9 @@ class WrongAnswer(TransientError):
         self.check = check
 
 
-def check_bodies(dataset: str, bodies: Sequence[bytes]) -> None:
-    """No null result in answers that must hold a block, or a list of receipts or logs."""
-    if dataset not in METHODS:
-        return
+def check_bodies(bodies: Sequence[bytes]) -> None:
+    """No null result in answers that must hold a block, or a list of receipts or logs (a dataset whose
+    ``null_checked`` says so)."""
     for body in bodies:
         found = null_result(body)  # in C, the GIL released: 30 ms of a logs run's event loop otherwise
         if found is None:
@@ -76,16 +59,18 @@ def check_bodies(dataset: str, bodies: Sequence[bytes]) -> None:
             raise WrongAnswer("the node answered null for a block it has", check="null result")
 
 
-def check_rows(dataset: str, table: pa.Table, blocks: BlockRange, filters: Mapping[str, Any]) -> None:
-    """The decoded rows of a piece answer what was asked for ``blocks`` (see the module's list)."""
-    keys = _KEYS.get(dataset)
-    if keys is None or (table.num_rows == 0 and dataset != "blocks"):
+def check_rows(
+    checks: RowChecks | None, table: pa.Table, blocks: BlockRange, log_filter: Mapping[str, Any] | None = None
+) -> None:
+    """The decoded rows of a piece answer what was asked for ``blocks`` (see the module's list), by the dataset's
+    declared ``checks``; ``log_filter``: the rows are logs fetched with this filter, and every one must match it."""
+    if checks is None or (table.num_rows == 0 and not checks.one_per_block):
         return
-    for column in keys:
+    for column in checks.keys:
         if table[column].null_count:
             raise WrongAnswer(f"{table[column].null_count} rows without {column}", check=f"{column} present")
     number = _flat(table["block_number"])
-    if dataset == "blocks":
+    if checks.one_per_block:
         if len(number) != len(blocks) or not _consecutive(number, blocks.start):
             raise WrongAnswer(
                 f"asked for blocks {blocks.start}..{blocks.end}, got {len(number)} rows for blocks {_sample(number)}",
@@ -99,22 +84,21 @@ def check_rows(dataset: str, table: pa.Table, blocks: BlockRange, filters: Mappi
             f"rows for blocks {low}..{high} in an answer for blocks {blocks.start}..{blocks.end}",
             check="rows inside the asked blocks",
         )
-    if dataset == "receipts":
+    if checks.status:
         missing = pc.sum(pc.and_(pc.is_null(table["status"]), pc.is_null(table["root"]))).as_py()
         if missing:
             raise WrongAnswer(f"{missing} receipts with neither status nor root", check="receipt status present")
-    index = _INDEX[dataset]
-    filtered = dataset == "logs" and bool(filters)
-    if not _in_order(number, _flat(table[index]), filtered=filtered):  # the common case: one pass, no sort
-        _repeats_and_gaps(table, index, filtered=filtered)
-    if dataset == "logs" and filters:
+    filtered = bool(log_filter)
+    if checks.index is not None and not _in_order(number, _flat(table[checks.index]), filtered=filtered):
+        _repeats_and_gaps(table, checks.index, filtered=filtered)  # the common case above: one pass, no sort
+    if log_filter:
         import polars as pl
 
         from chainframe.engine._logs import matches
 
         logs = pl.from_arrow(table.select(["address", "topics"]))
         assert isinstance(logs, pl.DataFrame)
-        stray = logs.select((~matches(filters)).sum()).item()
+        stray = logs.select((~matches(log_filter)).sum()).item()
         if stray:
             raise WrongAnswer(f"{stray} logs do not match the filter asked for", check="logs match the filter")
 

@@ -14,6 +14,7 @@ import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, overload
@@ -36,10 +37,10 @@ from chainframe.engine._engine import (
     run_tasks,
 )
 from chainframe.engine._logs import SplitState
-from chainframe.engine._plan import DEFAULT_CHUNK_SIZE, FILTERS, ChunkTask, check_datasets, check_filters, slots
+from chainframe.engine._plan import ChunkTask, check_datasets, check_filters, slots
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, RangeSpec, chain_state, parse_range, resolve
 from chainframe.engine._report import Progress, RunReport, now
-from chainframe.engine._run import Wanted, extract_round
+from chainframe.engine._run import Wanted, asked_series, extract_round, plan_asked
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
 from chainframe.store import (
@@ -178,7 +179,7 @@ def _check_executor(executor: Any) -> Any:
 
 
 def _chunk_size(dataset: str, chunk_size: int | None) -> int:
-    return DEFAULT_CHUNK_SIZE[dataset] if chunk_size is None else _whole("chunk_size", chunk_size)
+    return DATASETS[dataset].chunk_size if chunk_size is None else _whole("chunk_size", chunk_size)
 
 
 def _check_chunk_size(chunk_size: int | None) -> int | None:
@@ -189,7 +190,7 @@ def _inputs(
     datasets: str | Sequence[str], filters: Mapping[str, Any], takes: Callable[..., Any]
 ) -> dict[str, dict[str, Any]]:
     names = check_datasets([datasets] if isinstance(datasets, str) else datasets)
-    every_filter = {k for allowed in FILTERS.values() for k in allowed}
+    every_filter = {i.name for dataset in DATASETS.values() for i in dataset.inputs}
     unknown = sorted(set(filters) - every_filter)
     if unknown:  # a misspelled option, not a filter some dataset lacks
         options = [n for n, o in inspect.signature(takes).parameters.items() if o.kind is o.KEYWORD_ONLY]
@@ -228,7 +229,7 @@ def _prepare_out(folder: Location) -> None:
 
 
 def _filter_names(dataset: str) -> frozenset[str]:
-    return FILTERS.get(dataset, frozenset())
+    return frozenset(i.name for i in DATASETS[dataset].inputs)
 
 
 @_typed_errors
@@ -398,6 +399,71 @@ async def aoff_chain(
     ]  # fmt: skip
 
 
+@dataclass(frozen=True)
+class SeriesPlan:
+    """What a run would do to one series: its tasks (new, extend, overwrite), and how many asked slots it skips."""
+
+    dataset: str
+    series: str
+    filters: Mapping[str, Any]
+    tasks: list[ChunkTask]
+    skipped: int
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What :func:`aextract` would do (:func:`aplan`): the blocks as it would resolve them, and each series' plan."""
+
+    blocks: BlockRange | None
+    """None: no whole chunk below the end (``align``)."""
+    head: int
+    chain_id: int
+    out: Location
+    series: list[SeriesPlan]
+
+
+@_typed_errors
+async def aplan(
+    datasets: str | Sequence[str],
+    *,
+    blocks: Blocks,
+    out: str | Location,
+    rpc: RPC | None = None,
+    network: str | None = None,
+    key: str | None = None,
+    chunk_size: int | None = None,
+    u256: U256 = "decimal",
+    overwrite: bool = False,
+    align: bool = False,
+    confirmations: int = DEFAULT_CONFIRMATIONS,
+    table: Layout | None = None,
+    client_options: Mapping[str, Any] | None = None,
+    **filters: Any,
+) -> RunPlan:
+    """The plan :func:`aextract` with the same arguments would start with, fetching and writing nothing: the range
+    resolved as the run resolves it (one batch: chain id, head, safe and finalized blocks), the series folders read
+    and planned by the run's own code. A run also checks the stored series against the chain first, and repairs
+    what a reorganization took back: those tasks are not in the plan."""
+    run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
+                    concurrency=1, takes=aplan, table=table)  # fmt: skip
+    first, *more = endpoints_of(rpc, network, key)
+    async with _client(first, client_options, rpc, more) as client:
+        state = await chain_state(client, confirmations)
+        resolved = await resolve(run.spec, client, confirmations=confirmations, head=state.head, safe=state.safe)
+    planned: BlockRange | None = _aligned(resolved, run.wanted) if align else resolved
+    every, asked, sizes = await asked_series(run.folder, run.wanted, state.chain_id)
+    tasks, _ = plan_asked(every, asked, sizes, planned, chain_id=state.chain_id, overwrite=overwrite,
+                               head=state.head, layout=run.publisher.layout)  # fmt: skip
+    plans = []
+    for name, want in asked.items():
+        mine = [t for t in tasks if series_name(t.dataset, t.filters, t.u256) == name]
+        size = sizes[name]
+        slots_asked = {s.start // size for s in slots(planned, size)} if planned is not None else set()
+        skipped = len(slots_asked - {t.start // size for t in mine})
+        plans.append(SeriesPlan(dataset=want.dataset, series=name, filters=want.filters, tasks=mine, skipped=skipped))
+    return RunPlan(blocks=planned, head=state.head, chain_id=state.chain_id, out=run.folder, series=plans)
+
+
 class _Run:
     """The checked inputs of an extraction, and one round of it over an output folder."""
 
@@ -449,7 +515,7 @@ class _Run:
                 await anyio.to_thread.run_sync(_prepare_out, self.folder)
                 result = await extract_round(
                     client, folder=self.folder, wanted=self.wanted, blocks=resolved, head=head, finalized=finalized,
-                    chain_id=chain_id, endpoint=endpoint.display, default_sizes=DEFAULT_CHUNK_SIZE,
+                    chain_id=chain_id, endpoint=endpoint.display,
                     overwrite=overwrite, concurrency=self.concurrency, counters=counters,
                     on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify, runner=runner,
                     publisher=self.publisher,
@@ -479,7 +545,7 @@ class _Run:
 
 def _aligned(blocks: BlockRange, wanted: list[Wanted]) -> BlockRange | None:
     """``blocks`` cut back to whole chunks (the smallest chunk size asked; series keep their own sizes)."""
-    size = min(w.chunk_size or DEFAULT_CHUNK_SIZE[w.dataset] for w in wanted)
+    size = min(w.chunk_size or DATASETS[w.dataset].chunk_size for w in wanted)
     end = (blocks.end + 1) // size * size - 1
     return BlockRange(blocks.start, end) if end >= blocks.start else None
 
@@ -588,6 +654,12 @@ def extract(datasets: str | Sequence[str], **options: Any) -> RunReport:
     return result
 
 
+def plan(datasets: str | Sequence[str], **options: Any) -> RunPlan:
+    """Blocking :func:`aplan` (works inside Jupyter's running event loop)."""
+    result: RunPlan = _blocking(aplan, datasets, **options)
+    return result
+
+
 @overload
 def collect(dataset: str, *, output: Literal["arrow"] = "arrow", **options: Any) -> pa.Table: ...
 @overload
@@ -643,7 +715,8 @@ def verify_stored(out: str | Location, **options: Any) -> Any:
 
 # help(), IPython's ``?`` and editors inspecting live objects show the options and the whole docstring.
 for _blocking_twin, _coroutine in ((extract, aextract), (collect, acollect), (follow, afollow), (repair, arepair),
-                                   (off_chain, aoff_chain), (verify_stored, averify_stored)):  # fmt: skip
+                                   (off_chain, aoff_chain), (verify_stored, averify_stored),
+                                   (plan, aplan)):  # fmt: skip
     carry_over(_blocking_twin, _coroutine)
 
 

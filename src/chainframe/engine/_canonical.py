@@ -27,17 +27,12 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import ChainframeError
-from chainframe.datasets import BlockRange
+from chainframe.datasets import DATASETS, BlockRange
 from chainframe.datasets._convert import constant
 from chainframe.engine._answers import WrongAnswer, checked
 from chainframe.store import Series, StoredChunk
 
 T = TypeVar("T")
-
-#: Datasets whose ``block_hash`` column is the hash of the block holding the row (checked row by row near the head).
-ROW_HASHED = frozenset(
-    {"blocks", "transactions", "receipts", "logs", "erc20_transfers", "erc721_transfers", "erc1155_transfers"}
-)
 
 
 class StaleChunk(ChainframeError):
@@ -165,7 +160,7 @@ class ChunkCheck:
     def see_rows(self, table: pa.Table) -> None:
         """Keep the distinct (block, hash) pairs of rows above the finalized block: only those rows reach Python (a
         group-by here loaded pyarrow's dataset module, and pandas with it, 0.3 s, in every run near the head)."""
-        if self.dataset not in ROW_HASHED or table.num_rows == 0:
+        if not DATASETS[self.dataset].row_hashed or table.num_rows == 0:
             return
         numbers = table["block_number"].combine_chunks()
         above = pc.greater(numbers, constant(self.finalized, len(numbers), numbers.type))

@@ -20,9 +20,9 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._version import __version__
-from chainframe.datasets import DATASETS, BlockRange, TokenTransfers
+from chainframe.datasets import DATASETS, BlockRange, Fetch
 from chainframe.datasets._convert import constant
-from chainframe.engine._answers import METHODS, check_bodies, check_rows, checked
+from chainframe.engine._answers import check_bodies, check_rows, checked
 from chainframe.engine._canonical import (
     ChainUnstable,
     ChunkCheck,
@@ -118,21 +118,17 @@ async def fetch_and_decode(
 
         return piece
 
-    if task.dataset == "logs" or isinstance(dataset, TokenTransfers):
-        # Token transfers are logs of one event: fetched (and split, and checked) as logs, then decoded.
-        log_filters = {**task.filters, **({"topics": dataset.topics} if isinstance(dataset, TokenTransfers) else {})}
-        events: list[Any] = []
-        if task.filters.get("event"):
-            from chainframe.decode import as_events, with_event_columns
-
-            events = as_events(list(task.filters["event"]))
+    if dataset.fetched is Fetch.LOGS:
+        # Logs, and datasets made of logs (token transfers: logs of one event): fetched, split and checked as logs,
+        # then made into the dataset's rows.
+        log_filters = dataset.log_filter(task.filters)
 
         def answered(asked: BlockRange, logs: list[bytes], receipts: list[bytes]) -> pa.Table:
             """The rows of answers for ``asked``, checked against it."""
-            check_bodies("logs", logs)
-            check_bodies("receipts", receipts)
+            check_bodies(logs)
+            check_bodies(receipts)
             table = logs_table(logs, receipts, log_filters, chain_id=chain_id, u256=task.u256)
-            check_rows("logs", table, asked, log_filters)
+            check_rows(dataset.row_checks, table, asked, log_filters)
             return table
 
         def decode_logs(part: BlockRange, logs: Answers, receipts: list[bytes], proof: Material | None) -> pa.Table:
@@ -144,26 +140,23 @@ async def fetch_and_decode(
             if table.num_rows and pc.any(table["removed"]).as_py():
                 raise StaleChunk(f"{task.dataset} {part.start}..{part.end}: the node flagged logs as removed (a reorg)")
             if proven is not None:
-                proven.add(verify_piece("logs", table, part, proof, chain_id=chain_id, filters=log_filters))
-            if isinstance(dataset, TokenTransfers):
-                table = dataset.from_logs(table, u256=task.u256)
-            elif events:
-                table = with_event_columns(table, events, u256=task.u256)
-            return sort_table(table, dataset.sort)
+                proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=log_filters))
+            return sort_table(dataset.from_logs(table, task.filters, u256=task.u256), dataset.sort)
 
         async def decode_piece(part: BlockRange, logs: Answers, receipts: list[bytes]) -> pa.Table:
-            proof = await material(client, task.dataset, part) if proven is not None else None
+            proof = await material(client, dataset, part) if proven is not None else None
             return await anyio.to_thread.run_sync(decode_logs, part, logs, receipts, proof, limiter=decode)
 
         await fetch_logs(client, blocks, log_filters, state, decode_piece, put, wrap=witnessed)
     else:
 
         def work(bodies: list[bytes], part: BlockRange, proof: Material | None) -> pa.Table:
-            check_bodies(task.dataset, bodies)
+            if dataset.null_checked:
+                check_bodies(bodies)
             table = dataset.transform(bodies, chain_id=chain_id, u256=task.u256)
-            check_rows(task.dataset, table, part, task.filters)
+            check_rows(dataset.row_checks, table, part)
             if proven is not None:
-                proven.add(verify_piece(task.dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
+                proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
                                         bodies=bodies))  # fmt: skip
             return sort_table(table, dataset.sort)
 
@@ -171,12 +164,11 @@ async def fetch_and_decode(
             async def answer() -> pa.Table:
                 bodies = await dataset.fetch(client, part, **task.filters)
                 state.observe_pieces(task.dataset, len(part), sum(map(len, bodies)))
-                proof = await material(client, task.dataset, part) if proven is not None else None
+                proof = await material(client, dataset, part) if proven is not None else None
                 return await anyio.to_thread.run_sync(work, bodies, part, proof, limiter=decode)
 
             try:
-                method = METHODS.get(task.dataset, task.dataset)
-                await put(part, await checked(answer, method=method, blocks=part, client=client))
+                await put(part, await checked(answer, method=dataset.method, blocks=part, client=client))
             finally:
                 state.in_flight.release()
 

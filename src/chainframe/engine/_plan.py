@@ -22,43 +22,7 @@ import pyarrow as pa
 
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, BlockRange
-from chainframe.rpc import _params as params
 from chainframe.store import DELTA_DATA, Layout, Series, chunk_path, slot_of
-
-DEFAULT_CHUNK_SIZE: Mapping[str, int] = {
-    "blocks": 1000,
-    "transactions": 1000,
-    "receipts": 1000,
-    "logs": 1000,
-    "uncles": 1000,
-    "account_proofs": 100,
-    "storage_proofs": 100,
-    "call_traces": 100,
-    "prestate_accounts": 100,
-    "prestate_storage": 100,
-    "erc20_transfers": 1000,
-    "erc721_transfers": 1000,
-    "erc1155_transfers": 1000,
-}
-# Which filters each dataset takes; anything else is refused before any request.
-FILTERS: Mapping[str, frozenset[str]] = {
-    "logs": frozenset({"address", "topics", "event"}),
-    "account_proofs": frozenset({"addresses", "storage_keys"}),
-    "storage_proofs": frozenset({"addresses", "storage_keys"}),
-    "call_traces": frozenset({"calls", "only_top_call"}),
-    "prestate_accounts": frozenset({"calls", "diff_mode"}),
-    "prestate_storage": frozenset({"calls", "diff_mode"}),
-    "erc20_transfers": frozenset({"address"}),
-    "erc721_transfers": frozenset({"address"}),
-    "erc1155_transfers": frozenset({"address"}),
-}
-_NEEDED: Mapping[str, str] = {
-    "account_proofs": "addresses",
-    "storage_proofs": "addresses",
-    "call_traces": "calls",
-    "prestate_accounts": "calls",
-    "prestate_storage": "calls",
-}
 
 
 def check_datasets(names: Sequence[str]) -> list[str]:
@@ -74,70 +38,9 @@ def check_datasets(names: Sequence[str]) -> list[str]:
 
 def check_filters(dataset: str, filters: Mapping[str, Any]) -> dict[str, Any]:
     """Validate and normalize a dataset's filters (JSON-able, lowercase hex) without sending anything."""
-    allowed = FILTERS.get(dataset, frozenset())
-    given = {k: v for k, v in filters.items() if v is not None and v != () and v != []}
-    extra = sorted(set(given) - allowed)
-    if extra:
-        takes = f"takes only {', '.join(sorted(allowed))}" if allowed else "takes no filters"
-        raise InputError(f"dataset {dataset!r} {takes}; got {', '.join(extra)}")
-    needed = _NEEDED.get(dataset)
-    if needed and needed not in given:
-        raise InputError(f"dataset {dataset!r} needs {needed}=[...]")
-    out: dict[str, Any] = {}
-    if dataset == "logs" or dataset.endswith("_transfers"):
-        topics = _signature_topics(given.get("topics"))
-        if "event" in given:
-            events, topics = _event_topics(given["event"], topics)
-            out["event"] = events
-        flt = params.log_filter(address_=given.get("address"), topics=topics)
-        out |= {k: v for k, v in (("address", flt.get("address")), ("topics", flt.get("topics"))) if v is not None}
-    elif needed == "addresses":
-        out["addresses"] = [params.address(a, f"addresses[{i}]") for i, a in enumerate(given["addresses"])]
-        out["storage_keys"] = params.storage_keys(given.get("storage_keys", ()))
-    elif needed == "calls":
-        out["calls"] = params.call_list(given["calls"])
-        for flag in ("only_top_call", "diff_mode"):
-            if flag in given:
-                out[flag] = bool(given[flag])
+    out = DATASETS[dataset].check_inputs(filters)
     json.dumps(out)  # JSON-able by construction; fail here rather than in a worker
     return out
-
-
-def _signature_topics(topics: Any) -> Any:
-    """Topic 0 may be given as event signatures (``"Transfer(address,address,uint256)"``): they stand for their
-    hashes, as on the CLI's ``--topic0``."""
-    if not isinstance(topics, list | tuple) or not topics or topics[0] is None:
-        return topics
-    from chainframe.decode import parse_event
-
-    def hashed(value: Any) -> Any:
-        return "0x" + parse_event(value).topic0.hex() if isinstance(value, str) and "(" in value else value
-
-    first = topics[0]
-    first = [hashed(v) for v in first] if isinstance(first, list | tuple) else hashed(first)
-    return [first, *topics[1:]]
-
-
-def _event_topics(event: Any, topics: Any) -> tuple[list[str], list[Any]]:
-    """``event=`` (a signature, a list of them, or an ABI): the events in their full text form (the series' filter)
-    and the topics with topic 0 set to their hashes."""
-    from chainframe.datasets import LOGS
-    from chainframe.decode import as_events, event_fields
-
-    try:
-        events = as_events(event)
-    except (TypeError, AttributeError, KeyError):
-        raise InputError(f"event must be a signature, a list of signatures, or an ABI; got {event!r}") from None
-    if not events:
-        raise InputError("event= names no event (an ABI without event entries?)")
-    event_fields(events, taken=LOGS.columns, u256="decimal")  # two types under one column name are refused here
-    hashes = ["0x" + e.topic0.hex() for e in events]
-    given = list(topics or [])
-    if given and given[0] is not None:
-        first = given[0] if isinstance(given[0], list | tuple) else [given[0]]
-        if {str(t).lower() for t in first} != set(hashes):
-            raise InputError("event= sets topic 0 to its events' hashes; leave topic 0 out (or give the same hashes)")
-    return [e.text for e in events], [hashes[0] if len(hashes) == 1 else hashes, *given[1:]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -188,14 +91,8 @@ class ChunkTask:
         return asdict(self)
 
     def schema(self) -> pa.Schema:
-        """The schema of the task's file: the dataset's, plus the decoded columns of logs extracted with ``event``."""
-        base = DATASETS[self.dataset].schema_for(self.u256)
-        if not self.filters.get("event"):
-            return base
-        from chainframe.decode import as_events, event_fields
-
-        fields = event_fields(as_events(list(self.filters["event"])), taken=base.names, u256=self.u256)
-        return pa.schema([*base, *fields])
+        """The schema of the task's file (with its filters: logs extracted with ``event`` add decoded columns)."""
+        return DATASETS[self.dataset].schema_with(self.filters, self.u256)
 
 
 def slots(blocks: BlockRange, chunk_size: int) -> Iterator[BlockRange]:

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from chainframe._twins import carry_over
-from chainframe.datasets import DATASETS
+from chainframe.datasets import DATASETS, Fetch
 from chainframe.engine._api import _blocking, _client, endpoint_of
 from chainframe.rpc import AsyncClient, Endpoint, MethodNotFound, RetryPolicy, RPCError, TerminalError, TransientError
 
@@ -43,7 +43,6 @@ TRACERS = ("callTracer", "prestateTracer")
 TRACE_METHODS = ("trace_block", "debug_traceBlockByNumber", "debug_traceTransaction")
 _ZERO_ADDRESS = "0x" + "00" * 20
 _ZERO_HASH = "0x" + "00" * 32
-_RECEIPTS_BY_TRANSACTION = "eth_getTransactionReceipt per transaction"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,58 +201,45 @@ async def _batch_size(client: AsyncClient) -> tuple[int, int | None]:
 
 
 def routes(found: Mapping[str, Check], archive: bool | None) -> tuple[Route, ...]:
-    """Each dataset's route on a node that answered ``found`` (check name -> check)."""
+    """Each dataset's route on a node that answered ``found`` (check name -> check): the first of the ways it
+    declares (``Dataset.routes``) whose every method the node serves."""
 
     def ok(name: str) -> bool:
         check = found.get(name)
         return check is not None and check.ok
 
-    def lacking(*names: str) -> str:
-        missing = [n for n in names if not ok(n)]
-        return "the node lacks " + ", ".join(missing) if missing else ""
+    def why_not(names: Sequence[str]) -> str:
+        """What keeps a way from working: the methods the node lacks, or what it refused."""
+        reasons = []
+        for name in names:
+            check = found.get(name)
+            if check is None or check.status == "missing":
+                reasons.append(f"the node lacks {name.split()[0]}")
+            elif not check.ok:
+                reasons.append(f"the node refuses {name}: {check.answer}")
+        return "; ".join(dict.fromkeys(reasons))
 
-    old = "" if archive is not False else "old state not served: recent blocks only"
-    out: list[Route] = []
-    blocks = ok("eth_getBlockByNumber")
-    for name in ("blocks", "transactions"):
-        out.append(
-            Route(dataset=name, works=blocks, route="eth_getBlockByNumber", note=lacking("eth_getBlockByNumber"))
-        )
+    old = "old state not served: recent blocks only" if archive is False else ""
     if ok("eth_getBlockReceipts"):
-        receipts = Route(dataset="receipts", works=True, route="eth_getBlockReceipts")
-    elif blocks and ok("eth_getTransactionReceipt"):
-        receipts = Route(dataset="receipts", works=True, route=_RECEIPTS_BY_TRANSACTION,
-                         note="the node lacks eth_getBlockReceipts")  # fmt: skip
+        over = "a block over a limit: eth_getBlockReceipts"
+    elif ok("eth_getBlockByNumber") and ok("eth_getTransactionReceipt"):
+        over = "a block over a limit: eth_getBlockByNumber + eth_getTransactionReceipt"
     else:
-        needs = ("eth_getBlockByNumber", "eth_getBlockReceipts", "eth_getTransactionReceipt")
-        receipts = Route(dataset="receipts", works=False, route=" or ".join(needs[1:]), note=lacking(*needs))
-    out.append(receipts)
-    over = f"a block over a limit: {receipts.route}" if receipts.works else "a block over a limit cannot be read"
-    logs_ok = ok("eth_getLogs")
-    for name in ("logs", "erc20_transfers", "erc721_transfers", "erc1155_transfers"):
+        over = "a block over a limit cannot be read"
+    out: list[Route] = []
+    for dataset in DATASETS.values():
+        ways = dataset.all_routes()
+        usable = next((way for way in ways if all(map(ok, way))), None)
+        if usable is None:
+            out.append(Route(dataset=dataset.name, works=False, route=" or ".join(" + ".join(w) for w in ways),
+                             note=why_not([m for w in ways for m in w])))  # fmt: skip
+            continue
+        notes = [why_not(ways[0]) if usable != ways[0] else ""]
+        notes += [old if dataset.reads_state else "", over if dataset.fetched is Fetch.LOGS else ""]
         out.append(
-            Route(dataset=name, works=logs_ok, route="eth_getLogs", note=over if logs_ok else lacking("eth_getLogs"))
+            Route(dataset=dataset.name, works=True, route=" + ".join(usable), note="; ".join(filter(None, notes)))
         )
-    uncles = ("eth_getBlockByNumber", "eth_getUncleByBlockNumberAndIndex")
-    out.append(Route(dataset="uncles", works=all(map(ok, uncles)), route=" + ".join(uncles), note=lacking(*uncles)))
-    for name in ("account_proofs", "storage_proofs"):
-        works = ok("eth_getProof")
-        out.append(
-            Route(dataset=name, works=works, route="eth_getProof", note=old if works else lacking("eth_getProof"))
-        )
-    for name, tracer in (("call_traces", "callTracer"), ("prestate_accounts", "prestateTracer"),
-                         ("prestate_storage", "prestateTracer")):  # fmt: skip
-        check = found.get(f"debug_traceCall {tracer}")
-        works = check is not None and check.ok
-        if works:
-            why = old
-        elif check is None or check.status == "missing":
-            why = "the node lacks debug_traceCall"
-        else:
-            why = f"the node refuses {tracer}: {check.answer}"
-        out.append(Route(dataset=name, works=works, route=f"debug_traceCall {tracer}", note=why))
-    order = list(DATASETS)  # the catalogue's order; a dataset added there and not here fails the tests
-    return tuple(sorted(out, key=lambda r: order.index(r.dataset)))
+    return tuple(out)
 
 
 async def aprobe(

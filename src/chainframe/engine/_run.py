@@ -23,11 +23,21 @@ from typing import Any
 import anyio
 
 from chainframe._errors import InputError
-from chainframe.datasets import U256, BlockRange
+from chainframe.datasets import DATASETS, U256, BlockRange
 from chainframe.engine._canonical import ChainUnstable, Repair, find_stale, head_and_stale
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._plan import ChunkTask, plan
-from chainframe.store import Location, Planned, Publisher, Series, load_series, location, series_folders, series_name
+from chainframe.store import (
+    Layout,
+    Location,
+    Planned,
+    Publisher,
+    Series,
+    load_series,
+    location,
+    series_folders,
+    series_name,
+)
 
 CHECK_ROUNDS = 3
 """Times a round re-checks and repairs what moved while it ran, before it gives up as :class:`ChainUnstable`."""
@@ -97,7 +107,6 @@ async def extract_round(
     finalized: int,
     chain_id: int,
     endpoint: str,
-    default_sizes: Mapping[str, int],
     overwrite: bool,
     concurrency: int,
     counters: RunCounters,
@@ -110,25 +119,11 @@ async def extract_round(
     """Bring ``wanted`` series over ``blocks`` up to date in ``folder`` and repair every series there. ``runner``
     runs the chunk tasks (here, or on a Dask cluster); everything else stays in this process."""
     result = RoundResult(head=head, finalized=finalized, blocks=blocks)
-    asked: dict[str, Wanted] = {}
-    for want in wanted:
-        asked[series_name(want.dataset, want.filters, want.u256)] = want
-    every = await _every_series(folder, list(asked))
-    for series in every.values():
-        await anyio.to_thread.run_sync(check_series, folder, series, chain_id)
-    sizes: dict[str, int] = {}
-    for name, want in asked.items():
-        meta = every[name].meta
-        size = want.chunk_size or (meta.chunk_size if meta else default_sizes[want.dataset])
-        if meta is not None and size != meta.chunk_size:
-            raise InputError(
-                f"{every[name].folder} is in chunks of {meta.chunk_size:,} blocks, not {size:,}: drop --chunk-size "
-                "(or give it that value), or extract into another --out"
-            )
-        sizes[name] = size
-
+    every, asked, sizes = await asked_series(folder, wanted, chain_id)
     repairs = await find_stale(client, list(every.values()), head)
-    tasks = _plan_round(every, asked, sizes, repairs, blocks, chain_id, overwrite, head, result, publisher)
+    tasks = _plan_round(
+        every, asked, sizes, repairs, blocks, chain_id, overwrite, head, result, publisher.layout, publisher.delete
+    )
     # Take over every table this round may write before any work: an older run's commit there is refused from now.
     schemas = {_series_of(t).name: t.schema() for t in tasks}
     await anyio.to_thread.run_sync(
@@ -160,11 +155,47 @@ async def extract_round(
             return result
         if rounds == CHECK_ROUNDS:
             break
-        tasks = _plan_round(every, {}, {}, repairs, None, chain_id, False, head, result, publisher)
+        tasks = _plan_round(every, {}, {}, repairs, None, chain_id, False, head, result, publisher.layout,
+                            publisher.delete)  # fmt: skip
     raise ChainUnstable(
         f"the chain kept reorganizing while {folder} was brought up to date ({CHECK_ROUNDS} repairs); "
         "try again later, or stop further from the head (--confirmations)"
     )
+
+
+async def asked_series(
+    folder: Location, wanted: list[Wanted], chain_id: int
+) -> tuple[dict[str, Series], dict[str, Wanted], dict[str, int]]:
+    """Every series in ``folder`` (checked to be one table of ``chain_id``), the asked ones by series name, and
+    their chunk sizes (the series' own; a size asked that differs is refused)."""
+    asked: dict[str, Wanted] = {}
+    for want in wanted:
+        asked[series_name(want.dataset, want.filters, want.u256)] = want
+    every = await _every_series(folder, list(asked))
+    for series in every.values():
+        await anyio.to_thread.run_sync(check_series, folder, series, chain_id)
+    sizes: dict[str, int] = {}
+    for name, want in asked.items():
+        meta = every[name].meta
+        size = want.chunk_size or (meta.chunk_size if meta else DATASETS[want.dataset].chunk_size)
+        if meta is not None and size != meta.chunk_size:
+            raise InputError(
+                f"{every[name].folder} is in chunks of {meta.chunk_size:,} blocks, not {size:,}: drop --chunk-size "
+                "(or give it that value), or extract into another --out"
+            )
+        sizes[name] = size
+    return every, asked, sizes
+
+
+def plan_asked(
+    every: Mapping[str, Series], asked: Mapping[str, Wanted], sizes: Mapping[str, int], blocks: BlockRange | None,
+    *, chain_id: int, overwrite: bool, head: int, layout: Layout,
+) -> tuple[list[ChunkTask], RoundResult]:  # fmt: skip
+    """The tasks a round would start with before checking the chain (what ``--dry`` shows), and the slots skipped:
+    the same planning as :func:`extract_round`'s, writing nothing."""
+    result = RoundResult(head=head, finalized=head, blocks=blocks)
+    tasks = _plan_round(every, asked, sizes, [], blocks, chain_id, overwrite, head, result, layout, lambda _: None)
+    return tasks, result
 
 
 async def _every_series(folder: Location, asked: list[str] | None = None) -> dict[str, Series]:
@@ -191,7 +222,8 @@ def _plan_round(
     overwrite: bool,
     head: int,
     result: RoundResult,
-    publisher: Publisher,
+    layout: Layout,
+    delete: Callable[[list[str]], None],
 ) -> list[ChunkTask]:
     by_series: dict[str, dict[int, int | None]] = {}
     for repair in repairs:
@@ -215,9 +247,9 @@ def _plan_round(
         planned, deletions = plan(
             dataset, blocks if want is not None else None, series=series, chain_id=chain_id, chunk_size=size,
             filters=filters, u256=u256, overwrite=overwrite, repairs=by_series.get(name), head=head,
-            layout=publisher.layout,
+            layout=layout,
         )  # fmt: skip
-        publisher.delete(deletions)  # slots wholly above a head that moved back: their blocks are gone
+        delete(deletions)  # slots wholly above a head that moved back: their blocks are gone
         if want is not None and blocks is not None:
             untouched = set(range(blocks.start // size, blocks.end // size + 1)) - {t.start // size for t in planned}
             result.skipped[dataset] = result.skipped.get(dataset, 0) + len(untouched)

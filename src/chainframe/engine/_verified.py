@@ -29,7 +29,17 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import InputError
-from chainframe.datasets import ACCOUNT_PROOFS, BLOCKS, RECEIPTS, TRANSACTIONS, U256, BlockRange
+from chainframe.datasets import (
+    ACCOUNT_PROOFS,
+    BLOCKS,
+    DATASETS,
+    RECEIPTS,
+    TRANSACTIONS,
+    U256,
+    BlockRange,
+    Dataset,
+    Proof,
+)
 from chainframe.datasets._convert import constant
 from chainframe.engine._answers import WrongAnswer
 from chainframe.store import ChunkMeta, Location, storage
@@ -40,18 +50,6 @@ if TYPE_CHECKING:
     from chainframe.verify import Report
 else:
     from chainframe._lazy import polars as pl
-
-LOG_DATASETS = frozenset({"logs", "erc20_transfers", "erc721_transfers", "erc1155_transfers"})
-_TABLE_ARGUMENT = {
-    "blocks": "blocks", "transactions": "transactions", "receipts": "receipts", "uncles": "uncles",
-    "account_proofs": "account_proofs", "storage_proofs": "storage_proofs",
-}  # fmt: skip
-_UNPROVABLE = {
-    "call_traces": "no header field commits to execution traces",
-    "prestate_accounts": "no header field commits to execution traces",
-    "prestate_storage": "no header field commits to execution traces",
-}
-
 
 _NOT_IN_RECEIPTS = frozenset({"chain_id", "block_timestamp", "block_time", "removed"})
 """Log columns a receipt's logs do not carry (or that are ours): not compared."""
@@ -90,18 +88,18 @@ class Proven:
 
 
 async def material(
-    client: Any, dataset: str, part: BlockRange, *, receipts: bool = False, addresses: Sequence[str] = ()
+    client: Any, dataset: Dataset, part: BlockRange, *, receipts: bool = False, addresses: Sequence[str] = ()
 ) -> Material | None:
     """Fetch what ``dataset``'s rows for ``part`` are proven against (None: nothing can prove them); ``receipts``:
     the blocks' receipts too, for stored receipts (whose logs are not stored with them); ``addresses``: the accounts
     of stored storage slots, whose proofs (``eth_getProof`` with no keys) give the storage hash the slots hang from."""
-    if dataset in _UNPROVABLE:
+    if dataset.proof is None:
         return None
-    if dataset == "blocks":
+    if dataset.proof is Proof.HEADERS:
         return Material([])  # the rows are the headers
     headers = await BLOCKS.fetch(client, part)
-    wanted = dataset in LOG_DATASETS or (receipts and dataset == "receipts")
-    transactions = await TRANSACTIONS.fetch(client, part) if dataset == "receipts" else []
+    wanted = dataset.proof is Proof.LOGS or (receipts and dataset.proof is Proof.RECEIPTS)
+    transactions = await TRANSACTIONS.fetch(client, part) if dataset.proof is Proof.RECEIPTS else []
     accounts = await ACCOUNT_PROOFS.fetch(client, part, addresses=list(addresses)) if addresses else []
     return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [], transactions, accounts)
 
@@ -124,17 +122,15 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
     chain_id = await client.chain_id()
 
     async def prove_file(name: str, meta: ChunkMeta, table: pa.Table) -> None:
-        column = "nephew_number" if meta.dataset == "uncles" else "block_number"
-        numbers = table[column].combine_chunks()
+        spec = DATASETS[meta.dataset]
+        numbers = table[spec.block_column].combine_chunks()
         for start in range(meta.start, meta.end + 1, piece_blocks):
             part = BlockRange(start, min(start + piece_blocks - 1, meta.end))
             first = constant(part.start, len(numbers), numbers.type)  # not a Python number: that loads pandas
             last = constant(part.end, len(numbers), numbers.type)
             rows = pc.filter(table, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
-            proof = await material(
-                client, meta.dataset, part, receipts=True, addresses=_slot_accounts(meta.dataset, rows)
-            )
-            prove(meta.dataset, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
+            proof = await material(client, spec, part, receipts=True, addresses=_slot_accounts(spec, rows))
+            prove(spec, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
                   report=report, name=name)  # fmt: skip
 
     for path in series_folders(folder):
@@ -163,10 +159,10 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
     return report
 
 
-def _slot_accounts(dataset: str, rows: pa.Table) -> list[str]:
+def _slot_accounts(dataset: Dataset, rows: pa.Table) -> list[str]:
     """The accounts stored storage slots belong to (as stored: a changed address fetches another account, whose
     storage hash the slot's proof then does not hang from)."""
-    if dataset != "storage_proofs" or rows.num_rows == 0:
+    if dataset.proof is not Proof.SLOTS or rows.num_rows == 0:
         return []
     return sorted({"0x" + bytes(a).hex() for a in rows["address"].to_pylist()})
 
@@ -196,7 +192,7 @@ def _blocks_named(name: str) -> str | None:
 
 
 def prove(
-    dataset: str,
+    dataset: Dataset,
     rows: pa.Table,
     part: BlockRange,
     proof: Material | None,
@@ -213,41 +209,50 @@ def prove(
     carry their logs); without them, receipts are proven with the node's receipts' logs."""
     from chainframe.verify import receipts_and_logs, verify_tables
 
-    name = name or dataset
+    name = name or dataset.name
     if proof is None:
-        report.skip(name, "all", _UNPROVABLE.get(dataset, "nothing to prove it against"), blocks=len(part))
+        reasons = "; ".join(sorted(set(dataset.unprovable.values()))) or "nothing to prove it against"
+        report.skip(name, "all", reasons, blocks=len(part))
         return
     # The blocks dataset's rows are the headers; every other dataset is proven against headers fetched for it.
-    headers = rows if dataset == "blocks" else BLOCKS.transform(proof.headers, chain_id=chain_id, u256="binary")
+    headers = (
+        rows if dataset.proof is Proof.HEADERS else BLOCKS.transform(proof.headers, chain_id=chain_id, u256="binary")
+    )
     # verify_tables counts what it proves per dataset (headers among them): only its failures and skips are kept,
     # and the rows counted are this series' own.
     found = _report()
-    if dataset in LOG_DATASETS:
+    if dataset.proof is Proof.LOGS:
         receipts, logs = receipts_and_logs(proof.receipts, chain_id=chain_id)
         verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found)
         _same_logs(dataset, rows, logs, filters, u256, found)
         # Columns a receipt's logs do not carry: the rows' own block columns, chain and removed flag.
         from chainframe.verify import check_header_columns, check_not_removed
 
-        check_header_columns(dataset, rows, headers, found, chain_id=chain_id,
+        check_header_columns(name, rows, headers, found, chain_id=chain_id,
                              columns=("block_timestamp", "block_time", "chain_id"))  # fmt: skip
-        check_not_removed(dataset, rows, found)
-        _same_block_hashes(dataset, rows, headers, found)  # the other datasets': verify_tables's row_block_hash
-    elif dataset == "receipts":
+        check_not_removed(name, rows, found)
+        _same_block_hashes(name, rows, headers, found)  # the other datasets': verify_tables's row_block_hash
+    elif dataset.proof is Proof.RECEIPTS:
         _, logs = receipts_and_logs(list(bodies or proof.receipts), chain_id=chain_id)
         transactions = TRANSACTIONS.transform(proof.transactions, chain_id=chain_id, u256="binary")
         verify_tables(blocks=headers, receipts=rows, logs=logs, transactions=transactions, report=found,
                       chain_id=chain_id)  # fmt: skip
-    elif dataset == "blocks":
+    elif dataset.proof is Proof.HEADERS:
         verify_tables(blocks=rows, report=found, chain_id=chain_id)
-    elif dataset == "storage_proofs":
+    elif dataset.proof is Proof.SLOTS:
         # A slot's proof hangs from its account's storage hash, proven by the account's proof against stateRoot: the
         # rows' own eth_getProof answers carry it, stored rows have the accounts' proofs fetched again.
         answers = list(bodies or proof.accounts)
         accounts = ACCOUNT_PROOFS.transform(answers, chain_id=chain_id, u256="binary") if answers else None
         verify_tables(blocks=headers, account_proofs=accounts, storage_proofs=rows, report=found, chain_id=chain_id)
+    elif dataset.proof is Proof.TRANSACTIONS:
+        verify_tables(blocks=headers, transactions=rows, report=found, chain_id=chain_id)
+    elif dataset.proof is Proof.UNCLES:
+        verify_tables(blocks=headers, uncles=rows, report=found, chain_id=chain_id)
+    elif dataset.proof is Proof.ACCOUNTS:
+        verify_tables(blocks=headers, account_proofs=rows, report=found, chain_id=chain_id)
     else:
-        verify_tables(blocks=headers, report=found, chain_id=chain_id, **{_TABLE_ARGUMENT[dataset]: rows})
+        raise AssertionError(f"{dataset.name}: no prover for {dataset.proof}")
     for failure in found.failures:
         report.failures.append(replace(failure, dataset=name))
     for skip in found.skipped:
@@ -256,7 +261,7 @@ def prove(
 
 
 def verify_piece(
-    dataset: str,
+    dataset: Dataset,
     rows: pa.Table,
     part: BlockRange,
     proof: Material | None,
@@ -301,31 +306,23 @@ def _same_block_hashes(dataset: str, rows: pa.Table, headers: pa.Table, report: 
 
 
 def _same_logs(
-    dataset: str, rows: pa.Table, proven: pa.Table, filters: Mapping[str, Any], u256: U256, report: Report
+    dataset: Dataset, rows: pa.Table, proven: pa.Table, filters: Mapping[str, Any], u256: U256, report: Report
 ) -> None:
     """The rows are exactly what the proven receipts' logs give: the logs matching the filter (none dropped, added or
     changed), with their decoded columns (``event=``), or decoded into the token-transfer dataset's rows."""
-    from chainframe.datasets import DATASETS, TokenTransfers
     from chainframe.engine._logs import matches
 
-    spec = DATASETS[dataset]
-    if isinstance(spec, TokenTransfers):
-        filters = {"address": filters.get("address"), "topics": spec.topics}
-    if filters.get("address") or filters.get("topics"):
+    log_filter = dataset.log_filter(filters)
+    if log_filter.get("address") or log_filter.get("topics"):
         frame = pl.DataFrame(pl.from_arrow(proven.select(["address", "topics"])))
-        proven = proven.filter(pa.array(frame.select(matches(filters)).to_series().to_arrow()))
-    if isinstance(spec, TokenTransfers):
-        want = spec.from_logs(proven, u256=u256)
-        key = list(spec.sort)
-    else:
-        want, key = proven, ["block_number", "log_index"]
-        decoded_kept = any(c not in want.column_names for c in rows.column_names)  # stored rows, not an extraction's
-        if decoded_kept and filters.get("event"):
-            from chainframe.decode import as_events, with_event_columns
-
-            want = with_event_columns(want, as_events(list(filters["event"])), u256=u256)
+        proven = proven.filter(pa.array(frame.select(matches(log_filter)).to_series().to_arrow()))
+    # The rows as the dataset makes them of the proven logs; an extraction proves its logs before they are made into
+    # rows (its rows lack the made columns: compared as logs).
+    made = any(c not in proven.column_names for c in rows.column_names)
+    want = dataset.from_logs(proven, filters, u256=u256) if made else proven
+    key = list(dataset.sort) if made else ["block_number", "log_index"]
     values = [c for c in want.column_names if c in rows.column_names and c not in key and c not in _NOT_IN_RECEIPTS]
-    _same_table(dataset, "log_set", rows.select(key + values), want.select(key + values), key, report)
+    _same_table(dataset.name, "log_set", rows.select(key + values), want.select(key + values), key, report)
 
 
 def _same_table(dataset: str, check: str, rows: pa.Table, want: pa.Table, key: list[str], report: Report) -> None:

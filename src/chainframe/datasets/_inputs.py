@@ -1,0 +1,142 @@
+"""What a dataset takes besides blocks: its filters and inputs, declared once with their CLI flag and help.
+
+A dataset lists the :class:`Input` s it takes (``Dataset.inputs``) and which of them it needs; the engine refuses
+anything else before any request, the CLI makes one option per input, and ``chainframe schema`` lists them. Each
+input's ``check`` turns what a caller gave into its JSON-able, lowercase-hex form (the form a series' name and a
+chunk task carry), raising :class:`~chainframe.InputError` with what was wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from chainframe._errors import InputError
+
+Parse = Literal["values", "switch", "json", "own"]
+"""How the CLI reads the input: ``values`` (``--flag A B``), ``switch`` (``--flag``), ``json`` (``--flag JSON``,
+repeatable), ``own`` (the CLI's own syntax, such as the topic flags)."""
+
+
+@dataclass(frozen=True)
+class Input:
+    """One filter or input: its keyword (``filters=`` key in Python), CLI flag, help and checker."""
+
+    name: str
+    flag: str
+    help: str
+    check: Callable[[Any], Any]
+    parse: Parse = "values"
+    metavar: str = "VALUE"
+
+
+def _addresses(values: Any) -> list[str]:
+    from chainframe.rpc import _params
+
+    if isinstance(values, str):
+        values = [values]
+    return [_params.address(a, f"addresses[{i}]") for i, a in enumerate(values)]
+
+
+def _storage_keys(values: Any) -> list[str]:
+    from chainframe.rpc import _params
+
+    return _params.storage_keys(values)
+
+
+def _calls(values: Any) -> list[dict[str, str]]:
+    from chainframe.rpc import _params
+
+    return _params.call_list(values)
+
+
+def _switch(value: Any) -> bool:
+    return bool(value)
+
+
+def _as_given(value: Any) -> Any:
+    return value  # checked with the other log filters, together (see log_filters)
+
+
+ADDRESS = Input("address", "--address", "only logs from these contracts", _as_given, metavar="ADDR")
+TOPICS = Input("topics", "--topic0 .. --topic3", "topics (hashes, or event signatures for topic 0)", _as_given,
+               parse="own")  # fmt: skip
+EVENT = Input("event", "--event", "decode logs of these events into typed columns (and fetch only them)", _as_given,
+              parse="own")  # fmt: skip
+ADDRESSES = Input("addresses", "--addresses", "the accounts to read", _addresses, metavar="ADDR")
+STORAGE_KEYS = Input("storage_keys", "--storage-key", "storage slots to read", _storage_keys, metavar="KEY")
+CALLS = Input("calls", "--call", 'a call, e.g. \'{"to": "0x..", "data": "0x.."}\' (repeatable)', _calls,
+              parse="json", metavar="JSON")  # fmt: skip
+ONLY_TOP_CALL = Input("only_top_call", "--only-top-call", "trace only the top call", _switch, parse="switch")
+DIFF_MODE = Input("diff_mode", "--diff-mode", "pre and post state", _switch, parse="switch")
+
+
+def check_inputs(
+    dataset: str, takes: tuple[Input, ...], needs: frozenset[str], given: Mapping[str, Any]
+) -> dict[str, Any]:
+    """``given`` checked against what ``dataset`` takes (``takes``) and needs: unknown ones and missing ones refused,
+    each value in its checked form. Empty values count as not given."""
+    given = {k: v for k, v in given.items() if v is not None and v != () and v != []}
+    allowed = {i.name: i for i in takes}
+    extra = sorted(set(given) - set(allowed))
+    if extra:
+        says = f"takes only {', '.join(sorted(allowed))}" if allowed else "takes no filters"
+        raise InputError(f"dataset {dataset!r} {says}; got {', '.join(extra)}")
+    missing = sorted(needs - set(given))
+    if missing:
+        flags = ", ".join(f"{n}=[...] ({allowed[n].flag})" for n in missing)
+        raise InputError(f"dataset {dataset!r} needs {flags}")
+    return {name: allowed[name].check(value) for name, value in given.items()}
+
+
+def log_filters(given: Mapping[str, Any]) -> dict[str, Any]:
+    """Log filters (``address``, ``topics``, ``event``) in their checked form: topic-0 signatures hashed, ``event``
+    as its events' full text with topic 0 set to their hashes."""
+    from chainframe.rpc import _params
+
+    topics = _signature_topics(given.get("topics"))
+    out: dict[str, Any] = {}
+    if given.get("event"):
+        events, topics = _event_topics(given["event"], topics)
+        out["event"] = events
+    flt = _params.log_filter(address_=given.get("address"), topics=topics)
+    out |= {k: v for k, v in (("address", flt.get("address")), ("topics", flt.get("topics"))) if v is not None}
+    return out
+
+
+def _signature_topics(topics: Any) -> Any:
+    """Topic 0 may be given as event signatures (``"Transfer(address,address,uint256)"``): they stand for their
+    hashes, as on the CLI's ``--topic0``."""
+    if not isinstance(topics, list | tuple) or not topics or topics[0] is None:
+        return topics
+    from chainframe.decode import parse_event
+
+    def hashed(value: Any) -> Any:
+        return "0x" + parse_event(value).topic0.hex() if isinstance(value, str) and "(" in value else value
+
+    first = topics[0]
+    first = [hashed(v) for v in first] if isinstance(first, list | tuple) else hashed(first)
+    return [first, *topics[1:]]
+
+
+def _event_topics(event: Any, topics: Any) -> tuple[list[str], list[Any]]:
+    """``event=`` (a signature, a list of them, or an ABI): the events in their full text form (the series' filter)
+    and the topics with topic 0 set to their hashes."""
+    from chainframe.datasets._logs import LOGS
+    from chainframe.decode import as_events, event_fields
+
+    try:
+        events = as_events(event)
+    except (TypeError, AttributeError, KeyError):
+        raise InputError(f"event must be a signature, a list of signatures, or an ABI; got {event!r}") from None
+    if not events:
+        raise InputError("event= names no event (an ABI without event entries?)")
+    event_fields(events, taken=LOGS.columns, u256="decimal")  # two types under one column name are refused here
+    hashes = ["0x" + e.topic0.hex() for e in events]
+    given = list(topics or [])
+    if given and given[0] is not None:
+        first = given[0] if isinstance(given[0], list | tuple) else [given[0]]
+        if {str(t).lower() for t in first} != set(hashes):
+            raise InputError("event= sets topic 0 to its events' hashes; leave topic 0 out (or give the same hashes)")
+    return [e.text for e in events], [hashes[0] if len(hashes) == 1 else hashes, *given[1:]]

@@ -1,0 +1,65 @@
+"""The catalogue: every dataset by name, one line each, read without importing any dataset.
+
+Each line names the module and the instance that declare the dataset (everything else about it is on its class,
+:class:`~chainframe.datasets.Dataset`), and whether its extraction can run in a process without numpy: the
+``chainframe`` command decides that before pyarrow loads (:mod:`chainframe.cli._process`), so it cannot ask the class.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from chainframe.datasets._dataset import Dataset
+
+
+class Entry(NamedTuple):
+    module: str
+    instance: str
+    numpy_free: bool
+    """Extracting it never needs numpy (the decoders do: token transfers are decoded with them)."""
+
+
+REGISTRY: dict[str, Entry] = {
+    "blocks": Entry("_blocks", "BLOCKS", numpy_free=True),
+    "transactions": Entry("_blocks", "TRANSACTIONS", numpy_free=True),
+    "receipts": Entry("_receipts", "RECEIPTS", numpy_free=True),
+    "logs": Entry("_logs", "LOGS", numpy_free=True),
+    "uncles": Entry("_uncles", "UNCLES", numpy_free=True),
+    "account_proofs": Entry("_proofs", "ACCOUNT_PROOFS", numpy_free=False),
+    "storage_proofs": Entry("_proofs", "STORAGE_PROOFS", numpy_free=False),
+    "call_traces": Entry("_traces", "CALL_TRACES", numpy_free=False),
+    "prestate_accounts": Entry("_traces", "PRESTATE_ACCOUNTS", numpy_free=False),
+    "prestate_storage": Entry("_traces", "PRESTATE_STORAGE", numpy_free=False),
+    "erc20_transfers": Entry("_transfers", "ERC20_TRANSFERS", numpy_free=False),
+    "erc721_transfers": Entry("_transfers", "ERC721_TRANSFERS", numpy_free=False),
+    "erc1155_transfers": Entry("_transfers", "ERC1155_TRANSFERS", numpy_free=False),
+}
+
+_loaded: dict[str, Dataset] = {}
+
+
+def datasets() -> dict[str, Dataset]:
+    """Every dataset by name: the catalogue's, in its order (their modules imported on first use), then any added
+    with :func:`register`."""
+    if not _loaded:
+        import importlib
+
+        modules = {e.module: importlib.import_module(f"chainframe.datasets.{e.module}") for e in REGISTRY.values()}
+        _loaded.update({name: getattr(modules[e.module], e.instance) for name, e in REGISTRY.items()})
+    return _loaded
+
+
+def register(dataset: Dataset) -> None:
+    """Add a dataset of one's own (or a test's) at run time: from then on it is a dataset like the catalogue's."""
+    found = datasets()
+    if dataset.name in found and found[dataset.name] is not dataset:
+        raise ValueError(f"a dataset named {dataset.name!r} is registered already")
+    found[dataset.name] = dataset
+
+
+def unregister(name: str) -> None:
+    """Remove a dataset added with :func:`register`."""
+    if name in REGISTRY:
+        raise ValueError(f"{name!r} is in the catalogue: it cannot be removed")
+    datasets().pop(name, None)
