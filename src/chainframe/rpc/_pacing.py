@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 import anyio
 
-# Infura's credit costs (its pricing/credit-cost page, in docs/research/providers.md); unlisted methods cost 80.
+# Infura's credit costs (its pricing/credit-cost page, in docs/research/providers.md); unlisted methods cost 80. The one
+# table: the devnet gateway charges by it too. Infura prices every trace_* method at 300 and every debug_trace* at 1000.
 INFURA_CREDITS: Mapping[str, int] = {
     "eth_getBlockReceipts": 1000,
     "eth_getLogs": 255,
@@ -28,6 +29,10 @@ INFURA_CREDITS: Mapping[str, int] = {
     "eth_blockNumber": 80,
     "eth_chainId": 5,
     "debug_traceCall": 1000,
+    "debug_traceTransaction": 1000,
+    "debug_traceBlockByNumber": 1000,
+    "trace_block": 300,
+    "trace_transaction": 300,
 }
 DEFAULT_CREDITS = 80
 

@@ -5,17 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-# From Infura's credit-cost table (see docs/research/providers.md); unlisted methods cost 80.
-CREDIT_COST = {
-    "eth_getBlockReceipts": 1000,
-    "eth_getLogs": 255,
-    "eth_getTransactionReceipt": 80,
-    "eth_getBlockByNumber": 80,
-    "eth_blockNumber": 80,
-    "eth_chainId": 5,
-    "debug_traceCall": 1000,
-}
-DEFAULT_COST = 80
+from chainframe.rpc._pacing import DEFAULT_CREDITS as DEFAULT_COST
+from chainframe.rpc._pacing import INFURA_CREDITS as CREDIT_COST
 
 
 def cost(methods: Iterable[str]) -> int:
