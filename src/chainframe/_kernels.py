@@ -11,6 +11,7 @@ Import as ``from chainframe import _kernels as pc``: the names and their meaning
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pyarrow as pa
@@ -129,3 +130,15 @@ def cast_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
         raise ValueError(f"the table's columns {table.schema.names} are not the schema's {schema.names}")
     columns = [cast(column, field.type) for column, field in zip(table.columns, schema, strict=True)]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def constant(value: Any, n: int, dtype: pa.DataType) -> pa.Array:
+    """``value`` ``n`` times. Integers and booleans are built as one buffer: pa.repeat cost 0.1 s per 312,000 rows,
+    and a Python value made into an Arrow scalar makes pyarrow import pandas (0.3 s) where it is installed."""
+    if pa.types.is_boolean(dtype) and isinstance(value, bool):
+        return pa.Array.from_buffers(dtype, n, [None, pa.py_buffer((b"\xff" if value else b"\x00") * ((n + 7) // 8))])
+    if pa.types.is_integer(dtype) and isinstance(value, int):
+        signed = pa.types.is_signed_integer(dtype)
+        item = value.to_bytes(dtype.bit_width // 8, sys.byteorder, signed=signed)
+        return pa.Array.from_buffers(dtype, n, [None, pa.py_buffer(item * n)])
+    return pa.repeat(pa.scalar(value, dtype), n)

@@ -21,7 +21,7 @@ import anyio
 from chainframe._errors import InputError
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._extract import client_options
-from chainframe.engine._api import endpoint_of
+from chainframe.engine import endpoint_of
 from chainframe.rpc import AsyncClient, MethodNotFound
 from chainframe.rpc import _params as p
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._extract import client_options
-from chainframe.engine._probe import probe
+from chainframe.engine import probe
 
 
 def add_parser(commands: Any) -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from chainframe.engine import vacuum
-from chainframe.engine._api import DEFAULT_RETENTION_HOURS
+from chainframe.engine import DEFAULT_RETENTION_HOURS, vacuum
 
 DESCRIPTION = f"""\
 In each Delta table under DIR (--table delta), delete the data files that commits

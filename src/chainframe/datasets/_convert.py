@@ -7,8 +7,7 @@ array becomes its column's type with Polars' string kernels (hex parsing and dec
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -246,15 +245,3 @@ def convert(arr: pa.Array | pa.ChunkedArray, kind: Kind, column: str) -> pa.Arra
         mask = arr.is_null() if arr.null_count else None
         return pc.cast(type(arr).from_arrays(arr.offsets, items, mask=mask), ARROW[kind])
     return _leaf(arr, kind, column)
-
-
-def constant(value: Any, n: int, dtype: pa.DataType) -> pa.Array:
-    """``value`` ``n`` times. Integers and booleans are built as one buffer: pa.repeat cost 0.1 s per 312,000 rows,
-    and a Python value made into an Arrow scalar makes pyarrow import pandas (0.3 s) where it is installed."""
-    if pa.types.is_boolean(dtype) and isinstance(value, bool):
-        return pa.Array.from_buffers(dtype, n, [None, pa.py_buffer((b"\xff" if value else b"\x00") * ((n + 7) // 8))])
-    if pa.types.is_integer(dtype) and isinstance(value, int):
-        signed = pa.types.is_signed_integer(dtype)
-        item = value.to_bytes(dtype.bit_width // 8, sys.byteorder, signed=signed)
-        return pa.Array.from_buffers(dtype, n, [None, pa.py_buffer(item * n)])
-    return pa.repeat(pa.scalar(value, dtype), n)

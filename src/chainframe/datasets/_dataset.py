@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pyarrow as pa
 
 from chainframe import _kernels as pc
+from chainframe._kernels import constant
 from chainframe.datasets._columns import COLUMNS, U256, schema
-from chainframe.datasets._convert import constant, convert_frame, read_dtype
+from chainframe.datasets._convert import convert_frame, read_dtype
 from chainframe.datasets._inputs import Input, check_inputs
 
 if TYPE_CHECKING:

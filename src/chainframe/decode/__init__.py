@@ -1,9 +1,9 @@
 """Decoding event logs into typed columns: signatures and ABIs, keccak, and the token-transfer frames."""
 
+from chainframe._keccak import keccak256
 from chainframe.decode._abi import AbiType, Event, Param, as_events, events_from_abi, parse_event
 from chainframe.decode._binary import binary, unhex0x
 from chainframe.decode._events import decode_event, decode_events, event_fields, with_event_columns
-from chainframe.decode._keccak import keccak256
 from chainframe.decode._transfers import (
     ERC20_TRANSFER,
     ERC721_TRANSFER,

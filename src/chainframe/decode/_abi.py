@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chainframe._errors import InputError
-from chainframe.decode._keccak import keccak256
+from chainframe._keccak import keccak256
 
 _ELEMENTARY = re.compile(r"^(address|bool|string|bytes|u?int(\d*)|bytes(\d+))$")
 _ARRAY = re.compile(r"^(.+)\[(\d*)\]$")

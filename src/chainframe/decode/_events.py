@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from os import PathLike
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
@@ -46,9 +45,9 @@ def _lazy(logs: Logs) -> pl.LazyFrame:
         return logs.lazy()
     if isinstance(logs, pa.Table):
         return pl.DataFrame(pl.from_arrow(logs)).lazy()
-    from chainframe.engine import scan
+    from chainframe.store import location, scan_series
 
-    return scan(Path(logs), "logs")
+    return scan_series(location(logs) / "logs")  # OUT/logs: the unfiltered logs series of an output folder
 
 
 def matching(logs: pl.LazyFrame, event: Event) -> pl.LazyFrame:

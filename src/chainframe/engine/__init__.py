@@ -3,6 +3,7 @@ and reports, behind ``extract`` (files), ``follow`` (files kept up to date) and 
 variants. The files themselves are the store's (:mod:`chainframe.store`)."""
 
 from chainframe.engine._api import (
+    DEFAULT_RETENTION_HOURS,
     RunPlan,
     SeriesPlan,
     acollect,
@@ -12,6 +13,7 @@ from chainframe.engine._api import (
     aplan,
     arepair,
     collect,
+    endpoint_of,
     extract,
     follow,
     off_chain,
@@ -30,6 +32,7 @@ from chainframe.engine._report import RunReport
 from chainframe.store import ChunkMeta, folder_info
 
 __all__ = [
+    "DEFAULT_RETENTION_HOURS",
     "Capabilities",
     "ChunkMeta",
     "ChunkTask",
@@ -45,6 +48,7 @@ __all__ = [
     "aprobe",
     "arepair",
     "collect",
+    "endpoint_of",
     "extract",
     "folder_info",
     "follow",

@@ -51,13 +51,13 @@ from chainframe.store import (
     Publisher,
     choose_layout,
     clean_temporaries,
-    delta_schema,
     folder_lock,
     is_delta_table,
     load_series,
     location,
     named_series_folders,
     s3_filesystem,
+    scan_series,
     series_folders,
     series_name,
     snapshot_uris,
@@ -765,16 +765,9 @@ def scan(
     named = root / dataset
     path = named if dataset not in DATASETS and (is_delta_table(named) or storage(named).files(named)) else None
     path = path or series_folder(root, dataset, **filters)
-    if is_delta_table(path):
-        files = snapshot_uris(path, version=version, as_of=as_of)
-        if not files:  # a table with no chunk yet: no rows, with the columns its log declares
-            return pl.LazyFrame(pl.from_arrow(delta_schema(path).empty_table()))
-        return pl.scan_parquet(files, schema=pl.scan_parquet(files[0]).collect_schema())
-    if version is not None or as_of is not None:
-        raise InputError(f"{path} is a plain Parquet folder: version= and as_of= read Delta tables (table='delta')")
-    if not storage(path).files(path):
+    if not is_delta_table(path) and version is None and as_of is None and not storage(path).files(path):
         raise InputError(f"{path} holds no chunk files; extract {dataset!r} (with these filters) into {folder} first")
-    return pl.scan_parquet(f"{path}/*.parquet")
+    return scan_series(path, version=version, as_of=as_of)
 
 
 def open_duckdb(folder: str | Location, connection: Any = None, *, as_of: datetime | str | None = None) -> Any:

@@ -27,8 +27,8 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import ChainframeError
+from chainframe._kernels import constant
 from chainframe.datasets import DATASETS, BlockRange
-from chainframe.datasets._convert import constant
 from chainframe.engine._answers import WrongAnswer, checked
 from chainframe.store import Series, StoredChunk
 

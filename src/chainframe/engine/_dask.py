@@ -67,8 +67,7 @@ from chainframe._redact import redact_text
 from chainframe.engine._engine import DatasetReport, RunCounters, run_chunk
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import ChunkTask
-from chainframe.rpc import AsyncClient, Endpoint, Pacing, RetryPolicy, Timeout
-from chainframe.rpc._client import ClientStats
+from chainframe.rpc import AsyncClient, ClientStats, Endpoint, Pacing, RetryPolicy, Timeout
 from chainframe.store import Written
 
 Executor = Any

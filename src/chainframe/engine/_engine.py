@@ -19,9 +19,9 @@ import anyio
 import pyarrow as pa
 
 from chainframe import _kernels as pc
+from chainframe._kernels import constant
 from chainframe._version import __version__
 from chainframe.datasets import DATASETS, BlockRange, Fetch
-from chainframe.datasets._convert import constant
 from chainframe.engine._answers import check_bodies, check_rows, checked
 from chainframe.engine._canonical import (
     ChainUnstable,

@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import InputError
+from chainframe._kernels import constant
 from chainframe.datasets import (
     ACCOUNT_PROOFS,
     BLOCKS,
@@ -40,7 +41,6 @@ from chainframe.datasets import (
     Dataset,
     Proof,
 )
-from chainframe.datasets._convert import constant
 from chainframe.engine._answers import WrongAnswer
 from chainframe.store import ChunkMeta, Location, storage
 

@@ -3,6 +3,7 @@ describing itself (range, hashes for reorganization checks, filters) in its foot
 per folder. A folder is a local path or an S3 prefix (``s3://bucket/prefix``), both behind one small interface
 (:mod:`chainframe.store._storage`). The engine plans, fetches and decodes; everything about files lives here."""
 
+from chainframe.store._backends import read_batches, storage, write_bytes
 from chainframe.store._chunks import (
     SCHEMA_VERSION,
     BlockSpan,
@@ -27,6 +28,7 @@ from chainframe.store._lease import ObjectLease
 from chainframe.store._lock import FolderLock, folder_lock
 from chainframe.store._publish import Planned, Publisher, choose_layout
 from chainframe.store._s3 import s3_filesystem
+from chainframe.store._scan import scan_series
 from chainframe.store._series import (
     Series,
     StoredChunk,
@@ -39,18 +41,7 @@ from chainframe.store._series import (
     series_folders,
     series_name,
 )
-from chainframe.store._storage import (
-    LeaseLost,
-    Location,
-    ObjectPath,
-    Staged,
-    StoreError,
-    Superseded,
-    location,
-    read_batches,
-    storage,
-    write_bytes,
-)
+from chainframe.store._storage import LeaseLost, Location, ObjectPath, Staged, StoreError, Superseded, location
 
 __all__ = [
     "DELTA_DATA",
@@ -94,6 +85,7 @@ __all__ = [
     "read_batches",
     "read_meta",
     "s3_filesystem",
+    "scan_series",
     "series_folders",
     "series_json",
     "series_name",

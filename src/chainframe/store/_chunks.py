@@ -32,7 +32,8 @@ import pyarrow.parquet as pq
 from chainframe import _kernels as pc
 from chainframe._redact import redact_url
 from chainframe._version import __version__
-from chainframe.store._storage import Location, Pending, Staged, location, storage
+from chainframe.store._backends import storage
+from chainframe.store._storage import Location, Pending, Staged, location
 
 SCHEMA_VERSION = 2
 """Version of the layout of chunk files and their metadata (2: one file per slot, hashes for reorg checks); a file of

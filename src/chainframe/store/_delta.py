@@ -42,8 +42,9 @@ import pyarrow as pa
 
 from chainframe._errors import InputError
 from chainframe._redact import redact_text
+from chainframe.store._backends import storage
 from chainframe.store._chunks import DATASET_NAME, BlockSpan, Written
-from chainframe.store._storage import Entry, Location, ObjectPath, StoreError, Superseded, location, storage
+from chainframe.store._storage import Entry, Location, ObjectPath, StoreError, Superseded, location
 
 CHECKPOINT_INTERVAL = 10
 """Commits between two checkpoints of a table's log (delta-rs' default is 100): whoever opens the table reads the last

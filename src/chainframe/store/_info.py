@@ -7,9 +7,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from chainframe.store._backends import storage
 from chainframe.store._chunks import BlockSpan
 from chainframe.store._series import Series, load_series, named_series_folders, series_folders
-from chainframe.store._storage import Location, location, storage
+from chainframe.store._storage import Location, location
 
 
 def folder_info(out: Location | str) -> dict[str, Series]:

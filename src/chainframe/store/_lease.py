@@ -75,30 +75,6 @@ def _boot_id() -> str:
         return ""
 
 
-class Leases:
-    """The leases this process holds, by prefix: commits under a prefix check its lease (if this process took one)."""
-
-    def __init__(self) -> None:
-        self._held: dict[str, ObjectLease] = {}
-        self._guard = threading.Lock()
-
-    def add(self, lease: ObjectLease) -> None:
-        with self._guard:
-            self._held[str(lease.root)] = lease
-
-    def remove(self, lease: ObjectLease) -> None:
-        with self._guard:
-            if self._held.get(str(lease.root)) is lease:
-                del self._held[str(lease.root)]
-
-    def check(self, path: ObjectPath) -> None:
-        """Raise :class:`LeaseLost` if a lease of this process covers ``path`` and is no longer safely held."""
-        with self._guard:
-            held = [lease for root, lease in self._held.items() if str(path).startswith(root + "/")]
-        for lease in held:
-            lease.check()
-
-
 class ObjectLease:
     """Hold the lease on an S3 prefix while a run writes into it (``with ObjectLease(root):``)."""
 

@@ -26,10 +26,11 @@ from functools import partial
 import pyarrow as pa
 
 from chainframe._errors import InputError
+from chainframe.store._backends import storage
 from chainframe.store._chunks import Written
 from chainframe.store._delta import LAYOUTS, DeltaWriter, Layout, is_table
 from chainframe.store._series import series_folders
-from chainframe.store._storage import Location, ObjectPath, location, storage
+from chainframe.store._storage import Location, ObjectPath, location
 
 
 def choose_layout(out: Location | str, table: str | None, *, distributed: bool = False) -> Layout:

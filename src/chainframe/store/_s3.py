@@ -6,9 +6,10 @@ import contextlib
 import os
 import secrets
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from functools import cache, partial
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -16,6 +17,9 @@ import pyarrow.parquet as pq
 from chainframe._errors import InputError
 from chainframe._redact import redact_text
 from chainframe.store._storage import Entry, LeaseLost, Location, ObjectPath, Pending, Staged, StoreError
+
+if TYPE_CHECKING:
+    from chainframe.store._lease import ObjectLease
 
 PART_BYTES = 64 * 2**20
 """Above this size an object is uploaded in parts of this size (memory holds one part, never the whole file)."""
@@ -79,12 +83,34 @@ class _S3Pending:
         self.sink.close()
 
 
+class Leases:
+    """The leases this process holds, by prefix: commits under a prefix check its lease (if this process took one)."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, ObjectLease] = {}
+        self._guard = threading.Lock()
+
+    def add(self, lease: ObjectLease) -> None:
+        with self._guard:
+            self._held[str(lease.root)] = lease
+
+    def remove(self, lease: ObjectLease) -> None:
+        with self._guard:
+            if self._held.get(str(lease.root)) is lease:
+                del self._held[str(lease.root)]
+
+    def check(self, path: ObjectPath) -> None:
+        """Raise :class:`LeaseLost` if a lease of this process covers ``path`` and is no longer safely held."""
+        with self._guard:
+            held = [lease for root, lease in self._held.items() if str(path).startswith(root + "/")]
+        for lease in held:
+            lease.check()
+
+
 class S3Objects:
     """An S3 bucket (or an S3-compatible server) through s3fs; see the module docstring."""
 
     def __init__(self) -> None:
-        from chainframe.store._lease import Leases
-
         self.leases = Leases()
         self.spools: dict[str, _S3Pending] = {}
         """Staged files of this process, waiting to be published."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from chainframe.store._backends import storage
 from chainframe.store._chunks import (
     DATASET_NAME,
     BlockSpan,
@@ -28,7 +29,7 @@ from chainframe.store._chunks import (
     temporaries,
 )
 from chainframe.store._delta import DATA, Layout, is_table, open_table, table_files
-from chainframe.store._storage import Location, location, storage
+from chainframe.store._storage import Location, location
 
 BINARY_SUFFIX = "__binary"
 

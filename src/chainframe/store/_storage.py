@@ -33,12 +33,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Protocol
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from chainframe._errors import ChainframeError, InputError
@@ -204,33 +203,3 @@ class Storage(Protocol):
     def check_writable(self, folder: Location) -> None:
         """Raise :class:`InputError` unless files can be written under ``folder``, leaving nothing behind."""
         ...
-
-
-def storage(where: Location) -> Storage:
-    """The storage that holds ``where``."""
-    if isinstance(where, ObjectPath):
-        from chainframe.store._s3 import s3_storage
-
-        return s3_storage()
-    from chainframe.store._local import LOCAL
-
-    return LOCAL
-
-
-def write_bytes(path: Location, data: bytes) -> None:
-    """Put ``data`` at ``path`` atomically (a small file: run reports)."""
-    pending = storage(path).begin(path)
-    try:
-        pending.sink.write(data)
-        pending.commit()
-    except BaseException:
-        pending.abort()
-        raise
-
-
-def read_batches(path: Location | str, **options: Any) -> Iterator[pa.RecordBatch]:
-    """The rows of the Parquet file at ``path``, batch by batch (``options`` as for ``ParquetFile.iter_batches``),
-    streamed from its storage with page checksums verified."""
-    path = location(path)
-    with storage(path).open_input(path) as source:
-        yield from pq.ParquetFile(source, page_checksum_verification=True).iter_batches(**options)

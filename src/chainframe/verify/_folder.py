@@ -14,7 +14,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -184,15 +183,10 @@ def _other_series(folder: Path, report: Report) -> None:
                     blocks=blocks)  # fmt: skip
 
 
-def verify_folder(folder: str | Path, *, rpc: Any = None, client_options: Mapping[str, Any] | None = None) -> Report:
-    """Verify what ``folder`` holds: offline, the plain series against the stored headers; with ``rpc`` (a URL or
-    :class:`~chainframe.rpc.Endpoint`), every series against the node's headers (and receipts, for logs)."""
+def verify_folder(folder: str | Path) -> Report:
+    """Verify what ``folder`` holds, offline: the plain series against the stored headers. Against a node's headers
+    (every series, and receipts for logs) it is :func:`chainframe.engine.verify_stored`, a run of the engine's."""
     folder = Path(folder)
-    if rpc is not None:
-        from chainframe.engine import verify_stored
-
-        proven: Report = verify_stored(folder, rpc=rpc, client_options=client_options)
-        return proven
     report = Report()
     files = {name: _files(folder, name) for name in DATASETS}
     if files["blocks"]:

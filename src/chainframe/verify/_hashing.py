@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from chainframe.decode._keccak import keccak256
+from chainframe._keccak import keccak256
 
 try:
     from chainframe.verify import _native as _built  # type: ignore[attr-defined]
