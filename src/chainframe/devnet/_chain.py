@@ -19,7 +19,7 @@ from chainframe.devnet._contracts import artifacts_digest
 from chainframe.devnet._errors import DevnetError
 from chainframe.devnet._workload import GroundTruth, WorkloadSpec, build_chain
 
-_BUILDER_VERSION = 2  # bump when build_chain changes what it sends (2: a type-4 transaction in block 2)
+_BUILDER_VERSION = 3  # bump when build_chain changes what it sends (2: a type-4 transaction in block 2; 3: Purse)
 
 
 def default_cache_dir() -> Path:

@@ -35,6 +35,9 @@ TxKind = Literal[
     "set_code",
     "revert_token",
     "revert_nest",
+    "scatter",
+    "vault_open",
+    "vault_close",
 ]
 
 _RANDOM_KINDS: tuple[TxKind, ...] = (
@@ -44,8 +47,10 @@ _RANDOM_WEIGHTS = (6, 6, 2, 2, 1, 2, 1, 1)
 _GWEI = 10**9
 _FEE_CAP = 200 * _GWEI  # far above any base fee these blocks reach, so nothing waits in the pool
 _TOKEN_SUPPLY = 10**27
-_DEPLOYED = ("Token", "Emitter", "Nest", "Store")  # block 1, in this order, from account 0
+_DEPLOYED = ("Token", "Emitter", "Nest", "Store", "Purse")  # block 1, in this order, from account 0
 _REVERTER = 9  # never receives tokens, so its token transfers always revert
+_SCATTER_EVERY = 10  # blocks numbered 5, 15, 25, ... (ordinary ones) hold one Purse.scatter: ether moved by traces
+_ETHER = 10**18
 # An EIP-7702 authority outside the dev accounts (so no other transaction of the plan meets its delegated code): it
 # signs an authorization delegating to Store, and a type-4 transaction from account 0 carries it and calls Store's
 # code at the authority's address. The key is a fixed test value, never funded.
@@ -309,6 +314,10 @@ class _Planner:
                     tx_type=4,
                 )
             )
+        # Ether that only traces show, without drawing on the plan's random numbers (the rest of the chain stays as
+        # it was): a Vault created with value by Purse (block 2) and self-destructed by it in the next block.
+        blocks[-1].append(self.tx("vault_open", 0, "Purse", calldata("Purse", "open()"), gas=400_000, value=_ETHER,
+                                  tx_type=2))  # fmt: skip
         for number in range(3, spec.blocks + 1):
             if spec.creation_every and number % spec.creation_every == 0:
                 # Alone in its block: anvil can drop transactions from a block mixing a creation and a revert.
@@ -329,6 +338,17 @@ class _Planner:
                 )
                 low, high = max(0, spec.txs_per_block // 2), spec.txs_per_block * 3 // 2
                 blocks.append([emit] + [self.random_tx() for _ in range(self.rng.randint(low, high))])
+                if number == 3:
+                    heir = DEV_ACCOUNTS[_REVERTER]
+                    data = calldata("Purse", "close(address)", heir)
+                    blocks[-1].append(self.tx("vault_close", 0, "Purse", data, gas=100_000, tx_type=2))
+                if number % _SCATTER_EVERY == _SCATTER_EVERY // 2:
+                    # An internal transfer, a reverted internal call with value, a creation with value that
+                    # self-destructs in its own transaction; one Scattered log.
+                    to = DEV_ACCOUNTS[1 + (number // _SCATTER_EVERY) % 8]
+                    data = calldata("Purse", "scatter(address)", to)
+                    blocks[-1].append(self.tx("scatter", 0, "Purse", data, gas=300_000, value=_ETHER // 10, logs=1,
+                                              tx_type=2))  # fmt: skip
         return blocks
 
 
