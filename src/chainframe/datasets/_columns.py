@@ -190,6 +190,12 @@ COLUMNS: dict[str, Column] = _table(
     ("state", "string", "prestate rows: 'pre' or 'post' (diff mode), 'pre' otherwise"),
     ("code", "data", "account code"),
     ("storage_slot", "hash", "storage slot"),
+    # block traces
+    ("transfer_type", "string", "transaction, call, create, selfdestruct, block_reward, uncle_reward or withdrawal"),
+    ("withdrawal_index", "u64", "the withdrawal's own index (withdrawal rows); null for other movements"),
+    ("deployer", "address", "sender of the transaction that created the contract"),
+    ("factory", "address", "account whose frame created the contract: a contract, or the sender for a top-level one"),
+    ("init_code_hash", "hash", "keccak of the creation's init code"),
 )
 
 

@@ -65,6 +65,10 @@ class Proof(Enum):
     UNCLES = "the header's uncles hash, and each uncle's own hash"
     ACCOUNTS = "the header's state root, through the account's Merkle proof"
     SLOTS = "the account's storage root, through the slot's Merkle proof"
+    NATIVE_TRANSFERS = (
+        "a transaction's own value: the transactions root, its sender's signature and its receipt's status (the "
+        "receipts root); withdrawals: the withdrawals root"
+    )
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,9 @@ REGISTRY: dict[str, Entry] = {
     "erc20_transfers": Entry("_transfers", "ERC20_TRANSFERS", numpy_free=False),
     "erc721_transfers": Entry("_transfers", "ERC721_TRANSFERS", numpy_free=False),
     "erc1155_transfers": Entry("_transfers", "ERC1155_TRANSFERS", numpy_free=False),
+    "traces": Entry("_block_traces", "TRACES", numpy_free=False),
+    "native_transfers": Entry("_block_traces", "NATIVE_TRANSFERS", numpy_free=False),
+    "contracts": Entry("_block_traces", "CONTRACTS", numpy_free=False),
 }
 
 _loaded: dict[str, Dataset] = {}

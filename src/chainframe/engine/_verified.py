@@ -98,8 +98,9 @@ async def material(
     if dataset.proof is Proof.HEADERS:
         return Material([])  # the rows are the headers
     headers = await BLOCKS.fetch(client, part)
-    wanted = dataset.proof is Proof.LOGS or (receipts and dataset.proof is Proof.RECEIPTS)
-    transactions = await TRANSACTIONS.fetch(client, part) if dataset.proof is Proof.RECEIPTS else []
+    moved = dataset.proof is Proof.NATIVE_TRANSFERS  # a transaction's value stands only if its receipt says success
+    wanted = dataset.proof is Proof.LOGS or moved or (receipts and dataset.proof is Proof.RECEIPTS)
+    transactions = await TRANSACTIONS.fetch(client, part) if dataset.proof is Proof.RECEIPTS or moved else []
     accounts = await ACCOUNT_PROOFS.fetch(client, part, addresses=list(addresses)) if addresses else []
     return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [], transactions, accounts)
 
@@ -247,6 +248,8 @@ def prove(
         verify_tables(blocks=headers, account_proofs=accounts, storage_proofs=rows, report=found, chain_id=chain_id)
     elif dataset.proof is Proof.TRANSACTIONS:
         verify_tables(blocks=headers, transactions=rows, report=found, chain_id=chain_id)
+    elif dataset.proof is Proof.NATIVE_TRANSFERS:
+        _same_top_values(name, rows, headers, proof, found, chain_id=chain_id)
     elif dataset.proof is Proof.UNCLES:
         verify_tables(blocks=headers, uncles=rows, report=found, chain_id=chain_id)
     elif dataset.proof is Proof.ACCOUNTS:
@@ -284,6 +287,60 @@ def verify_piece(
         blocks=len(part) if proof is not None else 0,
         rows=rows.num_rows if proof is not None else 0,
         skipped={(s.dataset if s.check == "all" else f"{s.dataset} {s.check}"): s.reason for s in report.skipped},
+    )
+
+
+_PROVEN_MOVES = ("transaction", "withdrawal")
+"""The movements of ether a header proves: a transaction's own value, a withdrawal (all others are execution)."""
+
+
+def _same_top_values(
+    name: str, rows: pa.Table, headers: pa.Table, proof: Material, report: Report, *, chain_id: int
+) -> None:
+    """Movements of ether: the proven ones are exactly what the proven transactions (with value, and a receipt
+    saying success) and the headers' withdrawals (gwei, as wei) give; internal movements are reported as skipped."""
+    from chainframe.verify import receipts_and_logs, verify_tables
+
+    transactions = TRANSACTIONS.transform(proof.transactions, chain_id=chain_id, u256="binary")
+    receipts, logs = receipts_and_logs(proof.receipts, chain_id=chain_id)
+    verify_tables(blocks=headers, transactions=transactions, receipts=receipts, logs=logs, report=report,
+                  chain_id=chain_id)  # fmt: skip
+    where = ["block_number", "transaction_index"]
+    sent = pl.DataFrame(pl.from_arrow(transactions.select([*where, "transaction_hash", "from_address", "to_address",
+                                                           "value"])))  # fmt: skip
+    done = pl.DataFrame(pl.from_arrow(receipts.select([*where, "status", "contract_address"])))
+    moved = (
+        sent.join(done, on=where)
+        .with_columns(_wei(pl.col("value")).alias("value"), pl.col("to_address").fill_null(pl.col("contract_address")))
+        .filter((pl.col("status") == 1) & (pl.col("value") != "0"))
+        .select("block_number", pl.format("transaction {}", "transaction_index").alias("at"),
+                "transaction_hash", "from_address", "to_address", "value")
+    )  # fmt: skip
+    paid = pl.DataFrame(pl.from_arrow(headers.select(["block_number", "withdrawals"]))).explode("withdrawals")
+    paid = paid.filter(pl.col("withdrawals").is_not_null()).unnest("withdrawals")
+    paid = paid.select(
+        "block_number", pl.format("withdrawal {}", "index").alias("at"), pl.lit(None, pl.Binary).alias(
+            "transaction_hash"), pl.lit(None, pl.Binary).alias("from_address"), pl.col("address").alias("to_address"),
+        (pl.col("amount").cast(pl.Decimal(38, 0)) * 10**9).cast(pl.Decimal(38, 0)).cast(pl.String).alias("value"),
+    )  # fmt: skip
+    have = (
+        pl.DataFrame(pl.from_arrow(rows))
+        .filter(pl.col("transfer_type").is_in(_PROVEN_MOVES))
+        .select("block_number", pl.format("{} {}", "transfer_type", pl.coalesce("transaction_index",
+                "withdrawal_index")).alias("at"), "transaction_hash", "from_address", "to_address",
+                _wei(pl.col("value")).alias("value"))
+    )  # fmt: skip
+    want = pl.concat([moved.cast(have.schema), paid.cast(have.schema)])
+    _same_table(name, "value", have.to_arrow(), want.to_arrow(), ["block_number", "at"], report)
+    if any(kind not in _PROVEN_MOVES for kind in set(rows["transfer_type"].to_pylist())):
+        why = "movements inside execution (calls, creations, self-destructs) come from traces, which no header field "
+        report.skip(name, "internal", why + "commits to", blocks=len(set(rows["block_number"].to_pylist())))
+
+
+def _wei(value: pl.Expr) -> pl.Expr:
+    """An amount of wei as decimal text, whether stored as decimal128 or as a 32-byte word."""
+    return value.map_elements(
+        lambda v: str(int.from_bytes(v, "big")) if isinstance(v, bytes) else str(int(v)), return_dtype=pl.String
     )
 
 

@@ -18,6 +18,9 @@ LIMIT_EXCEEDED = -32005  # Infura: result/timeout limits *and* rate limiting
 ALLOWED_METHODS = frozenset(
     {
         "debug_traceCall",
+        "debug_traceBlockByNumber",
+        "debug_traceTransaction",
+        "trace_block",
         "eth_getLogs",
         "eth_getUncleByBlockNumberAndIndex",
         "eth_getUncleByBlockHashAndIndex",

@@ -1,0 +1,353 @@
+"""Block traces: every transaction's call frames (``traces``), the ether they move (``native_transfers``) and the
+contracts they create (``contracts``).
+
+Three routes, best first, taken in turn where the node says it lacks a method (:class:`~chainframe.rpc.MethodNotFound`,
+remembered by the client for the rest of the run):
+
+1. ``debug_traceBlockByNumber`` with callTracer: one call per block;
+2. ``trace_block`` (parity style): one call per block, cheaper on Infura (300 credits, not 1000), normalized to
+   callTracer's frames: the top frame's gas used is its receipt's, as geth's callTracer gives it (parity leaves the
+   intrinsic gas out), ``Reverted`` is written ``execution reverted`` and an ``Error(string)`` revert reason is
+   decoded from the output, as callTracer does. The top frame's gas is the node's figure on every route (geth's
+   callTracer: the transaction's gas; anvil's and parity's: what is left after the intrinsic gas);
+3. ``debug_traceTransaction`` with callTracer per transaction, the hashes from ``eth_getBlockByNumber``: all Hardhat
+   has, but Hardhat refuses every tracer but its struct logger, so there the route is refused in the node's words.
+
+A node serving none gets one error naming the dataset, each method tried and the node's answer. The fetched answers
+say which route gave them; ``transform`` reads each into the same frames, so rows do not depend on the route.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from chainframe.datasets._columns import U256
+from chainframe.datasets._dataset import BlockRange, Dataset, Proof
+from chainframe.datasets._traces import _FRAME, _table
+
+BLOCK_TRACER = "debug_traceBlockByNumber"
+PARITY = "trace_block"
+TX_TRACER = "debug_traceTransaction"
+_CALL_TRACER = {"tracer": "callTracer"}
+_ERROR_SELECTOR = "0x08c379a0"  # Error(string)
+_PARITY_ERRORS = {"Reverted": "execution reverted", "Out of gas": "out of gas"}
+_NO_VALUE = frozenset({"DELEGATECALL", "STATICCALL", "CALLCODE"})
+"""Frames that move no ether: a delegate call reports its caller's value, a static call none, a CALLCODE sends the
+value to the caller itself."""
+
+TRACED = (
+    "a frame of execution, asked of the node: no header field commits to execution traces (only a transaction's "
+    "own value is proven, against the transactions root and its receipt's status)"
+)
+
+
+async def fetch_traces(client: Any, blocks: BlockRange, *, dataset: str, headers: bool = False) -> list[bytes]:
+    """The blocks' traces by the first route the node serves, as ``{"route", "blocks": [...]}``; ``headers``: each
+    block's header too (miner and withdrawals, for ``native_transfers``)."""
+    from chainframe.rpc import InvalidParams, MethodNotFound
+
+    tried: dict[str, str] = {}
+    known = getattr(client, "missing_methods", {})
+    for method, way in ((BLOCK_TRACER, _by_block_tracer), (PARITY, _by_parity), (TX_TRACER, _by_transaction)):
+        if method in known:
+            tried[method] = known[method]
+            continue
+        try:
+            found = await way(client, blocks)
+        except MethodNotFound as exc:
+            tried[method] = f"{exc.detail} [{exc.code}]" if exc.code is not None else exc.detail
+            continue
+        except InvalidParams as exc:  # Hardhat: "currently only supports the default tracer"
+            if method != TX_TRACER:
+                raise
+            tried[f"{method} with callTracer"] = f"{exc.detail} [{exc.code}]"
+            continue
+        if headers:
+            found["headers"] = await _checked(client, [("eth_getBlockByNumber", [hex(n), False]) for n in blocks])
+        return [json.dumps(found).encode()]
+    said = "; ".join(f"{m}: {answer}" for m, answer in tried.items())
+    raise MethodNotFound(
+        f"{dataset} needs block traces and the node serves none of debug_traceBlockByNumber (callTracer), trace_block "
+        f"or debug_traceTransaction (callTracer) ({said}); a node with the debug or trace API (geth, Erigon, Reth, "
+        "Nethermind, anvil) serves them"
+    )
+
+
+async def _checked(client: Any, calls: Sequence[tuple[str, list[Any]]]) -> list[Any]:
+    results = await client.batch(calls)
+    for result in results:
+        if isinstance(result, Exception):
+            raise result
+    return list(results)
+
+
+async def _by_block_tracer(client: Any, blocks: BlockRange) -> dict[str, Any]:
+    answers = await _checked(client, [(BLOCK_TRACER, [hex(n), _CALL_TRACER]) for n in blocks])
+    traces = [{"block": n, "traces": a or []} for n, a in zip(blocks, answers, strict=True)]
+    return {"route": BLOCK_TRACER, "blocks": traces}
+
+
+async def _by_parity(client: Any, blocks: BlockRange) -> dict[str, Any]:
+    from chainframe.datasets._receipts import RECEIPTS
+
+    answers = await _checked(client, [(PARITY, [hex(n)]) for n in blocks])
+    # The top frame's gas used as geth's callTracer gives it: its receipt's (parity's leaves the intrinsic gas out).
+    receipts = _receipt_lists([item for body in await RECEIPTS.fetch(client, blocks) for item in json.loads(body)])
+    out = [
+        {
+            "block": n,
+            "traces": answer or [],
+            "gas_used": [r["gasUsed"] for r in receipts.get(n, [])],
+        }
+        for n, answer in zip(blocks, answers, strict=True)
+    ]
+    return {"route": PARITY, "blocks": out}
+
+
+def _receipt_lists(answers: list[Any]) -> dict[int, list[dict[str, Any]]]:
+    """eth_getBlockReceipts answers (``{"id", "result": [receipts]}``) by block number."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    for answer in answers:
+        listed = answer.get("result") if isinstance(answer, dict) else None
+        for receipt in listed or []:
+            out.setdefault(int(receipt["blockNumber"], 16), []).append(receipt)
+    return out
+
+
+async def _by_transaction(client: Any, blocks: BlockRange) -> dict[str, Any]:
+    headers = await _checked(client, [("eth_getBlockByNumber", [hex(n), False]) for n in blocks])
+    hashes = [(n, h) for n, block in zip(blocks, headers, strict=True) for h in (block or {}).get("transactions", [])]
+    traced = await _checked(client, [(TX_TRACER, [h, _CALL_TRACER]) for _, h in hashes]) if hashes else []
+    by_block: dict[int, list[dict[str, Any]]] = {n: [] for n in blocks}
+    for (n, h), frame in zip(hashes, traced, strict=True):
+        by_block[n].append({"txHash": h, "result": frame})
+    return {"route": TX_TRACER, "blocks": [{"block": n, "traces": t} for n, t in by_block.items()]}
+
+
+# --- answers to frames (pure) ---
+
+
+def _revert_reason(output: str | None) -> str | None:
+    """An ``Error(string)`` revert's text, as callTracer decodes it."""
+    if not output or not output.startswith(_ERROR_SELECTOR) or len(output) < 10 + 128:
+        return None
+    try:
+        data = bytes.fromhex(output[10:])
+        length = int.from_bytes(data[32:64], "big")
+        return data[64 : 64 + length].decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _parity_frame(trace: Mapping[str, Any]) -> dict[str, Any]:
+    """A parity trace as a callTracer frame (without children)."""
+    action, result = trace.get("action") or {}, trace.get("result") or {}
+    kind = trace.get("type")
+    frame: dict[str, Any]
+    if kind == "create":
+        create2 = action.get("creationMethod") == "create2"
+        frame = {"type": "CREATE2" if create2 else "CREATE", "from": action.get("from"), "to": result.get("address"),
+                 "value": action.get("value"), "gas": action.get("gas"), "gasUsed": result.get("gasUsed"),
+                 "input": action.get("init"), "output": result.get("code")}  # fmt: skip
+    elif kind in ("suicide", "selfdestruct"):
+        frame = {"type": "SELFDESTRUCT", "from": action.get("address"), "to": action.get("refundAddress"),
+                 "value": action.get("balance"), "gas": "0x0", "gasUsed": "0x0", "input": "0x"}  # fmt: skip
+    else:
+        frame = {"type": str(action.get("callType", "call")).upper(), "from": action.get("from"),
+                 "to": action.get("to"), "value": action.get("value"), "gas": action.get("gas"),
+                 "gasUsed": result.get("gasUsed"), "input": action.get("input"),
+                 "output": result.get("output")}  # fmt: skip
+    if frame.get("output") == "0x":
+        frame.pop("output")  # callTracer leaves empty output out
+    if frame["type"] == "STATICCALL":
+        frame.pop("value")  # callTracer sends none: nothing can move
+    error = trace.get("error")
+    if error:
+        frame["error"] = _PARITY_ERRORS.get(error, error)
+        frame["revertReason"] = _revert_reason(frame.get("output"))
+    return frame
+
+
+def _parity_trees(block: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A trace_block answer as callTracer's ``[{"txHash", "result": tree}]``, and its reward traces."""
+    trees: dict[int, dict[str, Any]] = {}
+    rewards = []
+    for trace in block["traces"]:
+        if trace.get("type") == "reward":
+            rewards.append(trace["action"])
+            continue
+        position = trace["transactionPosition"]
+        frame = _parity_frame(trace)
+        path = trace.get("traceAddress") or []
+        if not path:
+            used = block["gas_used"]
+            if position < len(used):
+                frame["gasUsed"] = used[position]
+            trees[position] = {"txHash": trace.get("transactionHash"), "result": frame}
+            continue
+        parent = trees[position]["result"]
+        for i in path[:-1]:
+            parent = parent["calls"][i]
+        parent.setdefault("calls", []).append(frame)
+    return [trees[p] for p in sorted(trees)], rewards
+
+
+def blocks_of(bodies: Sequence[bytes]) -> Iterator[tuple[int, list[dict[str, Any]], list[dict[str, Any]], Any]]:
+    """Each block's number, its transactions' callTracer trees, its parity reward traces, and its header (or None)."""
+    for body in bodies:
+        answer = json.loads(body)
+        headers = answer.get("headers") or [None] * len(answer["blocks"])
+        for block, header in zip(answer["blocks"], headers, strict=True):
+            if answer["route"] == PARITY:
+                trees, rewards = _parity_trees(block)
+            else:
+                trees, rewards = block["traces"], []
+            yield block["block"], trees, rewards, header
+
+
+def frames(bodies: Sequence[bytes]) -> Iterator[dict[str, Any]]:
+    """Every frame of every transaction, in block, transaction and call order, with its place: ``block_number``,
+    ``transaction_index``, ``transaction_hash``, ``trace_address``, ``depth``, ``subcalls`` and ``reverted`` (it or a
+    frame above it failed, so nothing it did stands)."""
+
+    def walk(frame: Mapping[str, Any], path: list[int], undone: bool) -> Iterator[dict[str, Any]]:
+        children = frame.get("calls") or []
+        undone = undone or bool(frame.get("error"))
+        yield {**frame, "trace_address": path, "depth": len(path), "subcalls": len(children), "reverted": undone}
+        for i, child in enumerate(children):
+            yield from walk(child, [*path, i], undone)
+
+    for number, trees, _, _ in blocks_of(bodies):
+        for index, item in enumerate(trees):
+            where = {"block_number": number, "transaction_index": index, "transaction_hash": item.get("txHash")}
+            for frame in walk(item.get("result") or {}, [], False):
+                yield {**frame, **where}
+
+
+class _BlockTraced(Dataset):
+    method = BLOCK_TRACER
+    routes = ((BLOCK_TRACER,), (PARITY, "eth_getBlockReceipts"),
+              ("eth_getBlockByNumber", TX_TRACER))  # fmt: skip
+    fetched_with = (
+        "debug_traceBlockByNumber with callTracer per block; where the node lacks it, trace_block (parity frames "
+        "normalized to callTracer's); else debug_traceTransaction with callTracer per transaction"
+    )
+    chunk_size = 100
+    sort: tuple[str, ...] = ("block_number", "transaction_index", "trace_address")
+
+    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
+        return await fetch_traces(client, blocks, dataset=self.name)
+
+
+class Traces(_BlockTraced):
+    name = "traces"
+    doc = "Every call frame of every transaction of each block (callTracer's frames), with its trace_address."
+    columns = (
+        "chain_id", "block_number", "transaction_index", "transaction_hash", "trace_address", "depth", "call_type",
+        "from_address", "to_address", "value", "gas", "gas_used", "input", "output", "error", "revert_reason",
+        "subcalls",
+    )  # fmt: skip
+    unprovable = dict.fromkeys(columns, TRACED)
+
+    def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        return _table(list(frames(bodies)), _FRAME, self.columns, chain_id, u256)
+
+
+class NativeTransfers(_BlockTraced):
+    name = "native_transfers"
+    doc = (
+        "Every movement of ether: a transaction's own value ('transaction'), internal calls ('call') and creations "
+        "('create') with value that did not revert, self-destructs' balances ('selfdestruct'), miner rewards where "
+        "the trace route reports them ('block_reward', 'uncle_reward': trace_block, before the merge) and validator "
+        "withdrawals ('withdrawal', in wei)."
+    )
+    columns = (
+        "chain_id", "block_number", "transaction_index", "transaction_hash", "trace_address", "transfer_type",
+        "withdrawal_index", "from_address", "to_address", "value",
+    )  # fmt: skip
+    sort = ("block_number", "transaction_index", "trace_address", "withdrawal_index")
+    fetched_with = _BlockTraced.fetched_with + "; the blocks' headers for their withdrawals (eth_getBlockByNumber)"
+    proof = Proof.NATIVE_TRANSFERS
+    unprovable = {
+        **dict.fromkeys(
+            ("transaction_index", "transaction_hash", "trace_address", "from_address", "to_address", "value"),
+            "internal movements ('call', 'create', 'selfdestruct') come from execution traces, which no header field "
+            "commits to; 'transaction' rows are proven against the transactions root, the senders' signatures and "
+            "the receipts' status, 'withdrawal' rows against the withdrawals root",
+        ),
+        "transfer_type": "whether a movement is internal is read from execution traces: only the 'transaction' and "
+        "'withdrawal' rows are proven (each against its root)",
+        "chain_id": "the chain the node says it serves (eth_chainId); no header field holds it",
+    }
+
+    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
+        return await fetch_traces(client, blocks, dataset=self.name, headers=True)
+
+    def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        rows = [_movement(f) for f in frames(bodies) if _moves(f)]
+        for number, _, rewards, header in blocks_of(bodies):
+            for reward in rewards:
+                kind = "uncle_reward" if reward.get("rewardType") == "uncle" else "block_reward"
+                rows.append({"block_number": number, "transfer_type": kind, "to": reward.get("author"),
+                             "value": reward.get("value")})  # fmt: skip
+            for w in (header or {}).get("withdrawals") or []:
+                rows.append({"block_number": number, "transfer_type": "withdrawal",
+                             "withdrawal_index": int(w["index"], 16), "to": w["address"],
+                             "value": str(int(w["amount"], 16) * 10**9)})  # fmt: skip
+        sources = {k: v for k, v in _FRAME.items() if k in ("from_address", "to_address", "value")}
+        return _table(rows, sources, self.columns, chain_id, u256)
+
+
+def _moves(frame: Mapping[str, Any]) -> bool:
+    return not frame["reverted"] and frame.get("type") not in _NO_VALUE and int(frame.get("value") or "0x0", 16) > 0
+
+
+_INTERNAL = {"SELFDESTRUCT": "selfdestruct", "CREATE": "create", "CREATE2": "create"}
+
+
+def _movement(frame: dict[str, Any]) -> dict[str, Any]:
+    internal = _INTERNAL.get(str(frame.get("type")), "call")
+    return {**frame, "transfer_type": internal if frame["trace_address"] else "transaction"}
+
+
+class Contracts(_BlockTraced):
+    name = "contracts"
+    doc = (
+        "Every contract created, by a transaction or by a contract, that was not undone by a revert: its address, "
+        "the transaction's sender (deployer), the creating account (factory: a contract, or the sender for a "
+        "transaction's own creation), the init code's hash and the deployed code's hash."
+    )
+    columns = (
+        "chain_id", "block_number", "transaction_index", "transaction_hash", "trace_address", "call_type",
+        "contract_address", "deployer", "factory", "value", "init_code_hash", "code_hash",
+    )  # fmt: skip
+    unprovable = dict.fromkeys(
+        columns, "a creation seen in execution traces, asked of the node: no header field commits to it"
+    )
+
+    def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        from Crypto.Hash import keccak
+
+        def digest(hex_data: str | None) -> str:
+            return "0x" + keccak.new(digest_bits=256, data=bytes.fromhex((hex_data or "0x")[2:])).hexdigest()
+
+        rows = []
+        deployer = None
+        for frame in frames(bodies):
+            if not frame["trace_address"]:
+                deployer = frame.get("from")
+            if frame.get("type") in ("CREATE", "CREATE2") and not frame["reverted"]:
+                rows.append({**frame, "deployer": deployer, "factory": frame.get("from"),
+                             "contract_address": frame.get("to"), "init_code_hash": digest(frame.get("input")),
+                             "code_hash": digest(frame.get("output"))})  # fmt: skip
+        sources = {"call_type": "type", "value": "value"}
+        return _table(rows, sources, self.columns, chain_id, u256)
+
+
+TRACES = Traces()
+NATIVE_TRANSFERS = NativeTransfers()
+CONTRACTS = Contracts()
