@@ -32,10 +32,10 @@ from chainframe.engine._report import RunReport
 from chainframe.store import ChunkMeta, folder_info
 
 __all__ = [
-    "DEFAULT_RETENTION_HOURS",
     "Capabilities",
     "ChunkMeta",
     "ChunkTask",
+    "DEFAULT_RETENTION_HOURS",
     "RangeSpec",
     "RunPlan",
     "RunReport",
