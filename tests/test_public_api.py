@@ -44,7 +44,7 @@ def test_datasets_and_extract_all() -> None:
     assert set(chainframe.datasets.DATASETS) == {
         "blocks", "transactions", "receipts", "logs", "uncles", "account_proofs", "storage_proofs", "call_traces",
         "prestate_accounts", "prestate_storage", "erc20_transfers", "erc721_transfers",
-        "erc1155_transfers",
+        "erc1155_transfers", "address_appearances", "four_byte_counts",
     }  # fmt: skip
 
 

@@ -68,6 +68,8 @@ def _changed(value: Any, dtype: pa.DataType) -> Any:
         return bytes([raw[0] ^ 1]) + raw[1:]
     if pa.types.is_binary(dtype):
         return (value or b"") + b"\x01"
+    if pa.types.is_string(dtype):
+        return (value or "") + "x"
     if pa.types.is_decimal(dtype):
         return (value or Decimal(0)) + 1
     if pa.types.is_timestamp(dtype):

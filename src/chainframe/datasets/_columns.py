@@ -24,7 +24,7 @@ from typing import Literal
 import pyarrow as pa
 
 Kind = Literal[
-    "u64", "u8", "bool", "wei", "word", "address", "hash", "data", "bytes8", "bloom", "timestamp", "string",
+    "u64", "u8", "bool", "wei", "word", "address", "hash", "data", "bytes4", "bytes8", "bloom", "timestamp", "string",
     "hash_list", "bytes_list", "u64_list", "access_list", "withdrawals", "authorizations",
 ]  # fmt: skip
 
@@ -55,6 +55,7 @@ ARROW: dict[Kind, pa.DataType] = {
     "address": pa.binary(20),
     "hash": pa.binary(32),
     "data": pa.binary(),
+    "bytes4": pa.binary(4),
     "bytes8": pa.binary(8),
     "bloom": pa.binary(256),
     "timestamp": pa.timestamp("s", tz="UTC"),
@@ -190,6 +191,11 @@ COLUMNS: dict[str, Column] = _table(
     ("state", "string", "prestate rows: 'pre' or 'post' (diff mode), 'pre' otherwise"),
     ("code", "data", "account code"),
     ("storage_slot", "hash", "storage slot"),
+    # derived
+    ("relationship", "string", "how the address appears: sender, recipient, created_contract, log_emitter, log_topic"),
+    ("selector", "bytes4", "function selector: the first 4 bytes of a call's input"),
+    ("arguments_size", "u64", "bytes of the call's input after its selector (cryo's and geth's 4byteTracer's size)"),
+    ("call_count", "u64", "calls in the block with this selector and arguments size"),
     # block traces
     ("transfer_type", "string", "transaction, call, create, selfdestruct, block_reward, uncle_reward or withdrawal"),
     ("withdrawal_index", "u64", "the withdrawal's own index (withdrawal rows); null for other movements"),

@@ -65,6 +65,7 @@ class Proof(Enum):
     UNCLES = "the header's uncles hash, and each uncle's own hash"
     ACCOUNTS = "the header's state root, through the account's Merkle proof"
     SLOTS = "the account's storage root, through the slot's Merkle proof"
+    DERIVED = "the transactions root and signatures, the receipts root with the logs; the rows computed again from them"
     NATIVE_TRANSFERS = (
         "a transaction's own value: the transactions root, its sender's signature and its receipt's status (the "
         "receipts root); withdrawals: the withdrawals root"
@@ -125,6 +126,8 @@ class Dataset(ABC):
     unprovable: ClassVar[Mapping[str, str]] = {}
     """Columns no check proves against the chain, each with why (``chainframe schema`` lists them); every other
     column is proven by ``verify`` from a header hash, a root, the bloom, a signature or derivation."""
+    derived_from: ClassVar[tuple[Dataset, ...]] = ()
+    """:attr:`Proof.DERIVED`: the datasets its rows are computed from (receipts with their logs), proven first."""
 
     def all_routes(self) -> tuple[tuple[str, ...], ...]:
         return self.routes or ((self.method,),)
@@ -160,6 +163,17 @@ class Dataset(ABC):
     @abstractmethod
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         """Answers to rows: pure, vectorized. ``u256`` picks how wei columns are stored (see the type rules)."""
+
+    def inputs_of(self, bodies: Sequence[bytes]) -> tuple[list[bytes], list[bytes]]:
+        """:attr:`Proof.DERIVED`: its answers split into the transactions' answers and the receipts'."""
+        raise NotImplementedError(f"{self.name} is not derived from other datasets")
+
+    def derive(
+        self, transactions: pa.Table, receipts: pa.Table | None, logs: pa.Table | None, *, chain_id: int
+    ) -> pa.Table:
+        """:attr:`Proof.DERIVED`: its rows computed from those datasets' rows (receipts and logs: None unless it is
+        derived from receipts)."""
+        raise NotImplementedError(f"{self.name} is not derived from other datasets")
 
     def schema_with(self, filters: Mapping[str, Any], u256: U256 = "decimal") -> pa.Schema:
         """The schema of its rows extracted with ``filters`` (a filter may add columns)."""

@@ -98,11 +98,22 @@ async def material(
     if dataset.proof is Proof.HEADERS:
         return Material([])  # the rows are the headers
     headers = await BLOCKS.fetch(client, part)
+    if dataset.proof is Proof.DERIVED:
+        return await _inputs(client, dataset, part, headers, stored=receipts)
     moved = dataset.proof is Proof.NATIVE_TRANSFERS  # a transaction's value stands only if its receipt says success
     wanted = dataset.proof is Proof.LOGS or moved or (receipts and dataset.proof is Proof.RECEIPTS)
     transactions = await TRANSACTIONS.fetch(client, part) if dataset.proof is Proof.RECEIPTS or moved else []
     accounts = await ACCOUNT_PROOFS.fetch(client, part, addresses=list(addresses)) if addresses else []
     return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [], transactions, accounts)
+
+
+async def _inputs(client: Any, dataset: Dataset, part: BlockRange, headers: list[bytes], *, stored: bool) -> Material:
+    """A derived dataset's material: in an extraction, its rows' own answers hold the transactions and receipts they
+    are computed from (only the headers are fetched); stored rows have them fetched again."""
+    if not stored:
+        return Material(headers)
+    receipts = await RECEIPTS.fetch(client, part) if RECEIPTS in dataset.derived_from else []
+    return Material(headers, receipts, await TRANSACTIONS.fetch(client, part))
 
 
 def _read(path: Location) -> pa.Table:
@@ -248,6 +259,8 @@ def prove(
         verify_tables(blocks=headers, account_proofs=accounts, storage_proofs=rows, report=found, chain_id=chain_id)
     elif dataset.proof is Proof.TRANSACTIONS:
         verify_tables(blocks=headers, transactions=rows, report=found, chain_id=chain_id)
+    elif dataset.proof is Proof.DERIVED:
+        _prove_derived(dataset, rows, headers, proof, bodies, chain_id=chain_id, report=found, name=name)
     elif dataset.proof is Proof.NATIVE_TRANSFERS:
         _same_top_values(name, rows, headers, proof, found, chain_id=chain_id)
     elif dataset.proof is Proof.UNCLES:
@@ -261,6 +274,32 @@ def prove(
     for skip in found.skipped:
         report.skip(name, skip.check, skip.reason, blocks=skip.blocks)
     report.count(name, blocks=len(part), rows=rows.num_rows)
+
+
+def _prove_derived(
+    dataset: Dataset,
+    rows: pa.Table,
+    headers: pa.Table,
+    proof: Material,
+    bodies: Sequence[bytes],
+    *,
+    chain_id: int,
+    report: Report,
+    name: str,
+) -> None:
+    """Rows computed from transactions (and receipts): those are proven against the headers, then the rows must be
+    exactly what the dataset computes from them (none dropped, added or changed)."""
+    from chainframe.verify import receipts_and_logs, verify_tables
+
+    transaction_answers, receipt_answers = dataset.inputs_of(bodies) if bodies else (proof.transactions, proof.receipts)
+    transactions = TRANSACTIONS.transform(transaction_answers, chain_id=chain_id, u256="binary")
+    receipts = logs = None
+    if RECEIPTS in dataset.derived_from:
+        receipts, logs = receipts_and_logs(receipt_answers, chain_id=chain_id)
+    verify_tables(blocks=headers, transactions=transactions, receipts=receipts, logs=logs, report=report,
+                  chain_id=chain_id)  # fmt: skip
+    want = dataset.derive(transactions, receipts, logs, chain_id=chain_id)
+    _same_table(name, "derived_rows", rows, want, list(dataset.sort), report)
 
 
 def verify_piece(

@@ -1,0 +1,140 @@
+"""address_appearances and four_byte_counts on the devnet chain: equal to the same rows computed here, in plain Python,
+from the node's own JSON (blocks with their transactions, and receipts); fetched through the receipts fallback alike;
+extended runs identical to one run; proven under --verify and by verify --rpc, every changed column failing."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from chainframe.cli import main
+from chainframe.datasets import DATASETS
+from chainframe.devnet import Devnet, GatewaySettings, MissingMethod
+from chainframe.engine import collect, extract, verify_stored
+from tests.nodes.answers import batch
+from tests.verify.test_every_column import _assert_named, _edit
+
+DERIVED = ("address_appearances", "four_byte_counts")
+
+
+def _bytes(text: str) -> bytes:
+    return bytes.fromhex(text[2:])
+
+
+def _appearances(blocks: list[dict[str, Any]], receipts: list[list[dict[str, Any]]]) -> set[tuple[Any, ...]]:
+    """(block, block hash, index, tx hash, address, relationship) as the dataset's doc says, a transaction at a time."""
+    rows = set()
+    for block, block_receipts in zip(blocks, receipts, strict=True):
+        number, block_hash = int(block["number"], 16), _bytes(block["hash"])
+        for tx, receipt in zip(block["transactions"], block_receipts, strict=True):
+            at = (number, block_hash, int(tx["transactionIndex"], 16), _bytes(tx["hash"]))
+            seen = [(tx["from"], "sender"), (tx["to"], "recipient"), (receipt["contractAddress"], "created_contract")]
+            for log in receipt["logs"]:
+                seen.append((log["address"], "log_emitter"))
+                seen += [("0x" + t[26:], "log_topic") for t in log["topics"] if t[2:26] == "0" * 24]
+            rows |= {(*at, _bytes(address), how) for address, how in seen if address is not None}
+    return rows
+
+
+def _four_bytes(blocks: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
+    counts: Counter[tuple[Any, ...]] = Counter()
+    for block in blocks:
+        for tx in block["transactions"]:
+            data = _bytes(tx["input"])
+            if tx["to"] is not None and len(data) >= 4:
+                counts[int(block["number"], 16), _bytes(block["hash"]), data[:4], len(data) - 4] += 1
+    return {(*key, n) for key, n in counts.items()}
+
+
+@pytest.fixture(scope="module")
+def node_rows(devnet_session: Devnet) -> dict[str, set[tuple[Any, ...]]]:
+    url, head = devnet_session.node.url, devnet_session.truth.head
+    blocks = batch(url, [("eth_getBlockByNumber", [hex(n), True]) for n in range(head + 1)])
+    receipts = batch(url, [("eth_getBlockReceipts", [hex(n)]) for n in range(head + 1)])
+    return {"address_appearances": _appearances(blocks, receipts), "four_byte_counts": _four_bytes(blocks)}
+
+
+def _tuples(name: str, rows: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
+    columns = [c for c in DATASETS[name].columns if c != "chain_id"]
+    return {tuple(row[c] for c in columns) for row in rows}
+
+
+@pytest.fixture(scope="module")
+def stored(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("derived")
+    report = extract(list(DERIVED), blocks=f"0:{devnet_session.truth.head}", rpc=devnet_session.http_url, out=out,
+                     chunk_size=20, progress=False, verify=True)  # fmt: skip
+    for name in DERIVED:
+        assert report.datasets[name]["verified_rows"] == report.datasets[name]["rows"] > 0, name
+    return out
+
+
+@pytest.mark.parametrize("name", DERIVED)
+def test_rows_are_the_nodes_json_computed_independently(
+    devnet_session: Devnet, stored: Path, node_rows: dict[str, set[tuple[Any, ...]]], name: str
+) -> None:
+    table = pq.read_table(stored / name)
+    rows = table.to_pylist()
+    assert {r["chain_id"] for r in rows} == {devnet_session.truth.chain_id}
+    assert len(rows) == len(node_rows[name]), "a repeated row"
+    assert _tuples(name, rows) == node_rows[name]
+    assert table.schema.equals(DATASETS[name].schema, check_metadata=False)
+
+
+def test_every_kind_of_appearance_and_call_is_on_the_chain(node_rows: dict[str, set[tuple[Any, ...]]]) -> None:
+    """The devnet's workload produces every case the doc names (or the comparison above proves little)."""
+    kinds = Counter(row[5] for row in node_rows["address_appearances"])
+    assert set(kinds) == {"sender", "recipient", "created_contract", "log_emitter", "log_topic"}, kinds
+    counts = node_rows["four_byte_counts"]
+    assert any(row[4] > 1 for row in counts), "no selector called twice in a block"
+    assert len({row[2] for row in counts}) > 1
+
+
+def test_the_receipts_fallback_gives_the_same_rows(devnet: Devnet, node_rows: dict[str, set[tuple[Any, ...]]]) -> None:
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(missing=(MissingMethod(method="eth_getBlockReceipts", like="ganache"),)))
+    table = collect("address_appearances", blocks=f"0:{devnet.truth.head}", rpc=devnet.http_url, progress=False)
+    assert _tuples("address_appearances", table.to_pylist()) == node_rows["address_appearances"]
+    assert devnet.gateway.stats()["calls"].get("eth_getTransactionReceipt", 0) > 0
+
+
+def test_an_extended_run_is_one_run(devnet: Devnet, stored: Path, tmp_path: Path) -> None:
+    head = devnet.truth.head
+    for end in (head // 3, head // 3 + 1, head):
+        extract(list(DERIVED), blocks=f"0:{end}", rpc=devnet.http_url, out=tmp_path, chunk_size=20, progress=False)
+    for name in DERIVED:
+        assert pq.read_table(tmp_path / name).equals(pq.read_table(stored / name)), name
+
+
+def test_verify_against_the_node_proves_the_stored_rows(devnet: Devnet, stored: Path) -> None:
+    report = verify_stored(stored, rpc=devnet.node.url)
+    assert report.ok, report.failures
+    for name in DERIVED:
+        assert sum(n for series, n in report.rows_verified.items() if series.startswith(name)) > 0, name
+        assert not [s for s in report.skipped if s.dataset.startswith(name)], report.skipped
+
+
+@pytest.mark.parametrize(("dataset", "column"), [(n, c) for n in DERIVED for c in DATASETS[n].columns])
+def test_a_changed_column_fails_against_the_node(
+    devnet: Devnet, stored: Path, tmp_path: Path, dataset: str, column: str
+) -> None:
+    assert column not in DATASETS[dataset].unprovable
+    copy = tmp_path / "copy"
+    shutil.copytree(stored, copy)
+    blocks = _edit(copy, dataset, column)
+    _assert_named(verify_stored(copy, rpc=devnet.node.url), dataset, column, blocks)
+
+
+@pytest.mark.parametrize("name", DERIVED)
+def test_schema_says_what_is_counted(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", name]) == 0
+    out = capsys.readouterr().out
+    assert "not read yet" in out or "not counted yet" in out  # traces: what is left out is said
+    assert "every column is proven" in out
+    if name == "address_appearances":
+        assert "first 12 bytes are zero" in out
