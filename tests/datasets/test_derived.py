@@ -26,7 +26,7 @@ def _bytes(text: str) -> bytes:
     return bytes.fromhex(text[2:])
 
 
-def _appearances(blocks: list[dict[str, Any]], receipts: list[list[dict[str, Any]]]) -> set[tuple[Any, ...]]:
+def appearances(blocks: list[dict[str, Any]], receipts: list[list[dict[str, Any]]]) -> set[tuple[Any, ...]]:
     """(block, block hash, index, tx hash, address, relationship) as the dataset's doc says, a transaction at a time."""
     rows = set()
     for block, block_receipts in zip(blocks, receipts, strict=True):
@@ -41,7 +41,7 @@ def _appearances(blocks: list[dict[str, Any]], receipts: list[list[dict[str, Any
     return rows
 
 
-def _four_bytes(blocks: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
+def four_bytes(blocks: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
     counts: Counter[tuple[Any, ...]] = Counter()
     for block in blocks:
         for tx in block["transactions"]:
@@ -56,10 +56,10 @@ def node_rows(devnet_session: Devnet) -> dict[str, set[tuple[Any, ...]]]:
     url, head = devnet_session.node.url, devnet_session.truth.head
     blocks = batch(url, [("eth_getBlockByNumber", [hex(n), True]) for n in range(head + 1)])
     receipts = batch(url, [("eth_getBlockReceipts", [hex(n)]) for n in range(head + 1)])
-    return {"address_appearances": _appearances(blocks, receipts), "four_byte_counts": _four_bytes(blocks)}
+    return {"address_appearances": appearances(blocks, receipts), "four_byte_counts": four_bytes(blocks)}
 
 
-def _tuples(name: str, rows: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
+def rows_of(name: str, rows: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
     columns = [c for c in DATASETS[name].columns if c != "chain_id"]
     return {tuple(row[c] for c in columns) for row in rows}
 
@@ -82,7 +82,7 @@ def test_rows_are_the_nodes_json_computed_independently(
     rows = table.to_pylist()
     assert {r["chain_id"] for r in rows} == {devnet_session.truth.chain_id}
     assert len(rows) == len(node_rows[name]), "a repeated row"
-    assert _tuples(name, rows) == node_rows[name]
+    assert rows_of(name, rows) == node_rows[name]
     assert table.schema.equals(DATASETS[name].schema, check_metadata=False)
 
 
@@ -99,7 +99,7 @@ def test_the_receipts_fallback_gives_the_same_rows(devnet: Devnet, node_rows: di
     assert devnet.gateway is not None
     devnet.gateway.configure(GatewaySettings(missing=(MissingMethod(method="eth_getBlockReceipts", like="ganache"),)))
     table = collect("address_appearances", blocks=f"0:{devnet.truth.head}", rpc=devnet.http_url, progress=False)
-    assert _tuples("address_appearances", table.to_pylist()) == node_rows["address_appearances"]
+    assert rows_of("address_appearances", table.to_pylist()) == node_rows["address_appearances"]
     assert devnet.gateway.stats()["calls"].get("eth_getTransactionReceipt", 0) > 0
 
 

@@ -114,6 +114,14 @@ def test_each_dataset_is_the_nodes_own_answers_or_names_the_method(
         }
         compared = compare(name, rows, _proofs(devnet, answers, [SLOT]), ("block_number",), derived)
         assert {"storage_key", "storage_value", "storage_proof", "address"} <= compared
+    elif name in ("address_appearances", "four_byte_counts"):  # the same rows computed from the node's JSON
+        from tests.datasets.test_derived import appearances, four_bytes, rows_of
+
+        by_block = [[r for r in answers.receipts if r["blockNumber"] == b["number"]] for b in answers.blocks]
+        blocks = answers.blocks
+        computed = appearances(blocks, by_block) if name == "address_appearances" else four_bytes(blocks)
+        assert rows_of(name, rows) == computed
+        assert len(rows) == len(computed)
     else:
         pytest.fail(f"{name}: a dataset this test does not know; say how to read it from the node's JSON")
     assert rows, name
