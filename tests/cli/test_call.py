@@ -60,6 +60,7 @@ def test_other_methods_pass_through(devnet: Devnet, capsys: pytest.CaptureFixtur
     account = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
     code, balance, _ = _call(capsys, "eth_getBalance", account, "200", "--rpc", node)  # 200: sent as 0xc8
     assert code == 0
+    assert _call(capsys, "eth_getBalance", account, "200", "--rpc", devnet.http_url)[1] == balance  # the gateway's
     assert isinstance(balance, str)
     assert int(balance, 16) > 0
     code, code_hex, _ = _call(capsys, "eth_getCode", store, "latest", "--rpc", node)
@@ -69,9 +70,9 @@ def test_other_methods_pass_through(devnet: Devnet, capsys: pytest.CaptureFixtur
     code, word, _ = _call(capsys, "eth_call", json.dumps({"to": store, "data": counter}), "latest", "--rpc", node)
     assert word == "0x" + "00" * 32
     # The gateway serves only the spec's methods: its refusal is one clean line.
-    code, _, err = _call(capsys, "eth_getBalance", store, "latest", "--rpc", devnet.http_url)
+    code, _, err = _call(capsys, "eth_getUncleCountByBlockNumber", "latest", "--rpc", devnet.http_url)
     assert code == 1
-    assert err.startswith("error: eth_getBalance via ")
+    assert err.startswith("error: eth_getUncleCountByBlockNumber via ")
     assert "does not exist/is not available [-32601]" in err
     assert devnet.key not in err
 

@@ -38,14 +38,28 @@ def test_the_devnet_as_it_is_serves_every_dataset(devnet: Devnet) -> None:
     assert found.batch_refused is None
     assert found.finalized
     assert found.safe
-    assert found.archive is True  # the gateway has no eth_getBalance: eth_getProof at block 1 tells
-    assert "eth_getProof" in found.archive_by
-    # The gateway serves the spec's methods only (Infura's shape): no client version, no trace_* or debug_trace*.
+    assert found.archive is True  # the gateway serves the state reads at old blocks: eth_getBalance at block 1 tells
+    assert "eth_getBalance" in found.archive_by
+    # The gateway serves the spec's methods only (Infura's shape): no client version; the trace and state-read
+    # methods are passed through too.
     assert found.client_version is None
-    assert set(found.missing) == {"trace_block", "debug_traceBlockByNumber", "debug_traceTransaction", "eth_getBalance"}
+    assert found.missing == ()
     assert found.requests == 4  # two batches of checks, two of the batch size
     assert _key(devnet) not in json.dumps(found.to_json()) + found.table()
     assert found.endpoint.endswith("/v3/<redacted>")
+
+
+def test_without_eth_getbalance_eth_getproof_tells_old_state_is_kept(devnet: Devnet) -> None:
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(missing=(MissingMethod(method="eth_getBalance"),)))
+    found = probe(rpc=devnet.http_url)
+    assert "eth_getBalance" in found.missing
+    assert found.archive is True
+    assert "eth_getProof at block 1 answered" in found.archive_by
+    balances = found.route("balances")
+    assert not balances.works
+    assert balances.note == "the node lacks eth_getBalance"
+    assert found.route("nonces").works  # the other state reads have their methods
 
 
 def test_anvil_itself_serves_the_trace_methods_and_tells_its_version(devnet: Devnet) -> None:

@@ -25,6 +25,8 @@ from chainframe.verify import Failure, Report, verify_folder
 
 PLAIN = ("blocks", "transactions", "receipts", "logs")
 PROOFS = ("account_proofs", "storage_proofs")
+STATE = ("balances", "nonces", "codes", "slots")
+"""State reads: proven only against the node (eth_getProof of the same accounts and slots, fetched again)."""
 ROW_CHECKS = {"transactions": "transaction_index", "receipts": "transaction_index", "logs": "log_index"}
 """What names a row in each dataset: a failure of a column's own check must name it."""
 FOUND_UNPROVEN = [("logs", "removed"), ("transactions", "block_timestamp"), ("receipts", "effective_gas_price"),
@@ -47,6 +49,18 @@ def proofs(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> 
     for name in PROOFS:
         extract(name, blocks="1:6", rpc=devnet_session.node.url, out=out, progress=False, addresses=[token],
                 storage_keys=keys)  # fmt: skip
+    return out
+
+
+@pytest.fixture(scope="module")
+def state(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("every_state_column")
+    contracts = devnet_session.truth.contracts
+    addresses = [contracts["Token"], contracts["Store"], "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"]
+    keys = ["0x" + "0" * 64, "0x" + "0" * 63 + "2"]
+    for name in STATE:
+        extract(name, blocks="1:9", rpc=devnet_session.node.url, out=out, progress=False, addresses=addresses,
+                every=2, **({"storage_keys": keys} if name == "slots" else {}))  # fmt: skip
     return out
 
 
@@ -143,11 +157,11 @@ def test_a_changed_column_fails_offline_or_is_declared(chain: Path, tmp_path: Pa
     _assert_named(verify_folder(copy), dataset, column, blocks)
 
 
-@pytest.mark.parametrize(("dataset", "column"), [*_columns(PROOFS), *FOUND_UNPROVEN])
+@pytest.mark.parametrize(("dataset", "column"), [*_columns(PROOFS), *_columns(STATE), *FOUND_UNPROVEN])
 def test_a_changed_column_fails_against_the_node(
-    devnet: Devnet, chain: Path, proofs: Path, tmp_path: Path, dataset: str, column: str
+    devnet: Devnet, chain: Path, proofs: Path, state: Path, tmp_path: Path, dataset: str, column: str
 ) -> None:
-    source = proofs if dataset in PROOFS else chain
+    source = proofs if dataset in PROOFS else state if dataset in STATE else chain
     copy = tmp_path / "copy"
     shutil.copytree(source, copy)
     series = next(p.name for p in copy.iterdir() if p.name.split("__")[0] == dataset)

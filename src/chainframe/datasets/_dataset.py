@@ -65,6 +65,7 @@ class Proof(Enum):
     UNCLES = "the header's uncles hash, and each uncle's own hash"
     ACCOUNTS = "the header's state root, through the account's Merkle proof"
     SLOTS = "the account's storage root, through the slot's Merkle proof"
+    STATE = "the header's state root, through eth_getProof of the same accounts (and slots) at the same blocks"
     DERIVED = "the transactions root and signatures, the receipts root with the logs; the rows computed again from them"
     NATIVE_TRANSFERS = (
         "a transaction's own value: the transactions root, its sender's signature and its receipt's status (the "
@@ -148,6 +149,11 @@ class Dataset(ABC):
     def from_logs(self, logs: pa.Table, filters: Mapping[str, Any], *, u256: U256 = "decimal") -> pa.Table:
         """A :attr:`Fetch.LOGS` dataset's rows from the logs its filter fetched."""
         raise NotImplementedError(f"{self.name} is not fetched with eth_getLogs")
+
+    async def proof_answers(self, client: Any, blocks: BlockRange, filters: Mapping[str, Any]) -> list[bytes]:
+        """A :attr:`Proof.STATE` dataset's eth_getProof answers for its rows of ``blocks``, each result beside its
+        block (as :func:`~chainframe.datasets._context.fetch_with_context` writes them)."""
+        raise NotImplementedError(f"{self.name} is not proven through eth_getProof")
 
     @property
     def schema(self) -> pa.Schema:

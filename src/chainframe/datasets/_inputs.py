@@ -51,6 +51,17 @@ def _calls(values: Any) -> list[dict[str, str]]:
     return _params.call_list(values)
 
 
+def _every(value: Any) -> int:
+    if isinstance(value, list | tuple):  # the CLI's --every N
+        if len(value) != 1:
+            raise InputError(f"every takes one number of blocks; got {' '.join(map(str, value))}")
+        value = value[0]
+    text = str(value).strip() if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    if not text.isdigit() or int(text) < 1:
+        raise InputError(f"every must be a whole number of blocks, 1 or more (rows at multiples of it); got {value!r}")
+    return int(text)
+
+
 def _switch(value: Any) -> bool:
     return bool(value)
 
@@ -68,6 +79,7 @@ ADDRESSES = Input("addresses", "--addresses", "the accounts to read", _addresses
 STORAGE_KEYS = Input("storage_keys", "--storage-key", "storage slots to read", _storage_keys, metavar="KEY")
 CALLS = Input("calls", "--call", 'a call, e.g. \'{"to": "0x..", "data": "0x.."}\' (repeatable)', _calls,
               parse="json", metavar="JSON")  # fmt: skip
+EVERY = Input("every", "--every", "read state only at blocks that are multiples of N", _every, metavar="N")
 ONLY_TOP_CALL = Input("only_top_call", "--only-top-call", "trace only the top call", _switch, parse="switch")
 DIFF_MODE = Input("diff_mode", "--diff-mode", "pre and post state", _switch, parse="switch")
 

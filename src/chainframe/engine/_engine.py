@@ -164,7 +164,7 @@ async def fetch_and_decode(
             async def answer() -> pa.Table:
                 bodies = await dataset.fetch(client, part, **task.filters)
                 state.observe_pieces(task.dataset, len(part), sum(map(len, bodies)))
-                proof = await material(client, dataset, part) if proven is not None else None
+                proof = await material(client, dataset, part, filters=task.filters) if proven is not None else None
                 return await anyio.to_thread.run_sync(work, bodies, part, proof, limiter=decode)
 
             try:

@@ -88,16 +88,25 @@ class Proven:
 
 
 async def material(
-    client: Any, dataset: Dataset, part: BlockRange, *, receipts: bool = False, addresses: Sequence[str] = ()
+    client: Any,
+    dataset: Dataset,
+    part: BlockRange,
+    *,
+    receipts: bool = False,
+    addresses: Sequence[str] = (),
+    filters: Mapping[str, Any] | None = None,
 ) -> Material | None:
     """Fetch what ``dataset``'s rows for ``part`` are proven against (None: nothing can prove them); ``receipts``:
     the blocks' receipts too, for stored receipts (whose logs are not stored with them); ``addresses``: the accounts
-    of stored storage slots, whose proofs (``eth_getProof`` with no keys) give the storage hash the slots hang from."""
+    of stored storage slots, whose proofs (``eth_getProof`` with no keys) give the storage hash the slots hang from;
+    ``filters``: the rows' inputs (a state read's accounts and slots, proven by their own eth_getProof answers)."""
     if dataset.proof is None:
         return None
     if dataset.proof is Proof.HEADERS:
         return Material([])  # the rows are the headers
     headers = await BLOCKS.fetch(client, part)
+    if dataset.proof is Proof.STATE:
+        return Material(headers, accounts=await dataset.proof_answers(client, part, filters or {}))
     if dataset.proof is Proof.DERIVED:
         return await _inputs(client, dataset, part, headers, stored=receipts)
     moved = dataset.proof is Proof.NATIVE_TRANSFERS  # a transaction's value stands only if its receipt says success
@@ -141,7 +150,8 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
             first = constant(part.start, len(numbers), numbers.type)  # not a Python number: that loads pandas
             last = constant(part.end, len(numbers), numbers.type)
             rows = pc.filter(table, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
-            proof = await material(client, spec, part, receipts=True, addresses=_slot_accounts(spec, rows))
+            proof = await material(client, spec, part, receipts=True, addresses=_slot_accounts(spec, rows),
+                                   filters=meta.filters)  # fmt: skip
             prove(spec, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
                   report=report, name=name)  # fmt: skip
 
@@ -267,6 +277,8 @@ def prove(
         verify_tables(blocks=headers, uncles=rows, report=found, chain_id=chain_id)
     elif dataset.proof is Proof.ACCOUNTS:
         verify_tables(blocks=headers, account_proofs=rows, report=found, chain_id=chain_id)
+    elif dataset.proof is Proof.STATE:
+        _same_state(name, dataset, rows, proof.accounts, headers, found, chain_id=chain_id)
     else:
         raise AssertionError(f"{dataset.name}: no prover for {dataset.proof}")
     for failure in found.failures:
@@ -381,6 +393,52 @@ def _wei(value: pl.Expr) -> pl.Expr:
     return value.map_elements(
         lambda v: str(int.from_bytes(v, "big")) if isinstance(v, bytes) else str(int(v)), return_dtype=pl.String
     )
+
+
+def _same_state(
+    name: str,
+    dataset: Dataset,
+    rows: pa.Table,
+    answers: Sequence[bytes],
+    headers: pa.Table,
+    report: Report,
+    *,
+    chain_id: int,
+) -> None:
+    """A state read's rows are what eth_getProof of the same accounts (and slots) at the same blocks says, those
+    proofs proven against the headers' state roots (a slot's against its account's storage hash); a code hashes to
+    its code hash. The proofs are of exactly the rows asked: a row dropped, added or moved to another block fails."""
+    from chainframe.datasets import STORAGE_PROOFS
+    from chainframe.verify import verify_tables
+
+    # The proven values in the rows' own form (a balance as decimal or as a 32-byte word).
+    wide = "balance" in rows.column_names and pa.types.is_fixed_size_binary(rows.schema.field("balance").type)
+    u256: U256 = "binary" if wide else "decimal"
+    accounts = ACCOUNT_PROOFS.transform(answers, chain_id=chain_id, u256=u256)
+    keyed = "storage_key" in rows.column_names
+    slots = STORAGE_PROOFS.transform(answers, chain_id=chain_id, u256=u256) if keyed else None
+    verify_tables(blocks=headers, account_proofs=accounts, storage_proofs=slots, report=report, chain_id=chain_id)
+    want = slots if slots is not None else accounts
+    key = list(dataset.sort)
+    values = [c for c in rows.column_names if c in want.column_names and c not in key]
+    _same_table(name, "state", rows.select(key + values), want.select(key + values), key, report)
+    if "code" in rows.column_names and "code_hash" in rows.column_names:
+        _same_code_hashes(name, rows, report)
+
+
+def _same_code_hashes(dataset: str, rows: pa.Table, report: Report) -> None:
+    """Each stored code hashes to its row's code hash (which the account's proof proves)."""
+    from chainframe._keccak import keccak256
+    from chainframe.verify import Failure
+
+    frame = pl.DataFrame(pl.from_arrow(rows.select(["block_number", "address", "code", "code_hash"])))
+    distinct = frame["code"].unique()
+    hashes = pl.Series([keccak256(c) for c in distinct.to_list()], dtype=pl.Binary())
+    computed = frame["code"].replace_strict(distinct, hashes, return_dtype=pl.Binary())
+    wrong = frame.with_columns(computed.alias("computed")).filter(pl.col("computed") != pl.col("code_hash"))
+    for number, address, _, stored, hashed in wrong.head(3).rows():
+        at = f"address 0x{bytes(address).hex()} code_hash 0x{bytes(stored).hex()}"
+        report.failures.append(Failure(dataset, number, "code_hash", at, f"keccak of its code 0x{bytes(hashed).hex()}"))
 
 
 def _same_block_hashes(dataset: str, rows: pa.Table, headers: pa.Table, report: Report) -> None:

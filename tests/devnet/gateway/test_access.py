@@ -140,6 +140,10 @@ def test_every_spec_method_is_served(devnet: Devnet) -> None:
         "eth_getLogs": [{"blockHash": block["hash"]}],
         "eth_getProof": [truth.contracts["Store"], ["0x" + "00" * 31 + "01"], hex(tx.block)],
         "debug_traceCall": [{"to": nest, "data": dive}, hex(tx.block), {"tracer": "callTracer"}],
+        "eth_getBalance": [tx.sender, hex(tx.block)],
+        "eth_getTransactionCount": [tx.sender, hex(tx.block)],
+        "eth_getCode": [nest, hex(tx.block)],
+        "eth_getStorageAt": [nest, "0x0", hex(tx.block)],
     }
     answers = post(devnet.http_url, [call(m, *p, id=i) for i, (m, p) in enumerate(calls.items())]).json()
     by_method = {list(calls)[a["id"]]: a for a in answers}
@@ -148,6 +152,10 @@ def test_every_spec_method_is_served(devnet: Devnet) -> None:
     assert by_method["eth_getTransactionReceipt"]["result"]["transactionHash"] == tx.hash
     assert len(by_method["eth_getLogs"]["result"]) == sum(t.logs for t in truth.txs if t.block == tx.block)
     assert by_method["eth_getUncleByBlockNumberAndIndex"]["result"] is None  # anvil makes no uncles
+    assert int(by_method["eth_getBalance"]["result"], 16) > 0  # the state reads, at the dive's block
+    assert int(by_method["eth_getTransactionCount"]["result"], 16) > 0  # it sent the dive
+    assert len(by_method["eth_getCode"]["result"]) > 2
+    assert len(by_method["eth_getStorageAt"]["result"]) == 66
     trace = by_method["debug_traceCall"]["result"]
     assert trace["calls"][0]["calls"][0]["type"] == "CALL"  # dive(2): two nested external calls
 

@@ -30,6 +30,10 @@ ALLOWED_METHODS = frozenset(
         "eth_getTransactionReceipt",
         "eth_getBlockReceipts",
         "eth_getProof",
+        "eth_getBalance",
+        "eth_getTransactionCount",
+        "eth_getCode",
+        "eth_getStorageAt",
         "eth_blockNumber",
         "eth_chainId",
     }

@@ -1,0 +1,248 @@
+"""State reads (balances, nonces, codes, slots) on the devnet chain, through the gateway: every row equals the node's
+own answer to the same call, asked one by one with no chainframe code in between, in both u256 modes; ``every``
+keeps the multiples of N; an extended folder holds what one run gives; a reorganization between runs is repaired;
+bad inputs are refused before any request; ``schema`` describes them."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from Crypto.Hash import keccak
+
+from chainframe import InputError, collect, extract
+from chainframe.cli import main
+from chainframe.devnet import DEV_ACCOUNTS, Devnet
+from chainframe.devnet._node_rpc import NodeRPC
+from chainframe.store import load_series
+
+BLOCKS = (30, 100)
+"""A span with contract creations (every 40 blocks), transfers, stores and set-code transactions in it."""
+KEYS = ["0x" + "0" * 64, "0x" + "0" * 63 + "1", "0x" + "0" * 63 + "2"]
+ABSENT = "0x000000000000000000000000000000000000dead"
+
+
+def _node(url: str, method: str, *params: Any) -> Any:
+    """One JSON-RPC call, straight to the node (no batching, no chainframe client)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
+    request = urllib.request.Request(url, data=body, headers={"content-type": "application/json"})  # noqa: S310
+    with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310 (the local node, http)
+        return json.loads(answer.read())["result"]
+
+
+@pytest.fixture(scope="module")
+def accounts(devnet_session: Devnet) -> list[str]:
+    """The workload's busiest sender, a contract created inside the span (no code before, code after), the
+    contracts whose storage the workload writes, and an account nobody touched."""
+    truth = devnet_session.truth
+    senders: dict[str, int] = {}
+    for tx in truth.txs:
+        if BLOCKS[0] <= tx.block <= BLOCKS[1]:
+            senders[tx.sender] = senders.get(tx.sender, 0) + 1
+    busiest = max(senders, key=lambda s: senders[s])
+    created = next(tx for tx in truth.txs if tx.to is None and BLOCKS[0] < tx.block <= BLOCKS[1] and tx.status == 1)
+    receipt = _node(devnet_session.node.url, "eth_getTransactionReceipt", created.hash)
+    return [busiest.lower(), receipt["contractAddress"].lower(), truth.contracts["Store"], truth.contracts["Token"],
+            ABSENT]  # fmt: skip
+
+
+def _rows(table: pa.Table) -> list[dict[str, Any]]:
+    return table.to_pylist()
+
+
+def _asked(accounts: list[str], every: int = 1, keys: tuple[str, ...] = ()) -> list[tuple[Any, ...]]:
+    """The (block, address[, key]) a run over BLOCKS must give rows for, in the dataset's sort order."""
+    blocks = [n for n in range(BLOCKS[0], BLOCKS[1] + 1) if n % every == 0]
+    found = [(n, bytes.fromhex(a[2:])) for n in blocks for a in accounts]
+    if keys:
+        found = [(n, a, bytes.fromhex(k[2:])) for n, a in found for k in keys]
+    return sorted(found)
+
+
+def _collect(devnet: Devnet, dataset: str, accounts: list[str], **options: Any) -> pa.Table:
+    blocks = f"{BLOCKS[0]}:{BLOCKS[1]}"
+    return collect(dataset, blocks=blocks, rpc=devnet.http_url, addresses=accounts, progress=False, **options)
+
+
+@pytest.mark.parametrize("u256", ["decimal", "binary"])
+def test_balances_are_the_nodes_eth_getbalance(devnet: Devnet, accounts: list[str], u256: str) -> None:
+    table = _collect(devnet, "balances", accounts, u256=u256)
+    assert table.schema.field("balance").type == (pa.binary(32) if u256 == "binary" else pa.decimal128(38, 0))
+    rows = _rows(table)
+    assert [(r["block_number"], r["address"]) for r in rows] == _asked(accounts)
+    seen = set()
+    for r in rows:
+        want = int(_node(devnet.node.url, "eth_getBalance", "0x" + r["address"].hex(), hex(r["block_number"])), 16)
+        got = int.from_bytes(r["balance"], "big") if u256 == "binary" else int(r["balance"])
+        assert isinstance(r["balance"], bytes if u256 == "binary" else Decimal)
+        assert got == want, r
+        assert r["chain_id"] == devnet.truth.chain_id
+        seen.add((r["address"], got))
+    busiest = bytes.fromhex(accounts[0][2:])
+    assert len({b for a, b in seen if a == busiest}) > 5  # the sender's balance moves: the test reads real change
+
+
+def test_nonces_are_the_nodes_transaction_count(devnet: Devnet, accounts: list[str]) -> None:
+    rows = _rows(_collect(devnet, "nonces", accounts))
+    assert [(r["block_number"], r["address"]) for r in rows] == _asked(accounts)
+    for r in rows:
+        want = _node(devnet.node.url, "eth_getTransactionCount", "0x" + r["address"].hex(), hex(r["block_number"]))
+        assert r["nonce"] == int(want, 16), r
+    sender = [r["nonce"] for r in rows if r["address"] == bytes.fromhex(accounts[0][2:])]
+    assert sender == sorted(sender)
+    assert sender[-1] > sender[0]
+
+
+def test_codes_are_the_nodes_code_and_its_keccak(devnet: Devnet, accounts: list[str]) -> None:
+    rows = _rows(_collect(devnet, "codes", accounts))
+    assert [(r["block_number"], r["address"]) for r in rows] == _asked(accounts)
+    for r in rows:
+        want = _node(devnet.node.url, "eth_getCode", "0x" + r["address"].hex(), hex(r["block_number"]))
+        assert r["code"] == bytes.fromhex(want[2:]), r["block_number"]
+        assert r["code_hash"] == keccak.new(digest_bits=256, data=r["code"]).digest()
+        proof = _node(devnet.node.url, "eth_getProof", "0x" + r["address"].hex(), [], hex(r["block_number"]))
+        assert r["code_hash"] == bytes.fromhex(proof["codeHash"][2:])  # the hash the state trie holds
+    created = [r["code"] for r in rows if r["address"] == bytes.fromhex(accounts[1][2:])]
+    assert created[0] == b""  # created inside the span: empty before, code after
+    assert created[-1] != b""
+    assert all(r["code"] == b"" for r in rows if r["address"] == bytes.fromhex(ABSENT[2:]))
+
+
+def test_slots_are_the_nodes_storage_words(devnet: Devnet, accounts: list[str]) -> None:
+    rows = _rows(_collect(devnet, "slots", accounts[2:], storage_keys=KEYS))
+    assert [(r["block_number"], r["address"], r["storage_key"]) for r in rows] == _asked(accounts[2:], keys=tuple(KEYS))
+    for r in rows:
+        args = ("0x" + r["address"].hex(), "0x" + r["storage_key"].hex(), hex(r["block_number"]))
+        want = _node(devnet.node.url, "eth_getStorageAt", *args)
+        assert r["storage_value"] == int(want, 16).to_bytes(32, "big"), r
+    assert any(r["storage_value"] != bytes(32) for r in rows)
+
+
+def test_every_keeps_the_multiples_of_n(devnet: Devnet, accounts: list[str]) -> None:
+    whole = _rows(_collect(devnet, "balances", accounts))
+    stepped = _rows(_collect(devnet, "balances", accounts, every=7))
+    assert [(r["block_number"], r["address"]) for r in stepped] == _asked(accounts, every=7)
+    assert {r["block_number"] for r in stepped} == {35, 42, 49, 56, 63, 70, 77, 84, 91, 98}
+    assert stepped == [r for r in whole if r["block_number"] % 7 == 0]
+    # A range starting off the step, and one block with none on it, read the same blocks / nothing.
+    assert collect("nonces", blocks="36:36", rpc=devnet.http_url, addresses=accounts, every=7).num_rows == 0
+    codes = collect("codes", blocks="36:42", rpc=devnet.http_url, addresses=accounts, every=7)
+    assert codes["block_number"].to_pylist() == [42] * len(accounts)
+
+
+def _stored(folder: Path) -> dict[str, pa.Table]:
+    return {p.name: pq.read_table(p) for p in sorted(folder.rglob("*.parquet"))}
+
+
+def test_an_extended_folder_holds_what_one_run_gives(devnet: Devnet, accounts: list[str], tmp_path: Path) -> None:
+    extended, once = tmp_path / "extended", tmp_path / "once"
+    options: dict[str, Any] = {"rpc": devnet.http_url, "addresses": accounts, "chunk_size": 25, "every": 3,
+                               "progress": False}  # fmt: skip
+    for dataset in ("balances", "slots"):
+        keys = {"storage_keys": KEYS} if dataset == "slots" else {}
+        extract(dataset, blocks="1:40", out=extended, **options, **keys)
+        report = extract(dataset, blocks="1:110", out=extended, **options, **keys)  # the tip chunk grows in place
+        assert report.datasets
+        extract(dataset, blocks="1:110", out=once, **options, **keys)
+    first = _stored(extended)
+    assert first.keys() == _stored(once).keys()
+    for name, table in first.items():
+        assert table.equals(_stored(once)[name]), name
+    again = extract("balances", blocks="1:110", out=extended, **options)  # nothing left to read
+    assert sum(d["rows"] for d in again.datasets.values()) == 0
+    assert _stored(extended).keys() == first.keys()
+    for name, table in _stored(extended).items():
+        assert table.equals(first[name]), name
+    series = [p for p in extended.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    assert sorted(p.name.split("__")[0] for p in series) == ["balances", "slots"]
+    for folder in series:  # slots 0..24, 25..49, ..., 100..124 (its first chunk from block 1, its last to 110)
+        assert [(c.meta.start, c.meta.end) for c in load_series(folder).chunks] == [
+            (1, 24), (25, 49), (50, 74), (75, 99), (100, 110)]  # fmt: skip
+
+
+@pytest.fixture
+def own_chain() -> Iterator[Devnet]:
+    """A devnet of its own: the reorg test rewrites its chain."""
+    with Devnet() as devnet:
+        yield devnet
+
+
+def test_a_reorg_between_runs_is_repaired(own_chain: Devnet, tmp_path: Path) -> None:
+    out, clean = tmp_path / "out", tmp_path / "clean"
+    options: dict[str, Any] = {"rpc": own_chain.http_url, "addresses": DEV_ACCOUNTS[:2], "chunk_size": 100,
+                               "progress": False}  # fmt: skip
+    extract("balances", blocks="0:latest", out=out, **options)
+    head = own_chain.truth.head
+    before = int(_node(own_chain.node.url, "eth_getBalance", DEV_ACCOUNTS[1], hex(head)), 16)
+    node = NodeRPC(own_chain.node.url)
+    try:  # the fork's first block moves wei between the two accounts read: their balances change from there on
+        node.call("anvil_reorg", 3, [[{"from": DEV_ACCOUNTS[0], "to": DEV_ACCOUNTS[1], "value": hex(10**18)}, 0]])
+    finally:
+        node.close()
+    report = extract("balances", blocks="0:latest", out=out, **options)
+    assert [(r["fork_block"], r["depth"]) for r in report.reorgs] == [(head - 2, 3)]
+    extract("balances", blocks="0:latest", out=clean, **options)
+    assert _stored(out).keys() == _stored(clean).keys()
+    for name, table in _stored(out).items():
+        assert table.equals(_stored(clean)[name]), name
+    rows = [r for t in _stored(out).values() for r in t.to_pylist() if r["block_number"] == head]
+    receiver = next(int(r["balance"]) for r in rows if r["address"] == bytes.fromhex(DEV_ACCOUNTS[1][2:]))
+    assert receiver == int(_node(own_chain.node.url, "eth_getBalance", DEV_ACCOUNTS[1], hex(head)), 16)
+    assert receiver != before  # the rows kept are the new fork's
+
+
+@pytest.mark.parametrize(
+    ("dataset", "inputs", "message"),
+    [
+        ("balances", {}, "dataset 'balances' needs addresses=[...] (--addresses)"),
+        ("balances", {"addresses": ["0x5fbd"]}, "addresses[0] must be 20 bytes"),
+        ("nonces", {"addresses": [ABSENT], "every": 0}, "every must be a whole number of blocks, 1 or more"),
+        ("codes", {"addresses": [ABSENT], "every": "often"}, "every must be a whole number of blocks"),
+        ("slots", {"addresses": [ABSENT]}, "dataset 'slots' needs storage_keys=[...] (--storage-key)"),
+        ("slots", {"addresses": [ABSENT], "storage_keys": ["0x1"]}, "storage_keys[0] must be 32 bytes"),
+        (
+            "balances",
+            {"addresses": [ABSENT], "storage_keys": KEYS[:1]},
+            "takes only addresses, every; got storage_keys",
+        ),
+    ],
+)
+def test_bad_inputs_are_refused_before_any_request(
+    devnet: Devnet, dataset: str, inputs: dict[str, Any], message: str
+) -> None:
+    assert devnet.gateway is not None
+    with pytest.raises(InputError) as refused:
+        collect(dataset, blocks="1:10", rpc=devnet.http_url, **inputs)
+    assert message in str(refused.value)
+    assert devnet.gateway.stats()["calls"] == {}
+
+
+def test_the_command_line_refuses_a_second_step(
+    devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["extract", "balances", "--blocks", "1:10", "--addresses", ABSENT, "--every", "2", "3", "--out",
+            str(tmp_path), "--rpc", devnet.http_url]  # fmt: skip
+    assert main(argv) == 2
+    assert "every takes one number of blocks" in capsys.readouterr().err
+    assert devnet.gateway is not None
+    assert devnet.gateway.stats()["calls"] == {}
+
+
+def test_schema_describes_them(capsys: pytest.CaptureFixture[str]) -> None:
+    for dataset, columns in (("balances", ["balance"]), ("nonces", ["nonce"]), ("codes", ["code_hash", "code"]),
+                             ("slots", ["storage_key", "storage_value"])):  # fmt: skip
+        assert main(["schema", dataset]) == 0
+        text = capsys.readouterr().out
+        assert text.startswith(f"{dataset}: ")
+        for column in ["chain_id", "block_number", "address", *columns]:
+            assert f"\n  {column} " in text, (dataset, column)
+        assert "addresses (--addresses, needed)" in text
+        assert "every (--every)" in text
+        assert "every column is proven by chainframe verify" in text
