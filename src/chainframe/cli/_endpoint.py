@@ -1,5 +1,6 @@
 """The endpoint options every networked subcommand shares: --rpc URL, --rpc-env NAME or --rpc-file PATH (the last two
-keep a key out of the process list), or --network NAME (key from the environment). ``extract`` takes several URLs
+keep a key out of the process list), or --network NAME (key from the environment); with none of them, $ETH_RPC_URL
+(cryo's and foundry's variable). ``extract`` takes several URLs
 (several keys or providers): --rpc repeated, whitespace-separated in the variable, one per line in the file."""
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ from pathlib import Path
 from chainframe._errors import InputError
 from chainframe.rpc import KEY_ENV
 
+ETH_RPC_URL = "ETH_RPC_URL"
+"""cryo's and foundry's variable for the endpoint: used when no --rpc, --rpc-env, --rpc-file or --network is given."""
+
 
 def add_endpoint_options(parser: argparse.ArgumentParser, *, required: bool = True, several: bool = False) -> None:
-    where = parser.add_mutually_exclusive_group(required=required)
+    # With $ETH_RPC_URL set, the endpoint options may be left out (read when the command runs).
+    where = parser.add_mutually_exclusive_group(required=required and not os.environ.get(ETH_RPC_URL))
+    parser.set_defaults(endpoint_required=required)
     more = " (repeat it for more endpoints: the others are fallbacks, and Dask workers start from different ones)"
     where.add_argument(
         "--rpc", metavar="URL", action="append" if several else "store",
@@ -38,8 +44,13 @@ def resolve_endpoint_options(args: argparse.Namespace) -> None:
     name = getattr(args, "rpc_env", None)
     path = getattr(args, "rpc_file", None)
     several = getattr(args, "several_rpc", False)
+    given = any(getattr(args, option, None) for option in ("rpc", "rpc_env", "rpc_file", "network"))
+    if not given and getattr(args, "endpoint_required", False):
+        name = ETH_RPC_URL  # cryo's and foundry's default; redacted like every URL (the runner registers it)
     if name:
         urls = os.environ.get(name, "").split()
+        if not urls and name == ETH_RPC_URL and not getattr(args, "rpc_env", None):
+            raise InputError(f"say where to read from: --rpc URL, --network NAME, or set ${ETH_RPC_URL}")
         if not urls:
             raise InputError(f"--rpc-env {name}: the environment variable {name} is not set (or empty)")
         args.rpc = urls if several else urls[0]

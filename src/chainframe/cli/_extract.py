@@ -29,8 +29,16 @@ every series in the folder is first checked against the chain and repaired where
 --follow keeps doing that every --poll seconds until Ctrl-C (or SIGTERM).
 
 block ranges (the end is included): A:B, A:+N (N blocks from A), A: (to the safe end), -N: (the last N),
-a single block A; numbers take k/M suffixes; tags latest, safe, finalized, earliest. Without an explicit end a
-run stops at the safe end (finalized, else latest - confirmations), so it never stores blocks that can be reorged.
+-N:B (the N ending at B), a single block A; numbers take k/M suffixes; tags latest, safe, finalized, earliest.
+Without an explicit end a run stops at the safe end (finalized, else latest - confirmations), so it never stores
+blocks that can be reorged; write A:latest for the tip.
+several ranges: -b 0:10 20:30 (or '0:10,20:30'); a step: A:B:N (every N-th block from A) or A:B/N (N blocks in
+all, evenly spaced, both ends included); blocks from Parquet files: -b blocks.parquet[:COLUMN] (block_number by
+default; a glob for several files). Only the asked blocks are fetched, except that a chunk file holds one run of
+blocks: two ranges inside one chunk have the blocks between them fetched too (a step must be at least the chunk size).
+
+cryo habits: -b/-o, txs and events for transactions and logs, --contract for --address, $ETH_RPC_URL when no --rpc
+or --network is given. Where the meaning differs it is said: cryo's A:B leaves B out and its A: goes to latest.
 """
 
 
@@ -44,11 +52,14 @@ def add_parser(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("datasets", nargs="+", metavar="DATASET", help=f"one or more of: {', '.join(DATASETS)}")
-    p.add_argument("--blocks", required=True, metavar="RANGE", help="block range, e.g. 0:999, 18M:+10k, -1000:")
+    p.add_argument("-b", "--blocks", required=True, metavar="RANGE",
+                   help="block range(s), e.g. 0:999, 18M:+10k, -1000:, '0:10 20:30', 0:1000:100, file.parquet:column; "
+                   "the end is included (cryo leaves it out)")  # fmt: skip
     add_endpoint_options(p, several=True)
     p.add_argument(
-        "--out", required=True, metavar="DIR", help="output folder or s3://bucket/prefix (one sub-folder per dataset)"
-    )
+        "-o", "--out", required=True, metavar="DIR",
+        help="output folder or s3://bucket/prefix (one sub-folder per dataset)",
+    )  # fmt: skip
     p.add_argument(
         "--chunk-size", type=int, metavar="N", help="blocks per file (default: 1000; 100 for proofs, traces)"
     )
@@ -76,6 +87,24 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--dry", action="store_true", help="print the plan (chunks, calls, estimated credits); fetch and write nothing"
     )
+    out = p.add_argument_group(
+        "exports (cryo's output options): the series stay whole, binary Parquet (what resumes, repairs, verifies); "
+        "these also write the asked blocks of each as one file OUT/<series>__<first>_to_<last>.<ext>"
+    )
+    kind = out.add_mutually_exclusive_group()
+    kind.add_argument("--csv", dest="format", action="store_const", const="csv", default="parquet",
+                      help="a CSV file (binary columns as 0x hex)")  # fmt: skip
+    kind.add_argument("--json", dest="format", action="store_const", const="json",
+                      help="a JSON file, one object per line (binary columns as 0x hex)")  # fmt: skip
+    out.add_argument("--hex", action="store_true", help="a Parquet file with binary columns as 0x hex text")
+    out.add_argument("--columns", nargs="+", metavar="COL", help="only these columns, in this order")
+    out.add_argument("-i", "--include-columns", nargs="+", metavar="COL",
+                     help="cryo's 'add to the defaults': every column is in by default here, so this only checks "
+                     "they exist (with --columns: added to them)")  # fmt: skip
+    out.add_argument("-e", "--exclude-columns", nargs="+", metavar="COL", help="every column but these")
+    out.add_argument("--compression", nargs="+", metavar="NAME [LEVEL]",
+                     help="of the export: zstd (default), lz4, snappy, gzip, brotli, uncompressed for Parquet; "
+                     "gzip, zstd for CSV and JSON")  # fmt: skip
     pace = p.add_argument_group("pacing (free provider tiers need it: Infura free is 500 credits/s)")
     pace.add_argument("--requests-per-second", type=float, metavar="N", help="at most N JSON-RPC calls per second")
     pace.add_argument("--credits-per-second", type=float, metavar="N", help="at most N provider credits per second")
@@ -107,12 +136,13 @@ def add_parser(commands: Any) -> None:
     for given in dataset_inputs():
         takers = ", ".join(d.name for d in DATASETS.values() if given in d.inputs)
         text = f"{given.help} ({takers})"
+        flags = (given.flag, *given.also)
         if given.parse == "switch":
-            inputs.add_argument(given.flag, dest=given.name, action="store_true", default=None, help=text)
+            inputs.add_argument(*flags, dest=given.name, action="store_true", default=None, help=text)
         elif given.parse == "json":
-            inputs.add_argument(given.flag, dest=given.name, action="append", metavar=given.metavar, help=text)
+            inputs.add_argument(*flags, dest=given.name, action="append", metavar=given.metavar, help=text)
         else:
-            inputs.add_argument(given.flag, dest=given.name, nargs="+", metavar=given.metavar, help=text)
+            inputs.add_argument(*flags, dest=given.name, nargs="+", metavar=given.metavar, help=text)
     p.set_defaults(run=run)
 
 
@@ -193,7 +223,34 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in filters.items() if v is not None}
 
 
+def exports(args: argparse.Namespace) -> dict[str, Any]:
+    """The export options the flags ask for (none: no export)."""
+    options: dict[str, Any] = {}
+    if args.format != "parquet":
+        options["format"] = args.format
+    if args.hex:
+        options["hex"] = True
+    if args.columns or args.include_columns:
+        options["columns"] = [*(args.columns or ()), *(args.include_columns or ())]
+        if not args.columns:  # cryo's include adds to the defaults, which here are every column: a check only
+            options["columns"] = None
+            options["include_columns"] = args.include_columns
+    if args.exclude_columns:
+        options["exclude_columns"] = args.exclude_columns
+    if args.compression:
+        name, *level = args.compression
+        if len(level) > 1 or (level and not level[0].isdigit()):
+            raise InputError(f"--compression takes a name and an optional level, e.g. 'zstd 3'; got {args.compression}")
+        options["compression"] = f"{name}:{level[0]}" if level else name
+    return {k: v for k, v in options.items() if v is not None}
+
+
 def run(args: argparse.Namespace) -> int:
+    export = exports(args)
+    if export and (args.follow or args.dry):
+        raise InputError(
+            f"exports ({', '.join(export)}) go with a plain run, not --{'follow' if args.follow else 'dry'}"
+        )
     if args.dry:
         from chainframe.cli._dry import dry_run
 
@@ -218,6 +275,7 @@ def run(args: argparse.Namespace) -> int:
         verify=args.verify,
         table=args.table,
         client_options=client_options(args),
+        **export,
         **_filters(args),
     )
     print(report.summary())

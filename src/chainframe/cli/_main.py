@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import signal
 import sys
 import threading
@@ -55,14 +56,23 @@ def _ctrl_c_twice_stops_at_once() -> None:
     signal.signal(signal.SIGINT, handler)
 
 
+_RANGE = re.compile(r"^-?[\d:][\w.:+/,-]*$|^(earliest|latest|safe|finalized):[\w.:+/,-]*$|.*\.parquet(:\w+)?$")
+
+
 def _attached_values(argv: Sequence[str]) -> list[str]:
-    """``--blocks -1000:`` as printed: argparse would read a value starting with '-' as an option."""
+    """``--blocks -1000:`` as printed (argparse would read a value starting with '-' as an option), and several
+    ranges after one ``--blocks`` / ``-b`` as cryo takes them (``-b 0:10 20:30``): one value, spaces between."""
     out: list[str] = []
+    gathering = False
     for arg in argv:
-        if out and out[-1] == "--blocks" and arg.startswith("-"):
+        if out and out[-1] in ("--blocks", "-b") and (_RANGE.match(arg) or not arg.startswith("-")):
             out[-1] = f"--blocks={arg}"
+            gathering = True
+        elif gathering and not arg.startswith("--") and _RANGE.match(arg):
+            out[-1] += f" {arg}"
         else:
             out.append(arg)
+            gathering = False
     return out
 
 

@@ -108,6 +108,7 @@ class Blocks(ObjectDataset):
 class Transactions(ObjectDataset):
     name = "transactions"
     doc = "Transactions, one row per transaction, as eth_getBlockByNumber returns them with details."
+    aliases = ("txs",)  # cryo's name
     sources = {
         "block_number": "blockNumber",
         "block_hash": "blockHash",

@@ -93,6 +93,9 @@ class Dataset(ABC):
     a table keyed by dataset name. Subclasses set the class attributes and implement ``fetch`` and ``transform``."""
 
     name: str
+    aliases: ClassVar[tuple[str, ...]] = ()
+    """Other names it answers to, such as cryo's (``txs``, ``events``): a command line written for cryo runs as
+    typed. The series folder and the report use :attr:`name`."""
     columns: tuple[str, ...]
     sort: tuple[str, ...]
     doc: str

@@ -29,6 +29,8 @@ class Input:
     check: Callable[[Any], Any]
     parse: Parse = "values"
     metavar: str = "VALUE"
+    also: tuple[str, ...] = ()
+    """Other CLI flags for it, such as cryo's (``--contract`` for ``--address``)."""
 
 
 def _addresses(values: Any) -> list[str]:
@@ -70,7 +72,8 @@ def _as_given(value: Any) -> Any:
     return value  # checked with the other log filters, together (see log_filters)
 
 
-ADDRESS = Input("address", "--address", "only logs from these contracts", _as_given, metavar="ADDR")
+ADDRESS = Input("address", "--address", "only logs from these contracts", _as_given, metavar="ADDR",
+                also=("--contract",))  # fmt: skip
 TOPICS = Input("topics", "--topic0 .. --topic3", "topics (hashes, or event signatures for topic 0)", _as_given,
                parse="own")  # fmt: skip
 EVENT = Input("event", "--event", "decode logs of these events into typed columns (and fetch only them)", _as_given,

@@ -40,6 +40,7 @@ LOG_ROWS = RowChecks(keys=("block_number", "block_hash", "log_index", "transacti
 class Logs(ObjectDataset):
     name = "logs"
     doc = "Event logs (eth_getLogs), one row per log."
+    aliases = ("events",)  # cryo's name
     sources = LOG_SOURCES
     columns = (
         "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",

@@ -27,11 +27,12 @@ from chainframe.engine._api import (
 )
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._probe import Capabilities, aprobe, probe
-from chainframe.engine._ranges import RangeSpec, parse_range
+from chainframe.engine._ranges import BlockSpec, RangeSpec, parse_blocks, parse_range
 from chainframe.engine._report import RunReport
 from chainframe.store import ChunkMeta, folder_info
 
 __all__ = [
+    "BlockSpec",
     "Capabilities",
     "ChunkMeta",
     "ChunkTask",
@@ -54,6 +55,7 @@ __all__ = [
     "follow",
     "off_chain",
     "open_duckdb",
+    "parse_blocks",
     "parse_range",
     "plan",
     "probe",

@@ -38,19 +38,31 @@ from chainframe.engine._engine import (
 )
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import ChunkTask, check_datasets, check_filters, slots
-from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, RangeSpec, chain_state, parse_range, resolve
+from chainframe.engine._ranges import (
+    DEFAULT_CONFIRMATIONS,
+    BlocksArg,
+    BlockSpec,
+    chain_state,
+    parse_blocks,
+    resolve_blocks,
+)
 from chainframe.engine._report import Progress, RunReport, now
 from chainframe.engine._run import Wanted, asked_series, extract_round, plan_asked
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
 from chainframe.store import (
     DELTA_DATA,
+    FORMATS,
+    ExportFormat,
     Layout,
     Location,
     ObjectPath,
     Publisher,
+    check_compression,
     choose_layout,
     clean_temporaries,
+    export,
+    export_path,
     folder_lock,
     is_delta_table,
     load_series,
@@ -74,7 +86,7 @@ Output = Literal["arrow", "polars", "pandas"]
 DEFAULT_RETENTION_HOURS = 168.0
 """How long a Delta table keeps the files a commit removed: a week, delta-rs' default (a reader holding an older
 snapshot, or asking for one, needs them)."""
-Blocks = str | int | tuple[int, int]
+Blocks = BlocksArg
 RPC = str | Endpoint | Sequence[str | Endpoint]
 """One endpoint, or several (keys or providers): the first is used, the others are its fallbacks; on a Dask
 cluster each worker starts from another one (see :mod:`chainframe.engine._dask`)."""
@@ -253,6 +265,12 @@ async def aextract(
     verify: bool = False,
     table: Layout | None = None,
     client_options: Mapping[str, Any] | None = None,
+    format: ExportFormat = "parquet",
+    hex: bool = False,
+    columns: Sequence[str] | None = None,
+    exclude_columns: Sequence[str] | None = None,
+    include_columns: Sequence[str] | None = None,
+    compression: str | None = None,
     **filters: Any,
 ) -> RunReport:
     """Extract datasets over a block range into the series folders under ``out``; return the run report.
@@ -272,11 +290,21 @@ async def aextract(
     ``table``: ``"parquet"`` (a folder of slot files per series, the default on a local disk) or ``"delta"`` (a
     Delta Lake table per series: fenced commits, snapshot reads, time travel; the default for ``s3://``). A folder
     keeps the layout it was started with.
+
+    Exports (cryo's ``--csv``, ``--json``, ``--hex``, ``--columns``): ``format="csv"`` or ``"json"`` (one object per
+    line), ``hex=True`` (binary columns as ``0x`` text; always so in CSV and JSON) or ``columns=[...]`` also write
+    the asked blocks of each series as one file ``OUT/<series>__<first>_to_<last>.<ext>``, with those columns in
+    that order (or every one but ``exclude_columns``), compressed with ``compression`` (``"zstd:3"`` with a level;
+    Parquet: zstd, lz4, snappy, gzip, brotli; text: gzip, zstd). ``include_columns``, cryo's "add to the defaults",
+    only checks the columns exist: every column is in by default. The series itself stays whole and binary: it is
+    what resumes, is repaired and verified. ``report.exports`` lists the files.
     """
+    exporting = _check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = _check_executor(executor)
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency, takes=aextract, verify=verify, table=table,
                     distributed=executor is not None)  # fmt: skip
+    picked = _check_columns(run.wanted, columns, exclude_columns, include_columns)
     first, *more = endpoints = endpoints_of(rpc, network, key)
     async with (
         _client(first, client_options, rpc, more) as client,
@@ -286,8 +314,73 @@ async def aextract(
             client, endpoint=first, overwrite=overwrite, align=align, confirmations=confirmations,
             progress=progress, runner=runner,
         )  # fmt: skip
+    if exporting:
+        await anyio.to_thread.run_sync(
+            functools.partial(_export, run, result, format=format, hex=hex, columns=picked, compression=compression)
+        )
     result.save(report if report is not None else result.default_path())
     return result
+
+
+def _check_export(out: Any, format: Any, hex: Any, columns: Any, compression: Any) -> bool:
+    """The export options checked before any request; True when the run exports."""
+    if format not in FORMATS:
+        raise InputError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
+    if not isinstance(hex, bool):
+        raise InputError(f"hex must be True or False; got {hex!r}")
+    if columns is not None and (isinstance(columns, str) or not all(isinstance(c, str) for c in columns)):
+        raise InputError(f"columns must be a list of column names; got {columns!r}")
+    exporting = format != "parquet" or hex or bool(columns)
+    if compression is not None and not exporting:
+        raise InputError("compression applies to exports (--csv, --json, --hex, --columns); the series' chunk files "
+                         "are always zstd")  # fmt: skip
+    check_compression(compression.partition(":")[0] if isinstance(compression, str) else compression, format)
+    if exporting and not isinstance(location(out), Path):
+        raise InputError(f"exports (--csv, --json, --hex, --columns) are written to a local folder; {out} is not one")
+    return exporting
+
+
+def _check_columns(
+    wanted: list[Wanted], columns: Sequence[str] | None, exclude: Sequence[str] | None,
+    include: Sequence[str] | None,
+) -> dict[str, list[str] | None]:  # fmt: skip
+    """Per asked series, the columns its export holds (None: every one), each name checked to be the dataset's."""
+    if columns and exclude:
+        raise InputError("give columns= (these only) or exclude_columns= (all but these), not both")
+    picked: dict[str, list[str] | None] = {}
+    for want in wanted:
+        names = DATASETS[want.dataset].schema_with(want.filters, want.u256).names
+        for given in (columns, exclude, include):
+            unknown = [c for c in given or () if c not in names]
+            if unknown:
+                raise InputError(f"{want.dataset} has no column {unknown[0]!r}; its columns: {', '.join(names)}")
+        chosen = [*columns, *(c for c in include or () if c not in columns)] if columns else None
+        picked[series_name(want.dataset, want.filters, want.u256)] = (
+            [c for c in names if c not in exclude] if exclude else chosen
+        )
+    return picked
+
+
+def _export(
+    run: _Run, report: RunReport, *, format: ExportFormat, hex: bool, columns: Mapping[str, list[str] | None],
+    compression: str | None,
+) -> None:  # fmt: skip
+    """Each asked series' asked blocks as one file beside it (see :mod:`chainframe.store._export`)."""
+    if report.blocks is None:
+        return
+    ranges = report.ranges or [report.blocks]
+    folder = run.folder
+    assert isinstance(folder, Path)
+    for want in run.wanted:
+        name = series_name(want.dataset, want.filters, want.u256)
+        series = folder / name
+        files = (snapshot_uris(series) if is_delta_table(series)
+                 else [str(c.path) for c in load_series(series).chunks])  # fmt: skip
+        target = export_path(folder, name, report.blocks[0], report.blocks[1], format, compression)
+        dataset = DATASETS[want.dataset]
+        export(files, target, ranges=ranges, sort=dataset.sort, format=format, hex=hex, columns=columns[name],
+               compression=compression, block_column=dataset.block_column)  # fmt: skip
+        report.exports.append(str(target))
 
 
 @_typed_errors
@@ -371,7 +464,7 @@ async def arepair(
     folder = location(out)
     if not series_folders(folder):
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to repair")
-    run = _Run([], parse_range(":"), folder, concurrency, layout=choose_layout(folder, None))
+    run = _Run([], parse_blocks(":"), folder, concurrency, layout=choose_layout(folder, None))
     endpoint = endpoint_of(rpc, network, key)
     async with _client(endpoint, client_options, rpc) as client:
         result = await run.once(
@@ -415,7 +508,9 @@ class RunPlan:
     """What :func:`aextract` would do (:func:`aplan`): the blocks as it would resolve them, and each series' plan."""
 
     blocks: BlockRange | None
-    """None: no whole chunk below the end (``align``)."""
+    """From the first block asked to the last; None: no whole chunk below the end (``align``)."""
+    ranges: list[BlockRange]
+    """The runs of blocks asked (one, unless several ranges or a step were)."""
     head: int
     chain_id: int
     out: Location
@@ -449,26 +544,29 @@ async def aplan(
     first, *more = endpoints_of(rpc, network, key)
     async with _client(first, client_options, rpc, more) as client:
         state = await chain_state(client, confirmations)
-        resolved = await resolve(run.spec, client, confirmations=confirmations, head=state.head, safe=state.safe)
-    planned: BlockRange | None = _aligned(resolved, run.wanted) if align else resolved
+        resolved = await resolve_blocks(run.spec, client, confirmations=confirmations, head=state.head,
+                                        safe=state.safe)  # fmt: skip
+    run.check_step(resolved)
+    planned = _aligned(resolved, run.wanted) if align else resolved
     every, asked, sizes = await asked_series(run.folder, run.wanted, state.chain_id)
-    tasks, _ = plan_asked(every, asked, sizes, planned, chain_id=state.chain_id, overwrite=overwrite,
+    tasks, _ = plan_asked(every, asked, sizes, planned or None, chain_id=state.chain_id, overwrite=overwrite,
                                head=state.head, layout=run.publisher.layout)  # fmt: skip
     plans = []
     for name, want in asked.items():
         mine = [t for t in tasks if series_name(t.dataset, t.filters, t.u256) == name]
         size = sizes[name]
-        slots_asked = {s.start // size for s in slots(planned, size)} if planned is not None else set()
+        slots_asked = {s.start // size for r in planned for s in slots(r, size)}
         skipped = len(slots_asked - {t.start // size for t in mine})
         plans.append(SeriesPlan(dataset=want.dataset, series=name, filters=want.filters, tasks=mine, skipped=skipped))
-    return RunPlan(blocks=planned, head=state.head, chain_id=state.chain_id, out=run.folder, series=plans)
+    hull = BlockRange(planned[0].start, planned[-1].end) if planned else None
+    return RunPlan(blocks=hull, ranges=planned, head=state.head, chain_id=state.chain_id, out=run.folder, series=plans)
 
 
 class _Run:
     """The checked inputs of an extraction, and one round of it over an output folder."""
 
     def __init__(
-        self, wanted: list[Wanted], spec: RangeSpec, folder: Location, concurrency: int, verify: bool = False, *,
+        self, wanted: list[Wanted], spec: BlockSpec, folder: Location, concurrency: int, verify: bool = False, *,
         layout: Layout,
     ) -> None:  # fmt: skip
         self.wanted, self.spec, self.folder, self.concurrency = wanted, spec, folder, concurrency
@@ -484,7 +582,7 @@ class _Run:
     ) -> _Run:  # fmt: skip
         per_dataset = _inputs(datasets, filters, takes)
         size = _check_chunk_size(chunk_size)
-        spec = parse_range(blocks)
+        spec = parse_blocks(blocks)
         folder = location(out)
         _check_out(folder)
         if u256 not in ("decimal", "binary"):
@@ -503,9 +601,10 @@ class _Run:
         started, clock = now(), time.monotonic()
         state = await chain_state(client, confirmations)
         chain_id, head, finalized, why = state.chain_id, state.head, state.safe, state.why
-        resolved: BlockRange | None = None
+        resolved: list[BlockRange] | None = None
         if not repair_only:
-            resolved = await resolve(self.spec, client, confirmations=confirmations, head=head, safe=finalized)
+            resolved = await resolve_blocks(self.spec, client, confirmations=confirmations, head=head, safe=finalized)
+            self.check_step(resolved)
         if align and resolved is not None:
             resolved = _aligned(resolved, self.wanted)
         counters = RunCounters()
@@ -514,7 +613,8 @@ class _Run:
             with folder_lock(self.folder):
                 await anyio.to_thread.run_sync(_prepare_out, self.folder)
                 result = await extract_round(
-                    client, folder=self.folder, wanted=self.wanted, blocks=resolved, head=head, finalized=finalized,
+                    client, folder=self.folder, wanted=self.wanted, blocks=resolved or None, head=head,
+                    finalized=finalized,
                     chain_id=chain_id, endpoint=endpoint.display,
                     overwrite=overwrite, concurrency=self.concurrency, counters=counters,
                     on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify, runner=runner,
@@ -526,28 +626,56 @@ class _Run:
             counters.dataset(dataset).skipped += skipped
         if repair_only:
             stop = f"checked against the chain at head {head}"
-        elif resolved is None:
+        elif not resolved:
             stop = "nothing to store: no whole chunk below the end (--align)"
-        elif self.spec.end is None and self.spec.count is None:
+        elif self.spec.open_end:
             safe = (
                 f"finalized {finalized}" if why == "finalized" else f"head {head} minus {confirmations} confirmations"
             )
             stop = f"stopped at {safe}" + (f" (head {head})" if why == "finalized" else f" = {finalized}")
+            # cryo's 'A:' means latest; ours the safe end: say how to reach the tip where the reader will look.
+            stop += f"; write {_to_latest(self.spec)} for the tip" if head > finalized else ""
         else:
-            stop = f"stopped at {resolved.end} as asked (head {head}, {state.safe_text})"
+            stop = f"stopped at {resolved[-1].end} as asked (head {head}, {state.safe_text})"
+        for dataset, gaps in result.between.items():
+            shown = ", ".join(f"{a}..{b}" for a, b in gaps[:3]) + (" ..." if len(gaps) > 3 else "")
+            stop += f"; {dataset}: blocks {shown} fetched too (a chunk file holds one run of blocks; see --chunk-size)"
+        runs = [(r.start, r.end) for r in resolved or ()]
         return RunReport.make(
             started=started, seconds=time.monotonic() - clock, endpoint=endpoint.display, chain_id=chain_id,
-            blocks=(resolved.start, resolved.end) if resolved else None, text=self.spec.text, out=self.folder,
+            blocks=(runs[0][0], runs[-1][1]) if runs else None, text=self.spec.text, out=self.folder,
             counters=counters, client=client, head=head, finalized=finalized, stop=stop,
-            reorgs=[r.to_json() for r in result.reorgs],
+            reorgs=[r.to_json() for r in result.reorgs], ranges=runs if len(runs) > 1 else None,
         )  # fmt: skip
 
+    def check_step(self, resolved: list[BlockRange]) -> None:
+        """A step asks for its blocks only; a chunk file holds one run of blocks, so two asked blocks in one chunk
+        would have the blocks between them fetched too: refused, saying what to change."""
+        if not self.spec.sampled:
+            return
+        for want in self.wanted:
+            size = want.chunk_size or DATASETS[want.dataset].chunk_size
+            slots_hit = [r.start // size for r in resolved]
+            if len(set(slots_hit)) < len(slots_hit):
+                raise InputError(
+                    f"blocks {self.spec.text!r}: the step puts several blocks in one chunk of {size:,} "
+                    f"({want.dataset}); a chunk file holds one run of blocks, so the blocks between would be fetched "
+                    f"too: give a step of "
+                    f"at least {size:,}, or --chunk-size at most the step"
+                )
 
-def _aligned(blocks: BlockRange, wanted: list[Wanted]) -> BlockRange | None:
-    """``blocks`` cut back to whole chunks (the smallest chunk size asked; series keep their own sizes)."""
+
+def _to_latest(spec: BlockSpec) -> str:
+    """The same ranges, ending at the tip: what to write instead of an open end."""
+    return " ".join(p.text + "latest" if p.open_end and p.text.endswith(":") else p.text for p in spec.parts)
+
+
+def _aligned(blocks: list[BlockRange], wanted: list[Wanted]) -> list[BlockRange]:
+    """``blocks`` cut back to whole chunks (the smallest chunk size asked; series keep their own sizes): the last
+    run ends where the last whole chunk does."""
     size = min(w.chunk_size or DATASETS[w.dataset].chunk_size for w in wanted)
-    end = (blocks.end + 1) // size * size - 1
-    return BlockRange(blocks.start, end) if end >= blocks.start else None
+    end = (blocks[-1].end + 1) // size * size - 1
+    return [BlockRange(r.start, min(r.end, end)) for r in blocks if r.start <= end]
 
 
 @_typed_errors
@@ -568,9 +696,9 @@ async def acollect(
 ) -> Any:
     """One dataset over a block range, in memory: a pyarrow Table, or a Polars / pandas frame (``output``).
     ``progress``: a bar (None: where someone watches, a terminal or a notebook)."""
-    flt = _inputs(dataset, filters, acollect)[dataset]
+    ((dataset, flt),) = _inputs(dataset, filters, acollect).items()
     size = _chunk_size(dataset, chunk_size)
-    spec = parse_range(blocks)
+    spec = parse_blocks(blocks)
     if output not in ("arrow", "polars", "pandas"):
         raise InputError(f"output must be 'arrow', 'polars' or 'pandas'; got {output!r}")
     if output == "pandas" and importlib.util.find_spec("pandas") is None:
@@ -579,10 +707,11 @@ async def acollect(
     async with _client(endpoint, client_options, rpc) as client:
         chain = await chain_state(client, confirmations)
         chain_id, finalized = chain.chain_id, chain.safe
-        resolved = await resolve(spec, client, confirmations=confirmations, head=chain.head, safe=finalized)
+        resolved = await resolve_blocks(spec, client, confirmations=confirmations, head=chain.head, safe=finalized)
         tasks = [
             ChunkTask(dataset=dataset, start=part.start, end=part.end, filters=flt, u256=u256, chunk_size=size, path="")
-            for part in slots(resolved, size)
+            for run in resolved
+            for part in slots(run, size)
         ]
         tables: list[pa.Table] = [task.schema().empty_table() for task in tasks]
         state, decode, chunks = SplitState(), anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
@@ -746,7 +875,7 @@ def series_folder(folder: str | Location, dataset: str, **filters: Any) -> Locat
     """The folder of the series of ``dataset`` with these filters (and ``u256``) under an output folder (a local
     path, or an ``s3://bucket/prefix`` URL)."""
     u256 = filters.pop("u256", "decimal")
-    check_datasets([dataset])
+    (dataset,) = check_datasets([dataset])
     return location(folder) / series_name(dataset, check_filters(dataset, filters), u256)
 
 

@@ -26,14 +26,16 @@ from chainframe.store import DELTA_DATA, Layout, Series, chunk_path, slot_of
 
 
 def check_datasets(names: Sequence[str]) -> list[str]:
+    """The datasets named, each once, by their own names (an alias such as cryo's ``txs`` stands for its dataset)."""
     if isinstance(names, str):
         names = [names]
     if not names:
         raise InputError(f"name at least one dataset: {', '.join(DATASETS)}")
-    unknown = [n for n in names if n not in DATASETS]
+    aliases = {alias: d.name for d in DATASETS.values() for alias in d.aliases}
+    unknown = [n for n in names if n not in DATASETS and n not in aliases]
     if unknown:
         raise InputError(f"unknown dataset {unknown[0]!r}; the datasets are: {', '.join(DATASETS)}")
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(aliases.get(n, n) for n in names))
 
 
 def check_filters(dataset: str, filters: Mapping[str, Any]) -> dict[str, Any]:
@@ -104,7 +106,7 @@ def slots(blocks: BlockRange, chunk_size: int) -> Iterator[BlockRange]:
 
 def plan(
     dataset: str,
-    blocks: BlockRange | None,
+    blocks: BlockRange | list[BlockRange] | None,
     *,
     series: Series,
     chain_id: int,
@@ -116,10 +118,16 @@ def plan(
     head: int,
     layout: Layout = "parquet",
 ) -> tuple[list[ChunkTask], list[str]]:
-    """Tasks for the asked ``blocks`` (None: repairs only) and ``repairs`` (slot start -> keep rows through, or None),
-    plus the files to delete (slots wholly above a head that moved back)."""
+    """Tasks for the asked ``blocks`` (one range or several; None: repairs only) and ``repairs`` (slot start -> keep
+    rows through, or None), plus the files to delete (slots wholly above a head that moved back). Two asked ranges in
+    one slot make one task over both and the blocks between (a file holds one run of blocks)."""
     repairs = dict(repairs or {})
-    asked = {part.start - part.start % chunk_size: part for part in (slots(blocks, chunk_size) if blocks else ())}
+    asked: dict[int, BlockRange] = {}
+    for run in [blocks] if isinstance(blocks, BlockRange) else blocks or ():
+        for piece in slots(run, chunk_size):
+            slot = piece.start - piece.start % chunk_size
+            had = asked.get(slot)
+            asked[slot] = piece if had is None else BlockRange(min(had.start, piece.start), max(had.end, piece.end))
     tasks: list[ChunkTask] = []
     deletions: list[str] = []
     damaged = {start for start, _ in series.damaged}
@@ -129,7 +137,7 @@ def plan(
         if stored is not None and stored.meta.start > head:
             deletions.append(str(stored.path))
             have = None
-        part = asked.get(slot_start)
+        part: BlockRange | None = asked.get(slot_start)
         cover = [x for x in (have, (part.start, part.end) if part else None) if x is not None]
         if not cover:
             continue

@@ -1,25 +1,33 @@
 """Block ranges as users write them, parsed before anything is sent and resolved against the node.
 
-Grammar (``B`` is always **included**, as in eth_getLogs' ``toBlock``):
+Grammar (``B`` is always **included**, as in eth_getLogs' ``toBlock``; cryo excludes it):
 
 ==============  ===========================================================
 ``A``           one block
 ``A:B``         blocks A to B, both included
 ``A:+N``        N blocks from A (A .. A+N-1)
-``A:``          A to the safe end
+``A:``          A to the safe end (cryo: to latest; write ``A:latest`` for the tip)
 ``:B``          0 to B
 ``-N:``         the last N blocks up to the safe end
+``-N:B``        the N blocks ending at B (cryo's "minus on start")
 ``:``           0 to the safe end
+``A:B:N``       every N-th block from A: A, A+N, ... up to B (cryo's "every nth value"; B included if on the step)
+``A:B/N``       N blocks in all, evenly spaced from A to B, both included (cryo's "n values total")
 ==============  ===========================================================
 
 Numbers may use ``_`` separators and ``k``/``M``/``B`` suffixes (``16M``, ``1.5k``). ``A`` and ``B`` may be tags:
 ``earliest``, ``latest``, ``safe``, ``finalized``. The *safe end* is ``finalized`` where the node knows it, else
 ``latest`` minus ``confirmations``: a default run never stores blocks that can still be reorganized.
+
+Several ranges make one set of blocks (:class:`BlockSpec`): separated by spaces or commas (``"0:10 20:30"``), or given
+as a list; a Parquet file's column gives blocks too (cryo's ``file.parquet[:COLUMN]``, ``block_number`` by default,
+a glob for several files).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
@@ -46,6 +54,15 @@ class RangeSpec:
     end: Bound
     last: int | None = None
     count: int | None = None
+    every: int | None = None
+    """``A:B:N``: every N-th block from the start."""
+    values: int | None = None
+    """``A:B/N``: N blocks in all, evenly spaced over the range."""
+
+    @property
+    def open_end(self) -> bool:
+        """Ends at the safe end (no end given)."""
+        return self.end is None and self.count is None
 
 
 def _number(token: str, text: str) -> int:
@@ -87,22 +104,45 @@ def parse_range(text: str | int | tuple[int, int] | BlockRange) -> RangeSpec:
     if not isinstance(text, str) or not text.strip():
         raise InputError(f"blocks must be a range like '0:999', '16M:+1000', '-1000:' or a block number; got {text!r}")
     text = text.strip()
-    if ":" not in text:
+    if ":" not in text and "/" not in text:
         if text.startswith("-"):
             raise InputError(f"block range {text!r}: for the last N blocks write '{text}:'")
         bound = _bound(text, text)
         return RangeSpec(text, bound, bound)
+    if "/" not in text and text.count(":") == 1:
+        return _plain(text, text)
+    body, sampled = text, {}
+    if "/" in text:
+        body, _, n = text.rpartition("/")
+        sampled = {"values": _step(n, text, "'/N' asks for N blocks in all")}
+    elif text.count(":") == 2:
+        body, _, n = text.rpartition(":")
+        sampled = {"every": _step(n, text, "':N' takes every N-th block")}
+    spec = _plain(body.strip(), text)
+    if sampled and (spec.last is not None or spec.count is not None):
+        raise InputError(f"block range {text!r}: a step needs a range 'A:B', e.g. '0:1000:100' or '0:1000/11'")
+    return RangeSpec(**{**spec.__dict__, "text": text, **sampled}) if sampled else spec
+
+
+def _step(token: str, text: str, what: str) -> int:
+    value = _number(token.strip(), text)
+    if value < 1:
+        raise InputError(f"block range {text!r}: {what}; N must be at least 1")
+    return value
+
+
+def _plain(text: str, whole: str) -> RangeSpec:
+    if ":" not in text:
+        raise InputError(f"block range {whole!r}: a step follows a range 'A:B'")
     left, _, right = text.partition(":")
     if ":" in right:
-        raise InputError(f"block range {text!r} has more than one ':'")
+        raise InputError(f"block range {whole!r} has more than two ':' (A:B, or A:B:N for every N-th block)")
     left, right = left.strip(), right.strip()
     if left.startswith("-"):
-        if right:
-            raise InputError(f"block range {text!r}: '-N:' counts back from the safe end and takes no end")
         last = _number(left[1:], text)
         if last < 1:
             raise InputError(f"block range {text!r}: the last {last} blocks is empty")
-        return RangeSpec(text, None, None, last=last)
+        return RangeSpec(text, None, _bound(right, text), last=last)
     begin = _bound(left, text)
     if right.startswith("+"):
         count = _number(right[1:], text)
@@ -117,6 +157,85 @@ def parse_range(text: str | int | tuple[int, int] | BlockRange) -> RangeSpec:
             f"block range {text!r} starts after it ends (the end is included: '{begin}:{begin}' is one block)"
         )
     return RangeSpec(text, begin, finish)
+
+
+@dataclass(frozen=True)
+class BlockSpec:
+    """The blocks a run asks for: one range or several, each maybe with a step (``--blocks 0:10 20:30 100:200:5``)."""
+
+    text: str
+    parts: tuple[RangeSpec, ...]
+
+    @property
+    def open_end(self) -> bool:
+        """Some range ends at the safe end (no end given)."""
+        return any(p.open_end for p in self.parts)
+
+    @property
+    def sampled(self) -> bool:
+        """Some range asks for blocks with a step: only those are fetched."""
+        return any(p.every is not None or p.values is not None for p in self.parts)
+
+
+BlocksArg = str | int | tuple[int, int] | BlockRange | Sequence[str | int | BlockRange] | BlockSpec
+"""What ``blocks=`` takes: a range, several (a list, or one text separated by spaces or commas), a block number."""
+
+
+def parse_blocks(given: BlocksArg) -> BlockSpec:
+    """Parse what ``--blocks`` / ``blocks=`` holds: one or several ranges, or Parquet files' block column."""
+    if isinstance(given, BlockSpec):
+        return given
+    if isinstance(given, str):
+        items: list[Any] = given.replace(",", " ").split() or [given]
+    elif isinstance(given, list | tuple) and not (isinstance(given, tuple) and len(given) == 2 and
+                                                    all(isinstance(x, int) for x in given)):  # fmt: skip
+        items = list(given)
+        if not items:
+            raise InputError("blocks=[] asks for no blocks; give a range such as '0:999'")
+    else:
+        items = [given]
+    parts: list[RangeSpec] = []
+    for item in items:
+        if isinstance(item, str) and ".parquet" in item:
+            parts.extend(_file_blocks(item))
+        else:
+            parts.append(parse_range(item))
+    return BlockSpec(" ".join(str(i) for i in items) if len(items) > 1 else parts[0].text, tuple(parts))
+
+
+def _file_blocks(text: str) -> list[RangeSpec]:
+    """cryo's ``path.parquet[:COLUMN]`` (``block_number`` by default; a glob for several files): the column's blocks,
+    as runs of consecutive numbers."""
+    import glob
+
+    import pyarrow.parquet as pq
+
+    path, _, column = text.rpartition(":") if not text.endswith(".parquet") else (text, "", "")
+    column = column or "block_number"
+    files = sorted(glob.glob(path))
+    if not files:
+        raise InputError(f"--blocks {text!r}: no Parquet file matches {path!r}")
+    numbers: set[int] = set()
+    for file in files:
+        try:
+            table = pq.read_table(file, columns=[column])
+        except (OSError, KeyError, ValueError) as exc:  # pyarrow says ArrowInvalid (a ValueError) for a missing column
+            names = ", ".join(pq.read_schema(file).names) if "No match" in str(exc) or isinstance(exc, KeyError) else ""
+            found = f"; its columns: {names}" if names else f": {exc}"
+            raise InputError(f"--blocks {text!r}: cannot read column {column!r} of {file}{found}") from None
+        values = table.column(0).drop_null().to_pylist()
+        if any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in values):
+            raise InputError(f"--blocks {text!r}: column {column!r} of {file} does not hold block numbers")
+        numbers.update(values)
+    if not numbers:
+        raise InputError(f"--blocks {text!r}: column {column!r} holds no block numbers")
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return [RangeSpec(f"{a}:{b}", a, b) for a, b in runs]
 
 
 async def _tag_number(client: Any, tag: Tag, head: int | None = None) -> int | None:
@@ -219,3 +338,40 @@ async def resolve(
     if end > head:
         raise InputError(f"block range {spec.text!r} ends at {end}, beyond the node's head {head}")
     return BlockRange(start, end)
+
+
+async def resolve_blocks(
+    spec: BlockSpec,
+    client: Any,
+    *,
+    confirmations: int = DEFAULT_CONFIRMATIONS,
+    head: int | None = None,
+    safe: int | None = None,
+) -> list[BlockRange]:
+    """Numbers for every range of ``spec``: a step's blocks one by one, the rest as ranges; sorted and merged where
+    they overlap or touch."""
+    found: list[BlockRange] = []
+    for part in spec.parts:
+        whole = await resolve(part, client, confirmations=confirmations, head=head, safe=safe)
+        if part.every or part.values:
+            found.extend(BlockRange(b, b) for b in sampled(part, whole))
+        else:
+            found.append(whole)
+    merged: list[BlockRange] = []
+    for r in sorted(found, key=lambda r: r.start):
+        if merged and r.start <= merged[-1].end + 1:
+            merged[-1] = BlockRange(merged[-1].start, max(merged[-1].end, r.end))
+        else:
+            merged.append(r)
+    return merged
+
+
+def sampled(part: RangeSpec, whole: BlockRange) -> list[int]:
+    """The blocks a step takes from its resolved range: every N-th from the start, or N evenly spaced with both ends."""
+    if part.every is not None:
+        return list(range(whole.start, whole.end + 1, part.every))
+    assert part.values is not None
+    n, span = part.values, whole.end - whole.start
+    if n == 1:
+        return [whole.start]
+    return sorted({whole.start + i * span // (n - 1) for i in range(n)})

@@ -140,16 +140,23 @@ class RunReport:
     missing_methods: dict[str, str] = field(default_factory=dict)
     """Methods the node answered as not served, with its answer, which the run read another way (receipts by
     transaction where eth_getBlockReceipts is missing)."""
+    node_notes: dict[str, str] = field(default_factory=dict)
+    """How the run read around the node's answers (a fallback taken, an inconsistency of the node mended), by topic."""
     lost_workers: list[str] = field(default_factory=list)
     """Dask workers lost while they held chunks of the run."""
     reassigned: list[str] = field(default_factory=list)
     """Chunks Dask ran again on another worker (their first worker was lost, or its task failed unexpectedly)."""
+    ranges: list[tuple[int, int]] = field(default_factory=list)
+    """The runs of blocks asked for, where ``blocks`` is not one run (several ranges, a step, a file's blocks)."""
+    exports: list[str] = field(default_factory=list)
+    """Files the run exported the asked blocks into (``--csv``, ``--json``, ``--hex``)."""
 
     @classmethod
     def make(
         cls, *, started: datetime, seconds: float, endpoint: str, chain_id: int, blocks: tuple[int, int] | None,
         text: str, out: Location | None, counters: RunCounters, client: Any, head: int | None = None,
         finalized: int | None = None, stop: str = "", reorgs: list[dict[str, Any]] | None = None,
+        ranges: list[tuple[int, int]] | None = None,
     ) -> RunReport:  # fmt: skip
         stats = client.stats
         return cls(
@@ -177,8 +184,10 @@ class RunReport:
             reorgs=list(reorgs or []),
             set_aside=dict(stats.set_aside),
             missing_methods=dict(getattr(client, "missing_methods", {})),
+            node_notes=dict(getattr(client, "notes", {})),
             lost_workers=sorted(counters.lost_workers),
             reassigned=list(counters.reassigned),
+            ranges=list(ranges or []),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -219,8 +228,20 @@ class RunReport:
         """Where ``follow`` keeps its one rolling report: named after this (its first) round, rewritten each round."""
         return self.default_path().parent / f"follow-{self.default_path().name}"
 
+    def described(self) -> str:
+        """The blocks asked for, with the end's meaning spelled out (cryo's ``A:B`` leaves B out; ours takes it)."""
+        if not self.blocks:
+            return "no new blocks"
+        if not self.ranges:
+            first, last = self.blocks
+            return f"blocks {first}..{last} ({last} included)" if last != first else f"block {first}"
+        count = sum(b - a + 1 for a, b in self.ranges)
+        shown = ", ".join(f"{a}..{b}" if a != b else str(a) for a, b in self.ranges[:4])
+        more = f" and {len(self.ranges) - 4} more" if len(self.ranges) > 4 else ""
+        return f"{count:,} blocks in {len(self.ranges)} runs: {shown}{more} (ends included)"
+
     def summary(self) -> str:
-        what = f"blocks {self.blocks[0]}..{self.blocks[1]}" if self.blocks else "no new blocks"
+        what = self.described()
         lines = [f"{what} of chain {self.chain_id} in {self.seconds:.1f} s via {self.endpoint}"]
         if self.stop:
             lines.append(f"  {self.stop}")
@@ -250,8 +271,12 @@ class RunReport:
             lines.append(f"  {self.failovers:,} requests answered by another endpoint than the first (failover)")
         for method, answer in sorted(self.missing_methods.items()):
             lines.append(f"  {method} not served by the node ({answer}): read another way")
+        for note in sorted(self.node_notes.values()):
+            lines.append(f"  {note}")
         for worker in self.lost_workers:
             lines.append(f"  lost Dask worker: {worker}")
+        for path in self.exports:
+            lines.append(f"  exported: {path}")
         if self.reassigned:
             count = len(self.reassigned)
             shown = ", ".join(self.reassigned[:5]) + (f" and {count - 5} more" if count > 5 else "")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from itertools import chain
+from itertools import chain, pairwise
 from typing import Any
 
 import anyio
@@ -74,9 +74,11 @@ class Reorg:
 class RoundResult:
     head: int
     finalized: int
-    blocks: BlockRange | None
+    blocks: list[BlockRange] | None
     reorgs: list[Reorg] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
+    between: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    """Per dataset, blocks not asked for but fetched because two asked runs share a chunk (a file holds one run)."""
 
 
 def check_series(folder: Location, series: Series, chain_id: int) -> None:
@@ -102,7 +104,7 @@ async def extract_round(
     *,
     folder: Location,
     wanted: list[Wanted],
-    blocks: BlockRange | None,
+    blocks: list[BlockRange] | None,
     head: int,
     finalized: int,
     chain_id: int,
@@ -188,8 +190,8 @@ async def asked_series(
 
 
 def plan_asked(
-    every: Mapping[str, Series], asked: Mapping[str, Wanted], sizes: Mapping[str, int], blocks: BlockRange | None,
-    *, chain_id: int, overwrite: bool, head: int, layout: Layout,
+    every: Mapping[str, Series], asked: Mapping[str, Wanted], sizes: Mapping[str, int],
+    blocks: list[BlockRange] | None, *, chain_id: int, overwrite: bool, head: int, layout: Layout,
 ) -> tuple[list[ChunkTask], RoundResult]:  # fmt: skip
     """The tasks a round would start with before checking the chain (what ``--dry`` shows), and the slots skipped:
     the same planning as :func:`extract_round`'s, writing nothing."""
@@ -217,7 +219,7 @@ def _plan_round(
     asked: Mapping[str, Wanted],
     sizes: Mapping[str, int],
     repairs: list[Repair],
-    blocks: BlockRange | None,
+    blocks: list[BlockRange] | None,
     chain_id: int,
     overwrite: bool,
     head: int,
@@ -251,7 +253,12 @@ def _plan_round(
         )  # fmt: skip
         delete(deletions)  # slots wholly above a head that moved back: their blocks are gone
         if want is not None and blocks is not None:
-            untouched = set(range(blocks.start // size, blocks.end // size + 1)) - {t.start // size for t in planned}
+            asked_slots = {s for r in blocks for s in range(r.start // size, r.end // size + 1)}
+            untouched = asked_slots - {t.start // size for t in planned}
+            gaps = [(a.end + 1, b.start - 1) for a, b in pairwise(blocks)
+                    if a.end // size == b.start // size]  # fmt: skip
+            if gaps:
+                result.between[dataset] = gaps
             result.skipped[dataset] = result.skipped.get(dataset, 0) + len(untouched)
         tasks.append(planned)
     return list(chain.from_iterable(tasks))

@@ -23,6 +23,7 @@ from chainframe.store._delta import Layout, data_file, snapshot_uris, vacuum
 from chainframe.store._delta import declared_schema as delta_schema
 from chainframe.store._delta import is_table as is_delta_table
 from chainframe.store._delta import version as table_version
+from chainframe.store._export import FORMATS, ExportFormat, check_compression, export, export_path
 from chainframe.store._info import folder_info, format_info, other_files, series_json
 from chainframe.store._lease import ObjectLease
 from chainframe.store._lock import FolderLock, folder_lock
@@ -45,6 +46,7 @@ from chainframe.store._storage import LeaseLost, Location, ObjectPath, Staged, S
 
 __all__ = [
     "DELTA_DATA",
+    "FORMATS",
     "SCHEMA_VERSION",
     "BlockSpan",
     "ChunkMeta",
@@ -63,13 +65,17 @@ __all__ = [
     "StoredChunk",
     "Superseded",
     "Written",
+    "ExportFormat",
     "canonical_filters",
+    "check_compression",
     "choose_layout",
     "chunk_path",
     "clean_temporaries",
     "data_file",
     "dataset_of",
     "delta_schema",
+    "export",
+    "export_path",
     "filters_digest",
     "folder_info",
     "folder_lock",
