@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
@@ -139,3 +140,65 @@ def test_receipts_and_logs_in_one_scan_are_the_datasets_tables(record: Any) -> N
     assert logs.num_rows == sum(len(r["logs"]) for r in record.result)
     assert receipts.equals(RECEIPTS.transform([body], chain_id=1, u256="binary"))
     assert logs.equals(LOGS.from_receipts([body], chain_id=1, u256="binary"))
+
+
+def _random_transaction(rng: random.Random, block: int, index: int, u256: str) -> dict[str, Any]:
+    kind = rng.choice([0, 0, 1, 2, 3, 4])
+
+    def wei() -> Any:
+        value = rng.choice([0, 1, 127, 128, 255, 10**9, 10**18 + 7, 2**100 + 3, 10**37])
+        return value.to_bytes(32, "big") if u256 == "binary" else Decimal(value)
+
+    word = lambda: rng.choice([bytes(32), b"\x00" * 5 + rng.randbytes(27), rng.randbytes(32)])  # noqa: E731
+    tx: dict[str, Any] = {
+        "block_number": block, "transaction_index": index, "transaction_type": kind, "nonce": rng.choice([0, 1, 2**40]),
+        "gas": rng.choice([0, 21000, 2**31]), "to_address": rng.choice([None, rng.randbytes(20)]), "value": wei(),
+        "input": rng.choice([b"", b"\x01", b"\x80", rng.randbytes(60), rng.randbytes(2000)]), "r": word(), "s": word(),
+        "gas_price": wei(), "transaction_chain_id": None, "y_parity": None, "max_fee_per_gas": None,
+        "max_priority_fee_per_gas": None, "max_fee_per_blob_gas": None, "access_list": None,
+        "blob_versioned_hashes": None, "authorization_list": None,
+    }  # fmt: skip
+    if kind == 0:
+        tx["v"] = rng.choice([27, 28, 37, 38, 2 * 11155111 + 35])
+        return tx
+    tx["y_parity"] = rng.choice([0, 1])
+    tx["v"] = tx["y_parity"]
+    tx["transaction_chain_id"] = rng.choice([1, 31337, 11155111])
+    tx["access_list"] = [
+        {"address": rng.randbytes(20), "storage_keys": [rng.randbytes(32) for _ in range(rng.choice([0, 1, 3]))]}
+        for _ in range(rng.choice([0, 0, 1, 4]))
+    ]
+    if kind >= 2:
+        tx["max_fee_per_gas"], tx["max_priority_fee_per_gas"] = wei(), wei()
+    if kind == 3:
+        tx["max_fee_per_blob_gas"] = wei()
+        tx["blob_versioned_hashes"] = [rng.randbytes(32) for _ in range(rng.choice([1, 2, 6]))]
+    if kind == 4:
+        tx["authorization_list"] = [
+            {"chain_id": rng.choice([0, 1]), "address": rng.randbytes(20), "nonce": rng.choice([0, 5]),
+             "y_parity": rng.choice([0, 1]), "r": word(), "s": word()}
+            for _ in range(rng.choice([1, 2]))
+        ]  # fmt: skip
+    return tx
+
+
+@pytest.mark.parametrize("u256", ["decimal", "binary"])
+@pytest.mark.parametrize("seed", range(3))
+def test_transactions_encoded_in_c_match_the_reference(seed: int, u256: Any) -> None:
+    from chainframe.datasets import TRANSACTIONS
+    from chainframe.verify import _transactions
+
+    rng = random.Random(seed)
+    rows = [_random_transaction(rng, block, i, u256) for block in range(1, 9) for i in range(rng.choice([0, 1, 3, 40]))]
+    schema = TRANSACTIONS.schema_for(u256)
+    table = pa.Table.from_pylist([{**row, "chain_id": 1} for row in rows], schema=schema).select(_transactions.NAMES)
+    for sliced in (table, table.slice(7)):
+        hashes, payloads, flags, roots = _transactions._native_encoded(sliced)
+        listed = sliced.to_pylist()
+        for i, tx in enumerate(listed):
+            assert flags[i] == 3
+            assert hashes[32 * i : 32 * i + 32] == _hashing.keccak(_transactions.transaction_bytes(tx))
+            assert payloads[32 * i : 32 * i + 32] == _hashing.keccak(_transactions.transaction_bytes(tx, signed=False))
+        for block in {tx["block_number"] for tx in listed}:
+            mine = [tx for tx in listed if tx["block_number"] == block]
+            assert roots[block] == _trie.python_ordered_root([_transactions.transaction_bytes(tx) for tx in mine])

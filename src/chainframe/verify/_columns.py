@@ -39,11 +39,20 @@ def binary(column: pa.Array | pa.ChunkedArray) -> Binary:
     return buffers[1], buffers[2] if buffers[2] is not None else b"", array.offset
 
 
-def binary_lists(column: pa.Array | pa.ChunkedArray) -> tuple[Ints, Binary]:
-    """A list of binary column: its offsets (``len + 1`` of them, into the items) and its items."""
+def lists(column: pa.Array | pa.ChunkedArray) -> pa.ListArray:
+    """A list column whose null slots are empty lists (their offsets, read without the validity bitmap, hold none)."""
     array = _array(column)
     if array.null_count:
-        array = pc.coalesce(array, pa.scalar([], array.type))
+        offsets = array.offsets
+        sizes = pc.subtract(offsets.slice(1), offsets.slice(0, len(offsets) - 1))
+        if pc.sum(pc.filter(sizes, pc.is_null(array))).as_py():  # a null slot spans items: filled the slow way
+            array = pc.coalesce(array, pa.scalar([], array.type))
+    return array
+
+
+def binary_lists(column: pa.Array | pa.ChunkedArray) -> tuple[Ints, Binary]:
+    """A list of binary column: its offsets (``len + 1`` of them, into the items) and its items."""
+    array = lists(column)
     return ints(array.offsets), binary(array.values)
 
 

@@ -8,7 +8,9 @@
  * - rlp(item): RLP of bytes and (nested) lists or tuples of them;
  * - ordered_root(values): the root of the Merkle-Patricia trie holding values[i] under RLP(i);
  * - receipts_roots(...): each block's receiptsRoot from receipt and log columns sorted by block and index;
- * - blooms(...): each group's 2048-bit logs bloom from log addresses and topics, each distinct item hashed once.
+ * - blooms(...): each group's 2048-bit logs bloom from log addresses and topics, each distinct item hashed once;
+ * - transactions_encoded(...): each transaction's hash and signed payload's hash, and each block's transactionsRoot,
+ *   from transaction columns sorted by block and index (types 0-4; a row it does not encode is left to Python).
  *
  * Arrow columns come as (offsets buffer, data buffer, array offset) for binary (nulls already filled with empty
  * values), (buffer, array offset) for int64. The pure-Python code in _hashing.py, _trie.py, _receipts.py and _bloom.py
@@ -694,12 +696,347 @@ done:
     return out;
 }
 
+/* ---------- transactions ---------- */
+
+/* A wei column: 32-byte big-endian words (u256="binary", as binary) or decimal128 values (16 bytes, little-endian
+ * two's complement). */
+typedef struct {
+    int decimal;
+    BinCol words;
+    IntCol dec; /* values read 16 bytes at a time: the int64 reader's buffer, offset counted in 16-byte values */
+} WordCol;
+
+static int word_col(PyObject *spec, WordCol *c) {
+    memset(c, 0, sizeof(*c));
+    PyObject *inner;
+    if (!PyArg_ParseTuple(spec, "iO", &c->decimal, &inner)) return -1;
+    if (!c->decimal) return bin_col(inner, &c->words);
+    PyObject *values;
+    if (!PyArg_ParseTuple(inner, "On", &values, &c->dec.offset)) return -1;
+    return PyObject_GetBuffer(values, &c->dec.values, PyBUF_SIMPLE);
+}
+
+static void word_release(WordCol *c) {
+    if (c->decimal)
+        int_release(&c->dec);
+    else
+        bin_release(&c->words);
+}
+
+/* Row i's value as minimal big-endian bytes in out[32]: its length, or -1 (negative, too long, out of bounds: the
+ * caller leaves the row to the Python encoder, which says what is wrong). No exception is set. */
+static int word_get(const WordCol *c, Py_ssize_t i, uint8_t out[32]) {
+    uint8_t be[32];
+    size_t n;
+    if (c->decimal) {
+        Py_ssize_t k = c->dec.offset + i;
+        if (k < 0 || (size_t)(k + 1) * 16 > (size_t)c->dec.values.len) return -1;
+        const uint8_t *p = (const uint8_t *)c->dec.values.buf + 16 * k;
+        if (p[15] & 0x80) return -1;
+        for (int b = 0; b < 16; b++) be[b] = p[15 - b];
+        n = 16;
+    } else {
+        Py_ssize_t k = c->words.offset + i;
+        if (k < 0 || (size_t)(k + 2) * 4 > (size_t)c->words.offsets.len) return -1;
+        int32_t a, b;
+        memcpy(&a, (const uint8_t *)c->words.offsets.buf + 4 * k, 4);
+        memcpy(&b, (const uint8_t *)c->words.offsets.buf + 4 * (k + 1), 4);
+        if (a < 0 || b < a || b > c->words.data.len || b - a > 32) return -1;
+        n = (size_t)(b - a);
+        memcpy(be, (const uint8_t *)c->words.data.buf + a, n);
+    }
+    size_t skip = 0;
+    while (skip < n && be[skip] == 0) skip++;
+    memcpy(out, be + skip, n - skip);
+    return (int)(n - skip);
+}
+
+static int put_uint(Buf *b, uint64_t v) {
+    uint8_t raw[8];
+    return put_str(b, raw, uint_bytes(v, raw));
+}
+
+/* Bytes with their leading zeros dropped (a signature's r and s as integers). */
+static int put_trimmed(Buf *b, const uint8_t *p, size_t n) {
+    while (n && *p == 0) p++, n--;
+    return put_str(b, p, n);
+}
+
+/* ``payload`` as an RLP list into ``out``, and ``payload`` emptied for reuse. */
+static int put_list(Buf *out, Buf *payload) {
+    int rc = put_header(out, payload->len, 0xC0) || buf_put(out, payload->data, payload->len);
+    payload->len = 0;
+    return rc ? -1 : 0;
+}
+
+typedef struct {
+    IntCol block, index, type, nonce, gas, chain, v, parity;
+    BinCol to, input, r, s;
+    WordCol value, price, fee_cap, tip, blob_fee;
+    IntCol al_offsets, al_key_offsets;
+    BinCol al_address, al_keys;
+    IntCol blob_offsets;
+    BinCol blobs;
+    IntCol au_offsets, au_chain, au_nonce, au_parity;
+    BinCol au_address, au_r, au_s;
+} TxCols;
+
+#define TRY(x)                                                                                                        \
+    if ((x)) return -1
+
+/* The fields every typed transaction's payload shares after its fee fields, up to and with the access list (into
+ * ``f``, using ``tmp`` and ``inner`` as scratch). 1: a value the C side does not encode; -1: out of memory/bounds. */
+static int put_access_list(const TxCols *c, Py_ssize_t i, Buf *f, Buf *tmp, Buf *inner) {
+    const uint8_t *p;
+    size_t n;
+    int64_t a0 = int_get(&c->al_offsets, i), a1 = int_get(&c->al_offsets, i + 1);
+    tmp->len = 0;
+    for (int64_t a = a0; a < a1; a++) {
+        inner->len = 0;
+        Buf keys = {0};
+        int64_t k0 = int_get(&c->al_key_offsets, a), k1 = int_get(&c->al_key_offsets, a + 1);
+        int rc = 0;
+        for (int64_t k = k0; k < k1 && !rc; k++) rc = bin_get(&c->al_keys, (Py_ssize_t)k, &p, &n) || put_str(&keys, p, n);
+        if (!rc) rc = bin_get(&c->al_address, (Py_ssize_t)a, &p, &n) || put_str(inner, p, n) || put_list(inner, &keys);
+        free(keys.data);
+        TRY(rc || put_list(tmp, inner));
+    }
+    return put_list(f, tmp);
+}
+
+/* Row i's encodings: the signed one into ``sig`` and the signed payload into ``uns``. 0, 1 when the row is left to
+ * Python (a type or value the C side does not encode), -1 on error (exception set). */
+static int encode_tx(const TxCols *c, Py_ssize_t i, Buf *sig, Buf *uns, int *unsigned_ok) {
+    Buf f = {0}, tmp = {0}, inner = {0};
+    int rc = -1;
+    const uint8_t *p;
+    size_t n;
+    uint8_t w[32];
+    int wn;
+    int64_t kind = int_get(&c->type, i);
+    *unsigned_ok = 1;
+    sig->len = uns->len = 0;
+#define WORD(col)                                                                                                     \
+    if ((wn = word_get(&(col), i, w)) < 0) {                                                                          \
+        rc = 1;                                                                                                       \
+        goto done;                                                                                                    \
+    }                                                                                                                 \
+    if (put_str(&f, w, (size_t)wn)) goto done;
+#define BIN(col)                                                                                                      \
+    if (bin_get(&(col), i, &p, &n) || put_str(&f, p, n)) goto done;
+    if (kind < 0 || kind > 4) {
+        rc = 1;
+        goto done;
+    }
+    if (kind == 0) {
+        if (put_uint(&f, (uint64_t)int_get(&c->nonce, i))) goto done;
+        WORD(c->price);
+        if (put_uint(&f, (uint64_t)int_get(&c->gas, i))) goto done;
+        BIN(c->to);
+        WORD(c->value);
+        BIN(c->input);
+    } else {
+        if (put_uint(&f, (uint64_t)int_get(&c->chain, i)) || put_uint(&f, (uint64_t)int_get(&c->nonce, i))) goto done;
+        if (kind == 1) {
+            WORD(c->price);
+        } else {
+            WORD(c->tip);
+            WORD(c->fee_cap);
+        }
+        if (put_uint(&f, (uint64_t)int_get(&c->gas, i))) goto done;
+        BIN(c->to);
+        WORD(c->value);
+        BIN(c->input);
+        if (put_access_list(c, i, &f, &tmp, &inner)) goto done;
+        if (kind == 3) {
+            WORD(c->blob_fee);
+            int64_t b0 = int_get(&c->blob_offsets, i), b1 = int_get(&c->blob_offsets, i + 1);
+            for (int64_t b = b0; b < b1; b++)
+                if (bin_get(&c->blobs, (Py_ssize_t)b, &p, &n) || put_str(&tmp, p, n)) goto done;
+            if (put_list(&f, &tmp)) goto done;
+        }
+        if (kind == 4) {
+            int64_t a0 = int_get(&c->au_offsets, i), a1 = int_get(&c->au_offsets, i + 1);
+            for (int64_t a = a0; a < a1; a++) {
+                Py_ssize_t k = (Py_ssize_t)a;
+                if (put_uint(&inner, (uint64_t)int_get(&c->au_chain, k)) || bin_get(&c->au_address, k, &p, &n) ||
+                    put_str(&inner, p, n) || put_uint(&inner, (uint64_t)int_get(&c->au_nonce, k)) ||
+                    put_uint(&inner, (uint64_t)int_get(&c->au_parity, k)) || bin_get(&c->au_r, k, &p, &n) ||
+                    put_trimmed(&inner, p, n) || bin_get(&c->au_s, k, &p, &n) || put_trimmed(&inner, p, n) ||
+                    put_list(&tmp, &inner))
+                    goto done;
+            }
+            if (put_list(&f, &tmp)) goto done;
+        }
+    }
+    /* The signed payload: legacy with EIP-155's chain id (v >= 35) or without (27, 28); a typed one its fields. */
+    int64_t v = int_get(&c->v, i), parity = int_get(&c->parity, i);
+    if (kind == 0) {
+        if (v == 27 || v == 28) {
+            if (buf_put(&tmp, f.data, f.len) || put_list(uns, &tmp)) goto done;
+        } else if (v >= 35) {
+            uint8_t empty = 0x80;
+            if (buf_put(&tmp, f.data, f.len) || put_uint(&tmp, (uint64_t)((v - 35) / 2)) || buf_put(&tmp, &empty, 1) ||
+                buf_put(&tmp, &empty, 1) || put_list(uns, &tmp))
+                goto done;
+        } else {
+            *unsigned_ok = 0; /* Python's encoder refuses it, and says so */
+        }
+        if (v < 0) {
+            rc = 1;
+            goto done;
+        }
+        if (put_uint(&f, (uint64_t)v)) goto done;
+    } else {
+        uint8_t k8 = (uint8_t)kind;
+        if (buf_put(uns, &k8, 1) || buf_put(&tmp, f.data, f.len) || put_list(uns, &tmp)) goto done;
+        int64_t y = parity >= 0 ? parity : v;
+        if (y < 0) {
+            rc = 1;
+            goto done;
+        }
+        if (buf_put(sig, &k8, 1) || put_uint(&f, (uint64_t)y)) goto done;
+    }
+    if (bin_get(&c->r, i, &p, &n) || put_trimmed(&f, p, n) || bin_get(&c->s, i, &p, &n) || put_trimmed(&f, p, n) ||
+        put_list(sig, &f))
+        goto done;
+    rc = 0;
+done:
+#undef WORD
+#undef BIN
+    free(f.data);
+    free(tmp.data);
+    free(inner.data);
+    return rc;
+}
+
+/* transactions_encoded(n, columns...) -> (hashes, signed_hashes, flags, [(block, root)])
+ * Rows sorted by (block, transaction index). hashes: keccak of each signed encoding (n * 32 bytes); signed_hashes:
+ * keccak of each signed payload; flags[i]: 1 encoded, 2 its signed payload too (0: left to Python). A block's root is
+ * given only when every one of its rows was encoded. */
+static PyObject *py_transactions_encoded(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t nr, na, nu;
+    PyObject *s[30];
+    if (!PyArg_ParseTuple(args, "nnnOOOOOOOOOOOOOOOOOOOOOOOOOOOOOO", &nr, &na, &nu, &s[0], &s[1], &s[2], &s[3], &s[4],
+                          &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11], &s[12], &s[13], &s[14], &s[15], &s[16],
+                          &s[17], &s[18], &s[19], &s[20], &s[21], &s[22], &s[23], &s[24], &s[25], &s[26], &s[27],
+                          &s[28], &s[29], &s[30]))
+        return NULL;
+    if (nr < 0 || na < 0 || nu < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative sizes");
+        return NULL;
+    }
+    TxCols c;
+    memset(&c, 0, sizeof(c));
+    PyObject *result = NULL, *hashes = NULL, *payloads = NULL, *flags = NULL, *roots = NULL;
+    Pair *pairs = NULL;
+    size_t *ends = NULL;
+    Buf enc = {0}, sig = {0}, uns = {0};
+    if (int_col(s[0], &c.block, nr) || int_col(s[1], &c.index, nr) || int_col(s[2], &c.type, nr) ||
+        int_col(s[3], &c.nonce, nr) || int_col(s[4], &c.gas, nr) || int_col(s[5], &c.chain, nr) ||
+        int_col(s[6], &c.v, nr) || int_col(s[7], &c.parity, nr) || bin_col(s[8], &c.to) || bin_col(s[9], &c.input) ||
+        bin_col(s[10], &c.r) || bin_col(s[11], &c.s) || word_col(s[12], &c.value) || word_col(s[13], &c.price) ||
+        word_col(s[14], &c.fee_cap) || word_col(s[15], &c.tip) || word_col(s[16], &c.blob_fee) ||
+        int_col(s[17], &c.al_offsets, nr + 1) || bin_col(s[18], &c.al_address) ||
+        int_col(s[19], &c.al_key_offsets, na + 1) || bin_col(s[20], &c.al_keys) ||
+        int_col(s[21], &c.blob_offsets, nr + 1) || bin_col(s[22], &c.blobs) || int_col(s[23], &c.au_offsets, nr + 1) ||
+        int_col(s[24], &c.au_chain, nu) || bin_col(s[25], &c.au_address) || int_col(s[26], &c.au_nonce, nu) ||
+        int_col(s[27], &c.au_parity, nu) || bin_col(s[28], &c.au_r) || bin_col(s[29], &c.au_s))
+        goto done;
+    hashes = PyBytes_FromStringAndSize(NULL, nr * 32);
+    payloads = PyBytes_FromStringAndSize(NULL, nr * 32);
+    flags = PyBytes_FromStringAndSize(NULL, nr);
+    roots = PyList_New(0);
+    pairs = calloc((size_t)nr + 1, sizeof(Pair));
+    ends = calloc((size_t)nr + 1, sizeof(size_t));
+    if (!hashes || !payloads || !flags || !roots || !pairs || !ends) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    uint8_t *h = (uint8_t *)PyBytes_AS_STRING(hashes), *u = (uint8_t *)PyBytes_AS_STRING(payloads);
+    uint8_t *fl = (uint8_t *)PyBytes_AS_STRING(flags);
+    memset(u, 0, (size_t)nr * 32);
+    for (Py_ssize_t start = 0; start < nr;) {
+        int64_t block = int_get(&c.block, start);
+        Py_ssize_t stop = start;
+        int whole = 1;
+        enc.len = 0;
+        for (; stop < nr && int_get(&c.block, stop) == block; stop++) {
+            int unsigned_ok;
+            int rc = encode_tx(&c, stop, &sig, &uns, &unsigned_ok);
+            if (rc < 0) {
+                if (!PyErr_Occurred()) PyErr_NoMemory();
+                goto done;
+            }
+            if (rc > 0) {
+                fl[stop] = 0;
+                memset(h + 32 * stop, 0, 32);
+                whole = 0;
+                ends[stop - start] = enc.len;
+                continue;
+            }
+            keccak256(sig.data, sig.len, h + 32 * stop);
+            fl[stop] = 1;
+            if (unsigned_ok) {
+                keccak256(uns.data, uns.len, u + 32 * stop);
+                fl[stop] |= 2;
+            }
+            if (buf_put(&enc, sig.data, sig.len)) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            ends[stop - start] = enc.len;
+        }
+        if (whole) {
+            for (Py_ssize_t i = start; i < stop; i++) {
+                size_t begin = i == start ? 0 : ends[i - start - 1];
+                pairs[i - start].value = enc.data + begin;
+                pairs[i - start].size = ends[i - start] - begin;
+            }
+            uint8_t root[32];
+            if (trie_root(pairs, (size_t)(stop - start), root)) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            PyObject *entry = Py_BuildValue("(Ly#)", (long long)block, (const char *)root, (Py_ssize_t)32);
+            if (!entry || PyList_Append(roots, entry)) {
+                Py_XDECREF(entry);
+                goto done;
+            }
+            Py_DECREF(entry);
+        }
+        start = stop;
+    }
+    result = PyTuple_Pack(4, hashes, payloads, flags, roots);
+done:
+    Py_XDECREF(hashes);
+    Py_XDECREF(payloads);
+    Py_XDECREF(flags);
+    Py_XDECREF(roots);
+    free(pairs);
+    free(ends);
+    free(enc.data);
+    free(sig.data);
+    free(uns.data);
+    IntCol *ints[] = {&c.block, &c.index, &c.type, &c.nonce, &c.gas, &c.chain, &c.v, &c.parity, &c.al_offsets,
+                      &c.al_key_offsets, &c.blob_offsets, &c.au_offsets, &c.au_chain, &c.au_nonce, &c.au_parity};
+    for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++) int_release(ints[k]);
+    BinCol *bins[] = {&c.to, &c.input, &c.r, &c.s, &c.al_address, &c.al_keys, &c.blobs, &c.au_address, &c.au_r, &c.au_s};
+    for (size_t k = 0; k < sizeof(bins) / sizeof(bins[0]); k++) bin_release(bins[k]);
+    word_release(&c.value), word_release(&c.price), word_release(&c.fee_cap), word_release(&c.tip);
+    word_release(&c.blob_fee);
+    return result;
+}
+
 static PyMethodDef METHODS[] = {
     {"keccak256", py_keccak256, METH_O, "keccak256(data) -> the 32-byte keccak-256 digest"},
     {"rlp", py_rlp, METH_O, "rlp(item) -> the RLP of bytes or (nested) lists/tuples of bytes"},
     {"ordered_root", py_ordered_root, METH_O, "ordered_root(values) -> root of the trie of values[i] under RLP(i)"},
     {"receipts_roots", py_receipts_roots, METH_VARARGS, "receipts_roots(...) -> [(block, receiptsRoot)]"},
     {"blooms", py_blooms, METH_VARARGS, "blooms(groups, rows, group, address, topic_offsets, topics) -> bytes"},
+    {"transactions_encoded", py_transactions_encoded, METH_VARARGS,
+     "transactions_encoded(...) -> (hashes, signed payloads' hashes, flags, [(block, transactionsRoot)])"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_native", "Verification's hashing and encoding in C.",

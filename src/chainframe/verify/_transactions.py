@@ -10,7 +10,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from chainframe.verify._hashing import RlpItem, keccak, rlp, uint
+from chainframe import _kernels as pc
+from chainframe.verify._columns import binary, binary_lists, ints, lists, sorted_by
+from chainframe.verify._hashing import NATIVE, RlpItem, keccak, rlp, uint
 from chainframe.verify._headers import integer
 from chainframe.verify._report import Failure, Report
 from chainframe.verify._senders import Signed, senders
@@ -82,9 +84,9 @@ def transaction_bytes(tx: dict[str, Any], *, signed: bool = True) -> bytes:
     return bytes([kind]) + rlp([*fields, parity, *signature] if signed else fields)
 
 
-def recovery_input(tx: dict[str, Any]) -> Signed | None:
+def recovery_input(tx: dict[str, Any], payload_hash: bytes | None = None) -> Signed | None:
     """What ``tx``'s sender is recovered from: r || s, the recovery id and the signed payload's hash (None: its
-    signature is incomplete or its recovery id out of range)."""
+    signature is incomplete or its recovery id out of range); ``payload_hash``: that hash, computed already."""
     v = tx["v"] if (tx["transaction_type"] or 0) == 0 else tx["y_parity"] if tx["y_parity"] is not None else tx["v"]
     if v is None or tx["r"] is None or tx["s"] is None:
         return None
@@ -94,7 +96,7 @@ def recovery_input(tx: dict[str, Any]) -> Signed | None:
     rs = (tx["r"] or b"").rjust(32, b"\0") + (tx["s"] or b"").rjust(32, b"\0")
     if len(rs) != 64:
         return None
-    return rs, recovery, keccak(transaction_bytes(tx, signed=False))
+    return rs, recovery, payload_hash or keccak(transaction_bytes(tx, signed=False))
 
 
 def sender(tx: dict[str, Any]) -> bytes | None:
@@ -122,15 +124,71 @@ _EMPTY_HEADER = (
 )
 
 
+def _word_column(kind: pa.DataType) -> bool:
+    """A wei column the C side reads: decimal128 integers, or big-endian words."""
+    if pa.types.is_decimal128(kind):
+        return bool(kind.scale == 0)
+    return bool(pa.types.is_binary(kind) or pa.types.is_fixed_size_binary(kind))
+
+
+def _native_encoded(table: pa.Table) -> tuple[bytes, bytes, bytes, dict[int, bytes]] | None:
+    """Each row's hash and signed payload's hash, a flag per row (1: encoded, 2: its payload too; 0: left to Python)
+    and the root of each block whose rows were all encoded, in C from the columns of ``table`` (sorted by block and
+    index); None where it is not built or a column is not there."""
+    if NATIVE is None or any(name not in table.column_names for name in NAMES):
+        return None
+
+    wei = ("value", "gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas")
+    if not all(_word_column(table[name].type) for name in wei):
+        return None
+
+    def word(name: str) -> tuple[int, Any]:
+        array = table[name].combine_chunks()
+        if pa.types.is_decimal(array.type):
+            array = pc.coalesce(array, pa.scalar(0, array.type)) if array.null_count else array
+            return 1, (array.buffers()[1], array.offset)
+        return 0, binary(array)
+
+    access = lists(table["access_list"])
+    entries = access.values.flatten()
+    key_offsets, keys = binary_lists(entries[1])
+    blob_offsets, blobs = binary_lists(table["blob_versioned_hashes"])
+    auth = lists(table["authorization_list"])
+    fields = dict(zip([f.name for f in auth.type.value_type], auth.values.flatten(), strict=True))
+    found = NATIVE.transactions_encoded(
+        table.num_rows, len(entries[0]), len(auth.values),
+        ints(table["block_number"]), ints(table["transaction_index"]), ints(table["transaction_type"]),
+        ints(table["nonce"]), ints(table["gas"]), ints(table["transaction_chain_id"]), ints(table["v"], null=-1),
+        ints(table["y_parity"], null=-1), binary(table["to_address"]), binary(table["input"]), binary(table["r"]),
+        binary(table["s"]), word("value"), word("gas_price"), word("max_fee_per_gas"),
+        word("max_priority_fee_per_gas"), word("max_fee_per_blob_gas"),
+        ints(access.offsets), binary(entries[0]), key_offsets, keys, blob_offsets, blobs,
+        ints(auth.offsets), ints(fields["chain_id"]), binary(fields["address"]), ints(fields["nonce"]),
+        ints(fields["y_parity"]), binary(fields["r"]), binary(fields["s"]),
+    )  # fmt: skip
+    hashes, payloads, flags, roots = found
+    return hashes, payloads, flags, dict(roots)
+
+
 def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: Report) -> None:
-    by_block: dict[int, list[dict[str, Any]]] = {}
-    for tx in transactions.select([n for n in NAMES if n in transactions.column_names]).to_pylist():
-        by_block.setdefault(tx["block_number"], []).append(tx)
+    table = sorted_by(transactions.select([n for n in NAMES if n in transactions.column_names]),
+                      "block_number", "transaction_index")  # fmt: skip
+    native = _native_encoded(table)
+    by_block: dict[int, list[int]] = {}
+    txs = table.to_pylist()
+    for position, tx in enumerate(txs):
+        by_block.setdefault(tx["block_number"], []).append(position)
+    # The signed payloads' hashes the C side computed, by row (a row it left to Python has none).
+    payloads: dict[int, bytes] = {}
+    if native is not None:
+        hashes, signed, flags, native_roots = native
+        payloads = {id(txs[i]): signed[32 * i : 32 * i + 32] for i in range(len(txs)) if flags[i] & 2}
     foreign = 0
     # Failures in block order, each block's senders where they fall: recovered after the loop, all in one batch.
     found: list[Failure | tuple[int, dict[str, Any], bytes]] = []
     for number, stored in zip(blocks["block_number"].to_pylist(), blocks["transactions_root"].to_pylist(), strict=True):
-        rows = sorted(by_block.get(number, []), key=lambda r: r["transaction_index"])
+        positions = by_block.get(number, [])
+        rows = [txs[i] for i in positions]
         if any((r["transaction_type"] or 0) not in KNOWN_TYPES for r in rows):
             foreign += 1
             continue
@@ -148,8 +206,13 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
             )
         if broken:
             continue
-        encoded = [transaction_bytes(r) for r in rows]
-        digests = [keccak(raw) for raw in encoded]
+        if native is not None and number in native_roots:
+            digests = [hashes[32 * i : 32 * i + 32] for i in positions]
+            computed = native_roots[number]
+        else:
+            encoded = [transaction_bytes(r) for r in rows]
+            digests = [keccak(raw) for raw in encoded]
+            computed = ordered_root(encoded)
         for row, digest in zip(rows, digests, strict=True):
             if digest != row["transaction_hash"]:
                 found.append(
@@ -162,7 +225,6 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
                         row=f"transaction_index {row['transaction_index']}",
                     )
                 )
-        computed = ordered_root(encoded)
         if computed != stored:
             shown = "0x" + computed.hex()
             if not rows and stored == _KECCAK_EMPTY:
@@ -170,7 +232,9 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
             found.append(Failure("transactions", number, "transactions_root", "0x" + (stored or b"").hex(), shown))
         found.extend((number, row, digest) for row, digest in zip(rows, digests, strict=True) if "from_address" in row)
     claims = [item for item in found if isinstance(item, tuple)]
-    signers = iter(senders([row for _, row, _ in claims], [d for _, _, d in claims], recovery_input, sender))
+    signed_by = [row for _, row, _ in claims]
+    given = lambda tx: recovery_input(tx, payloads.get(id(tx)))  # noqa: E731
+    signers = iter(senders(signed_by, [d for _, _, d in claims], given, sender))
     for item in found:
         if isinstance(item, Failure):
             report.failures.append(item)
