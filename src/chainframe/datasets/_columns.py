@@ -5,7 +5,7 @@ Type rules (also in the README):
 
 - Block numbers, indexes, gas, nonces, sizes, timestamps: ``uint64``. ``block_time`` is the timestamp as a UTC
   ``timestamp[s]``.
-- Transaction type, status, y parity: ``uint8``.
+- Transaction type, status, y parity: ``uint8``. JSON-RPC error codes (negative ones too): ``int64``.
 - Addresses ``fixed_size_binary(20)``, hashes ``fixed_size_binary(32)``, blooms ``fixed_size_binary(256)``, the
   block nonce ``fixed_size_binary(8)``, calldata and other variable data ``binary``. ``hex_view`` (Polars) and the
   DuckDB macro ``hex0x`` show them as ``0x`` text.
@@ -25,7 +25,7 @@ import pyarrow as pa
 
 Kind = Literal[
     "u64", "u8", "bool", "wei", "word", "address", "hash", "data", "bytes4", "bytes8", "bloom", "timestamp", "string",
-    "hash_list", "bytes_list", "u64_list", "access_list", "withdrawals", "authorizations",
+    "hash_list", "bytes_list", "u64_list", "access_list", "withdrawals", "authorizations", "i64",
 ]  # fmt: skip
 
 ACCESS_LIST = pa.list_(pa.struct([("address", pa.binary(20)), ("storage_keys", pa.list_(pa.binary(32)))]))
@@ -48,6 +48,7 @@ AUTHORIZATIONS = pa.list_(
 )
 ARROW: dict[Kind, pa.DataType] = {
     "u64": pa.uint64(),
+    "i64": pa.int64(),
     "u8": pa.uint8(),
     "bool": pa.bool_(),
     "wei": pa.decimal128(38, 0),
@@ -167,12 +168,12 @@ COLUMNS: dict[str, Column] = _table(
     ("blob_gas_price", "wei", "price per blob gas paid"),
     ("log_count", "u64", "number of logs the transaction emitted"),
     # logs
-    ("address", "address", "contract that emitted the log / account of a proof"),
+    ("address", "address", "contract that emitted the log / account of a proof / holder of an ERC-20 balance"),
     ("topics", "hash_list", "indexed arguments; topics[1] (DuckDB) is usually the event signature"),
     ("data", "data", "non-indexed arguments"),
     ("removed", "bool", "true if the log was removed by a reorganization"),
     # proofs
-    ("balance", "wei", "account balance"),
+    ("balance", "wei", "account balance (erc20_balances: the holder's balance of the token, in its smallest units)"),
     ("code_hash", "hash", "hash of the account's code"),
     ("storage_hash", "hash", "root of the account's storage trie"),
     ("account_proof", "bytes_list", "RLP trie nodes from the state root to the account"),
@@ -184,8 +185,8 @@ COLUMNS: dict[str, Column] = _table(
     ("trace_address", "u64_list", "path of the frame in the call tree ([] for the top call)"),
     ("depth", "u64", "nesting depth of the frame (0 for the top call)"),
     ("call_type", "string", "CALL, STATICCALL, DELEGATECALL, CALLCODE, CREATE, CREATE2, SELFDESTRUCT"),
-    ("output", "data", "returned data"),
-    ("error", "string", "error of the frame, if it failed"),
+    ("output", "data", "returned data (of a reverted call: its revert data)"),
+    ("error", "string", "error of the frame or call, if it failed (the node's message)"),
     ("revert_reason", "string", "decoded revert reason, if any"),
     ("subcalls", "u64", "number of direct child frames"),
     ("state", "string", "prestate rows: 'pre' or 'post' (diff mode), 'pre' otherwise"),
@@ -202,6 +203,13 @@ COLUMNS: dict[str, Column] = _table(
     ("deployer", "address", "sender of the transaction that created the contract"),
     ("factory", "address", "account whose frame created the contract: a contract, or the sender for a top-level one"),
     ("init_code_hash", "hash", "keccak of the creation's init code"),
+    # eth_call and the ERC-20 views
+    ("error_code", "i64", "JSON-RPC error code of a failed call (3: reverted); null if it succeeded"),
+    ("token_address", "address", "the ERC-20 token contract read (erc20_transfers call it address: the log emitter)"),
+    ("total_supply", "wei", "the token's totalSupply(), in its smallest units; null if the call failed"),
+    ("name", "string", "the token's name(): ABI string or bytes32 text (MKR); null if absent, failed or not text"),
+    ("symbol", "string", "the token's symbol(), read as name is"),
+    ("decimals", "u8", "the token's decimals(); null if absent, failed, or above 255"),
 )
 
 

@@ -41,6 +41,14 @@ def _addresses(values: Any) -> list[str]:
     return [_params.address(a, f"addresses[{i}]") for i, a in enumerate(values)]
 
 
+def _tokens(values: Any) -> list[str]:
+    from chainframe.rpc import _params
+
+    if isinstance(values, str):
+        values = [values]
+    return [_params.address(a, f"tokens[{i}]") for i, a in enumerate(values)]
+
+
 def _storage_keys(values: Any) -> list[str]:
     from chainframe.rpc import _params
 
@@ -79,6 +87,7 @@ TOPICS = Input("topics", "--topic0 .. --topic3", "topics (hashes, or event signa
 EVENT = Input("event", "--event", "decode logs of these events into typed columns (and fetch only them)", _as_given,
               parse="own")  # fmt: skip
 ADDRESSES = Input("addresses", "--addresses", "the accounts to read", _addresses, metavar="ADDR")
+TOKENS = Input("tokens", "--tokens", "ERC-20 token contracts to read", _tokens, metavar="ADDR")
 STORAGE_KEYS = Input("storage_keys", "--storage-key", "storage slots to read", _storage_keys, metavar="KEY")
 CALLS = Input("calls", "--call", 'a call, e.g. \'{"to": "0x..", "data": "0x.."}\' (repeatable)', _calls,
               parse="json", metavar="JSON")  # fmt: skip

@@ -92,7 +92,13 @@ def blocks_of(method: str, params: Sequence[Any]) -> tuple[int, int] | None:
         lo, hi = number(params[0].get("fromBlock")), number(params[0].get("toBlock"))
         return (lo, hi) if lo is not None and hi is not None else None
     position = (
-        0 if method in _BLOCK_FIRST else 2 if method == "eth_getProof" else 1 if method == "debug_traceCall" else None
+        0
+        if method in _BLOCK_FIRST
+        else 2
+        if method == "eth_getProof"
+        else 1
+        if method in ("debug_traceCall", "eth_call")
+        else None
     )
     if position is not None and len(params) > position:
         n = number(params[position])

@@ -115,7 +115,7 @@ def test_host_header_picks_the_network(devnet: Devnet) -> None:
 
 
 def test_methods_outside_the_spec_are_not_found(devnet: Devnet) -> None:
-    for method in ("eth_sendTransaction", "anvil_mine", "evm_mine", "eth_call", "debug_traceTransaction"):
+    for method in ("eth_sendTransaction", "anvil_mine", "evm_mine", "eth_estimateGas", "eth_sendRawTransaction"):
         answer = post(devnet.http_url, call(method)).json()
         assert answer["error"]["code"] == -32601, method
         assert method in answer["error"]["message"]
@@ -144,6 +144,7 @@ def test_every_spec_method_is_served(devnet: Devnet) -> None:
         "eth_getTransactionCount": [tx.sender, hex(tx.block)],
         "eth_getCode": [nest, hex(tx.block)],
         "eth_getStorageAt": [nest, "0x0", hex(tx.block)],
+        "eth_call": [{"to": truth.contracts["Token"], "data": "0x18160ddd"}, hex(tx.block)],  # totalSupply()
     }
     answers = post(devnet.http_url, [call(m, *p, id=i) for i, (m, p) in enumerate(calls.items())]).json()
     by_method = {list(calls)[a["id"]]: a for a in answers}
@@ -156,6 +157,7 @@ def test_every_spec_method_is_served(devnet: Devnet) -> None:
     assert int(by_method["eth_getTransactionCount"]["result"], 16) > 0  # it sent the dive
     assert len(by_method["eth_getCode"]["result"]) > 2
     assert len(by_method["eth_getStorageAt"]["result"]) == 66
+    assert int(by_method["eth_call"]["result"], 16) == 10**27  # the workload's Token supply
     trace = by_method["debug_traceCall"]["result"]
     assert trace["calls"][0]["calls"][0]["type"] == "CALL"  # dive(2): two nested external calls
 

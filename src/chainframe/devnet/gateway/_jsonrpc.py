@@ -21,6 +21,7 @@ ALLOWED_METHODS = frozenset(
         "debug_traceBlockByNumber",
         "debug_traceTransaction",
         "trace_block",
+        "eth_call",
         "eth_getLogs",
         "eth_getUncleByBlockNumberAndIndex",
         "eth_getUncleByBlockHashAndIndex",
