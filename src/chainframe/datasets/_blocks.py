@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+from pyarrow._compute import call_function
 
 from chainframe import _kernels as pc
 from chainframe.datasets._columns import U256
@@ -107,8 +108,8 @@ class Blocks(ObjectDataset):
 
 class Transactions(ObjectDataset):
     name = "transactions"
-    doc = "Transactions, one row per transaction, as eth_getBlockByNumber returns them with details."
     aliases = ("txs",)  # cryo's name
+    doc = "Transactions, one row per transaction, as eth_getBlockByNumber returns them with details."
     sources = {
         "block_number": "blockNumber",
         "block_hash": "blockHash",
@@ -173,6 +174,13 @@ class Transactions(ObjectDataset):
         out["block_timestamp"] = pc.coalesce(out["block_timestamp"], block_time)
         return len(txs), out
 
+    def scanned(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table | None:
+        table = super().scanned(bodies, chain_id=chain_id, u256=u256)
+        return None if table is None else legacy_chain_ids(table)
+
+    def rows(self, frame: pl.DataFrame, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        return legacy_chain_ids(super().rows(frame, chain_id=chain_id, u256=u256))
+
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         table = self.scanned(bodies, chain_id=chain_id, u256=u256)
         if table is not None:
@@ -188,6 +196,25 @@ class Transactions(ObjectDataset):
             .drop("_block_timestamp")
         )
         return self.rows(txs, chain_id=chain_id, u256=u256)
+
+
+def legacy_chain_ids(table: pa.Table) -> pa.Table:
+    """``table`` with the chain id an EIP-155 legacy transaction signs, ``(v - 35) // 2``, where the node sends no
+    ``chainId`` (Hardhat, Ganache; geth sends it): the signature commits to it, so it is the transaction's own value,
+    as verify derives it. A legacy ``v`` of 27 or 28 signs no chain id: null stays null. Typed transactions always
+    carry theirs."""
+    if table.num_rows == 0 or not table["transaction_chain_id"].null_count:
+        return table
+    chain, v, kind = (table[c].combine_chunks() for c in ("transaction_chain_id", "v", "transaction_type"))
+    n = table.num_rows
+    legacy = pc.and_(
+        pc.equal(pc.coalesce(kind, pc.constant(0, n, kind.type)), pc.constant(0, n, kind.type)),
+        pc.greater_equal(v, pc.constant(35, n, v.type)),
+    )
+    signed = call_function("divide", [pc.subtract(v, pc.constant(35, n, v.type)), pc.constant(2, n, v.type)])
+    derived = pc.if_else(legacy, pc.cast(signed, chain.type), pa.nulls(n, chain.type))
+    at = table.schema.get_field_index("transaction_chain_id")
+    return table.set_column(at, table.schema.field(at), pc.coalesce(chain, derived))
 
 
 BLOCKS = Blocks()
