@@ -85,7 +85,10 @@ def test_each_dataset_is_the_nodes_own_answers_or_names_the_method(
         # Neither node sends chainId for a legacy transaction: it is the one its EIP-155 v signs, (v - 35) // 2.
         chain = {"transaction_chain_id": _signed_chain_id}
         compared = compare(name, rows, answers.by_transaction(answers.txs), ("block_number", "transaction_index"),
-                           common)  # fmt: skip
+                           common | chain)  # fmt: skip
+        legacy = [r for r in rows if r["transaction_type"] == 0 and r["v"] >= 35]
+        assert legacy
+        assert all(r["transaction_chain_id"] == answers.chain_id for r in legacy)
         assert {"transaction_hash", "from_address", "value", "input", "r", "s", "block_timestamp"} <= compared
     elif name == "receipts":
         derived = {**common, "log_count": lambda a: len(a["logs"])}
