@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from chainframe.datasets._ether import wei_to_ether
     from chainframe.datasets._hex_view import hex_view, register_duckdb
     from chainframe.datasets._inputs import Input
-    from chainframe.datasets._logs import LOGS
+    from chainframe.datasets._logs import LOGS, with_block_timestamps
     from chainframe.datasets._proofs import ACCOUNT_PROOFS, STORAGE_PROOFS
     from chainframe.datasets._receipts import RECEIPTS
     from chainframe.datasets._traces import CALL_TRACES, PRESTATE_ACCOUNTS, PRESTATE_STORAGE
@@ -48,6 +48,7 @@ _WHERE = {
     "hex_view": "_hex_view",
     "register_duckdb": "_hex_view",
     "LOGS": "_logs",
+    "with_block_timestamps": "_logs",
     "ACCOUNT_PROOFS": "_proofs",
     "STORAGE_PROOFS": "_proofs",
     "RECEIPTS": "_receipts",
@@ -111,4 +112,5 @@ __all__ = [
     "register_duckdb",
     "unregister",
     "wei_to_ether",
+    "with_block_timestamps",
 ]

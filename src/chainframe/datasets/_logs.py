@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,8 +40,8 @@ LOG_ROWS = RowChecks(keys=("block_number", "block_hash", "log_index", "transacti
 
 class Logs(ObjectDataset):
     name = "logs"
-    doc = "Event logs (eth_getLogs), one row per log."
     aliases = ("events",)  # cryo's name
+    doc = "Event logs (eth_getLogs), one row per log."
     sources = LOG_SOURCES
     columns = (
         "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
@@ -102,6 +103,38 @@ class Logs(ObjectDataset):
         frames = [batch_rows(b, receipt, each="list").explode("logs").unnest("logs") for b in bodies]
         frames = [f.filter(pl.col("logIndex").is_not_null()) for f in frames]
         return self.rows(self.stack(frames), chain_id=chain_id, u256=u256)
+
+
+_BLOCK_NUMBER = re.compile(rb'"blockNumber"\s*:\s*"(0x[0-9a-fA-F]{1,16})"')
+
+
+async def with_block_timestamps(client: Any, bodies: list[bytes]) -> list[bytes]:
+    """``bodies`` (eth_getLogs answers, or eth_getBlockReceipts batch answers) with each log's and receipt's
+    ``blockTimestamp`` from its block's header, where the node sends none (geth before 1.14, Hardhat, Ganache): the
+    headers of the blocks named are read for it, in one batch (the only cost, and only on such nodes). The value is
+    the block's own, so the column stays what a node that sends it would give; a header read while the chain
+    reorganizes is caught by the engine's checks of ``block_hash``, as for any answer. Answers that carry it, or hold
+    nothing, are returned as they are."""
+    lacking = [i for i, body in enumerate(bodies) if b'"blockTimestamp"' not in body and _BLOCK_NUMBER.search(body)]
+    if not lacking:
+        return bodies
+    numbers = sorted({int(m, 16) for i in lacking for m in _BLOCK_NUMBER.findall(bodies[i])})
+    headers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in numbers])
+    stamps: dict[int, bytes] = {}
+    for n, header in zip(numbers, headers, strict=True):
+        if isinstance(header, Exception):
+            raise header
+        if isinstance(header, dict) and isinstance(header.get("timestamp"), str):
+            stamps[n] = header["timestamp"].encode()
+
+    def stamped(match: re.Match[bytes]) -> bytes:
+        stamp = stamps.get(int(match.group(1), 16))
+        return match.group(0) if stamp is None else match.group(0) + b',"blockTimestamp":"' + stamp + b'"'
+
+    out = list(bodies)
+    for i in lacking:
+        out[i] = _BLOCK_NUMBER.sub(stamped, bodies[i])
+    return out
 
 
 LOGS = Logs()

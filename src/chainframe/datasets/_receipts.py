@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +11,7 @@ import pyarrow as pa
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, Proof, RowChecks, build
 from chainframe.datasets._envelope import batch_rows
+from chainframe.datasets._logs import with_block_timestamps
 from chainframe.datasets._native import BATCH_LISTS
 from chainframe.datasets._objects import ObjectDataset
 
@@ -97,7 +97,7 @@ class Receipts(ObjectDataset):
             except MethodNotFound:
                 pass  # the client remembers it: the run's other pieces go by transaction at once
             else:
-                return await _with_timestamps(client, bodies)
+                return await with_block_timestamps(client, bodies)
         return [await self._per_transaction(client, blocks)]
 
     @staticmethod
@@ -119,11 +119,18 @@ class Receipts(ObjectDataset):
         for (n, _), receipt in zip(hashes, receipts, strict=True):
             if isinstance(receipt, Exception):
                 raise receipt
-            if isinstance(receipt, dict) and receipt.get("blockTimestamp") is None and n in stamps:
-                receipt["blockTimestamp"] = stamps[n]
+            if isinstance(receipt, dict) and n in stamps:  # the receipt's and its logs' (the logs dataset reads them)
+                for item in (receipt, *(receipt.get("logs") or ())):
+                    if isinstance(item, dict) and item.get("blockTimestamp") is None:
+                        item["blockTimestamp"] = stamps[n]
             listed = by_block[n]
             assert listed is not None
             listed.append(receipt)
+        for listed in by_block.values():
+            if listed and _per_transaction_log_indexes(listed):
+                notes = getattr(client, "notes", None)
+                if isinstance(notes, dict):
+                    notes["logIndex"] = _RENUMBERED
         return json.dumps([{"jsonrpc": "2.0", "id": n, "result": r} for n, r in by_block.items()]).encode()
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
@@ -135,33 +142,33 @@ class Receipts(ObjectDataset):
 
 
 _BLOCK_RECEIPTS = "eth_getBlockReceipts"
-_BLOCK_NUMBER = re.compile(rb'"blockNumber"\s*:\s*"(0x[0-9a-fA-F]{1,16})"')
+_RENUMBERED = (
+    "the node numbers its receipts' logs per transaction (logIndex 0, 1, ... in each, as Ganache does), not per block "
+    "as the spec and its own eth_getLogs do: logs read from its receipts take their position in the block"
+)
 
 
-async def _with_timestamps(client: Any, bodies: list[bytes]) -> list[bytes]:
-    """``bodies`` (eth_getBlockReceipts batch answers) with each receipt's and log's ``blockTimestamp`` from its
-    block's header, where the node sends none (geth before 1.14, Hardhat, Ganache): the headers of the blocks with
-    receipts are read for it, in one batch. Answers that carry it, or hold no receipts, are returned as they are."""
-    lacking = [i for i, body in enumerate(bodies) if b'"blockTimestamp"' not in body and _BLOCK_NUMBER.search(body)]
-    if not lacking:
-        return bodies
-    numbers = sorted({int(m, 16) for i in lacking for m in _BLOCK_NUMBER.findall(bodies[i])})
-    headers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in numbers])
-    stamps: dict[int, bytes] = {}
-    for n, header in zip(numbers, headers, strict=True):
-        if isinstance(header, Exception):
-            raise header
-        if isinstance(header, dict) and isinstance(header.get("timestamp"), str):
-            stamps[n] = header["timestamp"].encode()
-
-    def stamped(match: re.Match[bytes]) -> bytes:
-        stamp = stamps.get(int(match.group(1), 16))
-        return match.group(0) if stamp is None else match.group(0) + b',"blockTimestamp":"' + stamp + b'"'
-
-    out = list(bodies)
-    for i in lacking:
-        out[i] = _BLOCK_NUMBER.sub(stamped, bodies[i])
-    return out
+def _per_transaction_log_indexes(receipts: list[Any]) -> bool:
+    """Where a block's receipts (read one by one) number their logs 0, 1, ... per transaction instead of per block,
+    renumber them by their position in the block, which is what eth_getBlockReceipts and eth_getLogs say and what the
+    receipts root commits to (the order; a log's index is its place in it). True: renumbered. Any other numbering is
+    left as the node sent it, for the engine's checks to name."""
+    logs = [[log for log in (r.get("logs") or []) if isinstance(log, dict)] for r in receipts if isinstance(r, dict)]
+    try:
+        sent = [[int(log["logIndex"], 16) for log in each] for each in logs]
+    except (KeyError, TypeError, ValueError):
+        return False
+    if not all(each == list(range(len(each))) for each in sent):
+        return False
+    flat = [i for each in sent for i in each]
+    if flat == list(range(len(flat))):
+        return False  # per block already (or one transaction with logs: the two numberings agree)
+    position = 0
+    for each in logs:
+        for log in each:
+            log["logIndex"] = hex(position)
+            position += 1
+    return True
 
 
 RECEIPTS = Receipts()

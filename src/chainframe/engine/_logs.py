@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import first_error
-from chainframe.datasets import LOGS, RECEIPTS, U256, BlockRange
+from chainframe.datasets import LOGS, RECEIPTS, U256, BlockRange, with_block_timestamps
 from chainframe.engine._answers import checked
 from chainframe.rpc import LimitExceeded
 from chainframe.rpc import _params as params
@@ -175,6 +175,7 @@ async def fetch_logs(
                 except BaseExceptionGroup as group:
                     raise first_error(group) from None  # as one call raises it: a limit error splits the piece
             state.observe(len(piece), sum(map(len, bodies)))
+            bodies = await with_block_timestamps(client, bodies)  # a node that sends none (Hardhat, Ganache)
             return await decode(piece, list(zip(calls, bodies, strict=True)), [])
 
         async def from_receipts() -> pa.Table:

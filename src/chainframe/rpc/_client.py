@@ -221,6 +221,9 @@ class AsyncClient(TypedMethods):
         self._stack: AsyncExitStack | None = None
         self.stats = ClientStats()
         self._missing: dict[str, MethodNotFound] = {}  # methods the endpoint answered as not served
+        self.notes: dict[str, str] = {}
+        """How the run read around this node's answers, by topic (a route taken, an inconsistency of the node
+        mended): set by the datasets' fetches, said once in the run's summary."""
 
     @property
     def missing_methods(self) -> dict[str, str]:

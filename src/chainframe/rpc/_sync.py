@@ -108,6 +108,10 @@ class Client:
     def missing_methods(self) -> dict[str, str]:
         return self._client.missing_methods
 
+    @property
+    def notes(self) -> dict[str, str]:
+        return self._client.notes
+
     # One line per method of the async client (a test checks that none is missing and that the signatures match).
     request = _blocking(AsyncClient.request)
     request_bytes = _blocking(AsyncClient.request_bytes)
