@@ -80,6 +80,8 @@ def format_report(report: Report) -> str:
         )
     for s in report.skipped:
         lines.append(f"skipped  {s.dataset} {s.check} for {s.blocks:,} blocks: {s.reason}")
+    for (dataset, what), blocks in report.notes.items():
+        lines.append(f"note     {dataset} for {blocks:,} blocks: {what}")
     for f in report.failures:
         lines.append(f"FAILED   {f.dataset} block {f.block_number} {f.check}: stored {f.expected}, computed {f.actual}")
     if report.failures:

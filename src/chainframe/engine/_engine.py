@@ -317,6 +317,9 @@ async def _attempt(
         report.verified_blocks += proven.blocks
         report.verified_rows += proven.rows
         report.unverified.update(proven.skipped)
+        notes = getattr(client, "notes", None)
+        if isinstance(notes, dict):
+            notes.update(proven.notes)
     return sink.rows, written
 
 

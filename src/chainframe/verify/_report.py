@@ -44,6 +44,9 @@ class Report:
     rows_verified: dict[str, int] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
+    notes: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(dataset, what) -> blocks: checks that passed only as the node itself encodes or numbers something other than
+    the spec does (Ganache's receipts trie), said beside the result; never a skip, never a failure."""
 
     @property
     def ok(self) -> bool:
@@ -63,6 +66,10 @@ class Report:
                 return
         self.skipped.append(Skip(dataset, check, reason, blocks))
 
+    def note(self, dataset: str, what: str, *, blocks: int) -> None:
+        if blocks:
+            self.notes[dataset, what] = self.notes.get((dataset, what), 0) + blocks
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
@@ -72,4 +79,5 @@ class Report:
             },
             "failures": [vars(f) for f in self.failures],
             "skipped": [vars(s) for s in self.skipped],
+            "notes": [{"dataset": d, "note": what, "blocks": n} for (d, what), n in self.notes.items()],
         }
