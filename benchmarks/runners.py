@@ -26,6 +26,12 @@ def _imported() -> None:
     WORK_STARTED[0] = time.perf_counter()
 
 
+def _accounts() -> dict[str, list[str]]:
+    """State reads' accounts (balances): ``BENCH_ADDRESSES``, comma-separated; none for the other datasets."""
+    given = os.environ.get("BENCH_ADDRESSES", "")
+    return {"addresses": given.split(",")} if given else {}
+
+
 def run_chainframe(dataset: str, url: str, start: int, end: int, out: str) -> int:
     from chainframe import extract
     from chainframe.rpc import Pacing
@@ -36,7 +42,7 @@ def run_chainframe(dataset: str, url: str, start: int, end: int, out: str) -> in
     options: dict[str, Any] = {"pacing": Pacing(credits_per_second=credits, max_concurrency=16)}
     report = extract(
         dataset, blocks=f"{start}:{end}", rpc=url, out=out, overwrite=True, progress=False, concurrency=4,
-        chunk_size=int(os.environ.get("BENCH_CHUNK_SIZE", "1000")), client_options=options,
+        chunk_size=int(os.environ.get("BENCH_CHUNK_SIZE", "1000")), client_options=options, **_accounts(),
     )  # fmt: skip
     return int(report.datasets[dataset]["rows"])
 
@@ -48,9 +54,10 @@ def run_cryo(dataset: str, url: str, start: int, end: int, out: str) -> int:
     _imported()
 
     # cryo's ranges exclude their end.
+    accounts = _accounts()
     cryo.freeze(
         dataset, blocks=[f"{start}:{end + 1}"], rpc=url, output_dir=out, chunk_size=1000, no_verbose=True,
-        overwrite=True,
+        overwrite=True, **({"address": accounts["addresses"]} if accounts else {}),
     )  # fmt: skip
     return sum(pq.read_metadata(p).num_rows for p in Path(out).glob("*.parquet"))
 
