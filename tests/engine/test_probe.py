@@ -86,8 +86,10 @@ def test_hardhat_receipts_by_transaction_no_finalized_no_uncles(devnet: Devnet) 
     assert "lacks eth_getBlockReceipts" in found.route("receipts").note
     assert found.route("logs").works
     assert BY_TRANSACTION in found.route("logs").note
-    assert not found.route("uncles").works
-    assert "eth_getUncleByBlockNumberAndIndex" in found.route("uncles").note
+    # Without the uncle method, blocks whose own lists name no uncle (every block since the merge) still read.
+    assert found.route("uncles").works
+    assert found.route("uncles").route == "eth_getBlockByNumber"
+    assert "lacks eth_getUncleByBlockNumberAndIndex" in found.route("uncles").note
     assert not found.finalized
     assert found.safe
     assert all(_works(found)[name] for name in TRACES)  # Hardhat's refusal of tracers: see the unit test below

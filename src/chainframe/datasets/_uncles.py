@@ -36,9 +36,12 @@ class Uncles(ObjectDataset):
         "parent_beacon_block_root", "requests_hash",
     )  # fmt: skip
     sort = ("nephew_number", "uncle_index")
-    fetched_with = "eth_getUncleByBlockNumberAndIndex for each uncle index"
+    fetched_with = (
+        "eth_getUncleByBlockNumberAndIndex for each uncle index its block lists; where a node lacks it (Hardhat), "
+        "blocks listing none (every block since the merge) are read all the same and one with uncles fails naming it"
+    )
     method = "eth_getUncleByBlockNumberAndIndex"
-    routes = (("eth_getBlockByNumber", "eth_getUncleByBlockNumberAndIndex"),)
+    routes = (("eth_getBlockByNumber", "eth_getUncleByBlockNumberAndIndex"), ("eth_getBlockByNumber",))
     null_checked = True
     block_column = "nephew_number"
     proof = Proof.UNCLES

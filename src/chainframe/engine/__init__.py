@@ -26,7 +26,7 @@ from chainframe.engine._api import (
     verify_stored,
 )
 from chainframe.engine._plan import ChunkTask
-from chainframe.engine._probe import Capabilities, aprobe, probe
+from chainframe.engine._probe import Capabilities, aprobe, node_table, probe
 from chainframe.engine._ranges import BlockSpec, RangeSpec, parse_blocks, parse_range
 from chainframe.engine._report import RunReport
 from chainframe.store import ChunkMeta, folder_info
@@ -53,6 +53,7 @@ __all__ = [
     "extract",
     "folder_info",
     "follow",
+    "node_table",
     "off_chain",
     "open_duckdb",
     "parse_blocks",

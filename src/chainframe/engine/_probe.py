@@ -13,6 +13,7 @@ It lives in the engine because the engine is what will use it: a run picks each 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -293,6 +294,7 @@ async def aprobe(
             ("eth_getTransactionCount", ("eth_getTransactionCount", [_ZERO_ADDRESS, n])),
             ("eth_getCode", ("eth_getCode", [_ZERO_ADDRESS, n])),
             ("eth_getStorageAt", ("eth_getStorageAt", [_ZERO_ADDRESS, "0x0", n])),
+            ("eth_call", ("eth_call", [call, n])),
             *((f"debug_traceCall {t}", ("debug_traceCall", [call, n, {"tracer": t}])) for t in TRACERS),
             ("trace_block", ("trace_block", ["0x0"])),
             ("debug_traceBlockByNumber", ("debug_traceBlockByNumber", ["0x0", {"tracer": "callTracer"}])),
@@ -343,6 +345,36 @@ def _no_head(endpoint: Endpoint) -> RPCError:
     error = MalformedResponse("eth_getBlockByNumber('latest') answered no block")
     error.attach(method="eth_getBlockByNumber", blocks=None, endpoint=endpoint.display, secret=endpoint.key)
     return error
+
+
+_REFUSAL = re.compile(r"(the node refuses [^:;]+): [^;]*?(\[-?\d+\])")
+
+
+def verdict(route: Route) -> str:
+    """A dataset's cell in "what works on which node" (the README's table, ``scripts/node_table``): ``yes:`` and
+    its route, with any fallback taken; or ``no:`` and what the node lacks or refuses (its code, not its prose)."""
+    if route.works:
+        text = f"yes: {route.route}" + (f" ({route.note})" if route.note else "")
+    else:
+        text = "no: " + _REFUSAL.sub(r"\1 \2", route.note or route.route)
+    return text.replace("|", "\\|")
+
+
+def node_table(found: Mapping[str, Capabilities]) -> str:
+    """Markdown: each dataset's :func:`verdict` on each probed node (name -> what :func:`aprobe` found), then what
+    each node lacks."""
+    names = list(found)
+    lines = ["| dataset | " + " | ".join(f"{n} ({(found[n].client_version or '?').split('/')[0]})" for n in names)
+             + " |", "|---" * (len(names) + 1) + "|"]  # fmt: skip
+    routes = {n: {r.dataset: r for r in found[n].datasets} for n in names}
+    for dataset in routes[names[0]]:
+        lines.append(f"| {dataset} | " + " | ".join(verdict(routes[n][dataset]) for n in names) + " |")
+    lines.append("")
+    for n in names:
+        lines.append(
+            f"- {n} ({found[n].client_version or '?'}) lacks: {', '.join(found[n].missing) or 'nothing probed'}"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def probe(**options: Any) -> Capabilities:
