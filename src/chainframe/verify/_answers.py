@@ -15,6 +15,7 @@ from pyarrow._compute import call_function
 
 from chainframe import _kernels as pc
 from chainframe.datasets import LOGS, RECEIPTS
+from chainframe.verify._columns import zeros
 
 _LOGS = "__logs"
 """The scanned receipts' column of their logs (a list of objects), not a receipts column."""
@@ -42,7 +43,7 @@ def _scanned(bodies: Sequence[bytes], *, chain_id: int) -> tuple[pa.Table, pa.Ta
         return None
     n, out = scanned
     lists = out.pop(_LOGS)
-    out["log_count"] = pc.coalesce(pc.cast(pc.list_value_length(lists), pa.uint64()), pa.scalar(0, pa.uint64()))
+    out["log_count"] = pc.coalesce(pc.cast(pc.list_value_length(lists), pa.uint64()), zeros(n, pa.uint64()))
     receipts = build_arrow(out, RECEIPTS.columns, n, chain_id=chain_id, u256="binary")
     items = pc.list_flatten(lists)
     fields = dict(zip(LOGS.native_kinds("binary"), items.flatten(), strict=True))

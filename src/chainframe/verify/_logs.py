@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from chainframe.verify._bloom import bloom
-from chainframe.verify._columns import binary, binary_lists, ints
+from chainframe.verify._columns import binary, binary_lists, integers, ints
 from chainframe.verify._hashing import NATIVE
 from chainframe.verify._report import Failure, Report
 
@@ -61,7 +61,7 @@ def _native_blooms(logs: pa.Table, numbers: list[int]) -> dict[int, bytes]:
 
     distinct = list(dict.fromkeys(numbers))
     column = logs["block_number"]
-    value_set = pa.array(distinct, column.type)
+    value_set = integers(distinct, column.type)
     group = call_function("index_in", [column], SetLookupOptions(value_set=value_set))  # null: not one of them
     topic_offsets, topics = binary_lists(logs["topics"])
     found = NATIVE.blooms(

@@ -11,7 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from chainframe import _kernels as pc
-from chainframe.verify._columns import binary, binary_lists, ints, lists, sorted_by
+from chainframe.verify._columns import binary, binary_lists, ints, lists, sorted_by, zeros
 from chainframe.verify._hashing import NATIVE, RlpItem, keccak, rlp, uint
 from chainframe.verify._headers import integer
 from chainframe.verify._report import Failure, Report
@@ -145,7 +145,7 @@ def _native_encoded(table: pa.Table) -> tuple[bytes, bytes, bytes, dict[int, byt
     def word(name: str) -> tuple[int, Any]:
         array = table[name].combine_chunks()
         if pa.types.is_decimal(array.type):
-            array = pc.coalesce(array, pa.scalar(0, array.type)) if array.null_count else array
+            array = pc.coalesce(array, zeros(len(array), array.type)) if array.null_count else array
             return 1, (array.buffers()[1], array.offset)
         return 0, binary(array)
 
