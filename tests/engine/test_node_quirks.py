@@ -1,6 +1,7 @@
 """Nodes that differ from anvil in ways real ones do (issues 26 and 31), played by the gateway in front of the devnet:
-no eth_getBlockReceipts (in geth's, Hardhat's and Ganache's words), receipts without ``blockTimestamp``, no
-``finalized`` block. Each run's rows must equal, row by row, those of a run against the devnet as it is."""
+no eth_getBlockReceipts (in geth's, Hardhat's and Ganache's words, or a gateway's HTTP 404/405), receipts without
+``blockTimestamp``, no ``finalized`` block. Each run's rows must equal, row by row, those of a run against the devnet
+as it is."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def reference(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) 
     return out
 
 
-@pytest.mark.parametrize("like", ["geth", "hardhat", "ganache"])
+@pytest.mark.parametrize("like", ["geth", "hardhat", "ganache", "http_404", "http_405"])
 def test_receipts_by_transaction_where_the_node_lacks_eth_getblockreceipts(
     devnet: Devnet, reference: Path, tmp_path: Path, like: NodeKind
 ) -> None:

@@ -224,3 +224,14 @@ def test_not_supported_alone_is_not_a_missing_method() -> None:
     )
     assert type(classify(code=-32000, message="tracer not supported")) is ServerError
     assert type(classify(code=-32602, message="Hardhat currently only supports the default tracer")) is InvalidParams
+
+
+def test_a_gateways_http_404_or_405_is_a_missing_method_only_when_it_names_one() -> None:
+    # A gateway routing by method refuses the request in HTTP's terms; a bare 404 is a wrong URL, not a method.
+    for status, text in ((404, "Not Found: eth_getBlockReceipts is not served by this endpoint"),
+                         (405, "Method Not Allowed: debug_traceBlockByNumber")):  # fmt: skip
+        assert isinstance(classify(http_status=status, message=text), MethodNotFound), status
+    for status, text in ((404, "404 page not found"), (405, "Method Not Allowed")):
+        error = classify(http_status=status, message=text)
+        assert type(error) is ServerError, status
+        assert f"unexpected HTTP {status}" in str(error)

@@ -368,7 +368,11 @@ class AsyncClient(TypedMethods):
             if reply.status != 200:
                 raise self._http_error(reply.status, reply.body, reply.headers)
         except RPCError as exc:
-            exc.attach(method=methods[0], blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
+            missing = isinstance(exc, MethodNotFound)
+            named = next((m for m in dict.fromkeys(methods) if missing and m in exc.detail), methods[0])
+            exc.attach(method=named, blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
+            if missing:  # a gateway's HTTP 404/405 naming the method: learned once, as a call's own answer would be
+                self._count_error(exc)
             raise
         return reply.body
 

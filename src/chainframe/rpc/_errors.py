@@ -22,10 +22,10 @@
 :func:`classify` maps an HTTP status and a JSON-RPC error object to this tree. Providers disagree on codes (Infura
 uses -32005 for both result limits and rate limiting; Besu for its range limit; Alchemy -32602 and -32600), so the
 message decides, matched case-insensitively, following ``docs/research/providers.md``. A missing method is known by
-its code (-32601; -32004, EIP-1474's "method not supported", which Hardhat sends) or by a text that names the method
-as not served, whatever the code: Ganache sends geth's "the method X does not exist/is not available" with -32700, a
-parse-error code. "Not supported" alone is not enough: limits say it too ("ranges over 10000 blocks are not
-supported").
+its code (-32601; -32004, EIP-1474's "method not supported", which Hardhat sends) or by a text that names the method as
+not served, whatever the code: Ganache sends geth's "the method X does not exist/is not available" with -32700, a
+parse-error code; a gateway's HTTP 404 or 405 counts when its text names a method (a bare 404 is a wrong URL).
+"Not supported" alone is not enough: limits say it too ("ranges over 10000 blocks are not supported").
 """
 
 from __future__ import annotations
@@ -280,6 +280,10 @@ def classify(
             width = _count(match.group(1)) if match.groups() and match.group(1) else None
             return LimitExceeded(text, reason=reason, hint=parse_hint(text, data), max_blocks=width, **kw)
     if code in _METHOD_NOT_FOUND_CODES or _MISSING_METHOD.search(text):
+        return MethodNotFound(text, **kw)
+    if http_status in (404, 405) and re.search(rf"\b{_METHOD}\b", text, re.IGNORECASE):
+        # A gateway routing by method refuses the request in HTTP's terms, naming the method; a bare 404 (a wrong
+        # path) names none and stays an unexpected status.
         return MethodNotFound(text, **kw)
     if code == -32602:
         return InvalidParams(text, **kw)

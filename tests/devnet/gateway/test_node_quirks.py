@@ -34,6 +34,26 @@ def test_a_missing_method_is_answered_in_the_nodes_words(devnet: Devnet, like: s
         assert by_id[8]["result"]["transactionHash"] == devnet.truth.txs[0].hash  # the others are served
 
 
+@pytest.mark.parametrize(
+    ("like", "status", "text"),
+    [
+        ("http_404", 404, "Not Found: eth_getBlockReceipts is not served"),
+        ("http_405", 405, "Method Not Allowed: eth_getBlockReceipts"),
+    ],
+)
+def test_a_gateway_refuses_the_whole_http_request_naming_the_method(
+    devnet: Devnet, like: str, status: int, text: str
+) -> None:
+    _settings(devnet, missing=(MissingMethod(method="eth_getBlockReceipts", like=like),))  # type: ignore[arg-type]
+    alone = [call("eth_getTransactionReceipt", devnet.truth.txs[0].hash, id=8)]
+    refused = post(devnet.http_url, [call("eth_getBlockReceipts", "0x1", id=7), *alone])
+    assert refused.status_code == status
+    assert refused.text.startswith(text)
+    assert post(devnet.http_url, alone).json()[0]["result"]["transactionHash"] == devnet.truth.txs[0].hash
+    (answer,) = ws_exchange(devnet.ws_url, [call("eth_getBlockReceipts", "0x1", id=7)])  # no status: geth's words
+    assert answer["error"]["code"] == -32601
+
+
 def test_omitted_keys_are_gone_everywhere_in_the_answer(devnet: Devnet) -> None:
     block = hex(devnet.truth.txs[0].block)
     served = result(devnet.http_url, "eth_getBlockReceipts", block)

@@ -179,6 +179,11 @@ class Gateway:
             if wait:
                 self.stats.rate_limited += 1
                 return self._rate_limited(calls, is_batch, math.ceil(wait * 1000) / 1000)
+        routed = transport == "http" and next(
+            (m for m in self.settings.missing if m.http_status is not None and m.method in methods), None
+        )
+        if routed:  # a gateway routing by method: the whole request refused, in HTTP's terms
+            return Outcome(status=routed.http_status or 404, body=routed.body().encode(), content_type="text/plain")
         fault = self.faults.request_fault(methods, transport)
         slow = self.faults.first("slow", methods, transport)
         if slow is not None:

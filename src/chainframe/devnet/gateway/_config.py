@@ -35,12 +35,15 @@ FaultKind = Literal[
 """
 
 Transport = Literal["any", "http", "ws"]
-NodeKind = Literal["geth", "hardhat", "ganache"]
-"""Whose words a missing method is answered in (issue 31, observed on the real nodes)."""
+NodeKind = Literal["geth", "hardhat", "ganache", "http_404", "http_405"]
+"""Whose words a missing method is answered in (issue 31, observed on the real nodes); ``http_404``/``http_405``: a
+gateway in front that routes by method and answers the whole HTTP request with that status and a text naming it."""
 _MISSING_ANSWERS: dict[NodeKind, tuple[int, str]] = {
     "geth": (-32601, "the method {method} does not exist/is not available"),  # geth, Erigon, Infura
     "hardhat": (-32004, "Method {method} is not supported"),  # Hardhat 2.29 (EDR)
     "ganache": (-32700, "The method {method} does not exist/is not available"),  # Ganache 7.9: a parse-error code
+    "http_404": (404, "Not Found: {method} is not served by this endpoint"),
+    "http_405": (405, "Method Not Allowed: {method}"),
 }
 
 
@@ -76,12 +79,22 @@ class MissingMethod:
     method: str
     like: NodeKind = "geth"
     """Whose answer: ``geth`` -32601, ``hardhat`` -32004 "Method X is not supported", ``ganache`` -32700 with geth's
-    text."""
+    text; ``http_404``/``http_405``: that HTTP status for the whole request, a plain-text body naming the method (over
+    WebSocket, where there is no status, geth's -32601)."""
+
+    @property
+    def http_status(self) -> int | None:
+        """The HTTP status the whole request is answered with; None: HTTP 200 and a JSON-RPC error per call."""
+        return _MISSING_ANSWERS[self.like][0] if self.like.startswith("http_") else None
 
     def error(self) -> tuple[int, str]:
-        """The error code and message the node answers."""
-        code, text = _MISSING_ANSWERS[self.like]
+        """The error code and message the node answers (the HTTP kinds: the status and the body's text)."""
+        code, text = _MISSING_ANSWERS["geth" if self.like.startswith("http_") else self.like]
         return code, text.format(method=self.method)
+
+    def body(self) -> str:
+        """The text an ``http_*`` kind answers the whole request with."""
+        return _MISSING_ANSWERS[self.like][1].format(method=self.method) + "\n"
 
 
 @dataclass(frozen=True, kw_only=True)
