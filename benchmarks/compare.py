@@ -42,7 +42,7 @@ TOOLS = {
     "transactions": ("chainframe", "cli", "cryo", "raw"),
     "receipts": ("chainframe", "cli", "pure", "raw"),  # cryo has no receipts dataset
     "logs": ("chainframe", "cli", "pure", "cryo", "raw", "web3"),
-    "traces": ("chainframe", "cli", "cryo"),  # cryo's traces: trace_block; ours: debug_traceBlockByNumber on anvil
+    "traces": ("chainframe", "cli", "cryo"),  # both by trace_block (ours with the blocks' receipts, for the top gas)
 }
 """``chainframe``: the Python API (``extract``), as a notebook or a pipeline's code calls it. ``cli``: the
 ``chainframe extract`` command, as a cron job runs it: the installed script in its own process, which sets itself up

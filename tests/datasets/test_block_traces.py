@@ -22,7 +22,7 @@ from chainframe.engine import verify_stored
 from tests.nodes.answers import batch
 
 HEAD = 60  # blocks 0..60: every case of the workload (Purse's blocks 2, 3, 5, 15, ...), in seconds
-TRACERS = ("debug_traceBlockByNumber", "trace_block", "debug_traceTransaction")
+TRACERS = ("trace_block", "debug_traceBlockByNumber", "debug_traceTransaction")
 
 
 def _hex(value: str | None) -> bytes | None:
@@ -74,6 +74,9 @@ def _word(value: str | None) -> bytes | None:
 
 
 def test_traces_are_each_transactions_own_trace(devnet: Devnet, traced: list[dict[str, Any]]) -> None:
+    """By the callTracer route (trace_block answered as missing), every field of every frame is the node's own
+    callTracer's; the first route, trace_block, is held to these rows in the next test."""
+    _configure(devnet, "trace_block")
     rows = _rows(devnet, "traces")
     want = [
         {
@@ -180,15 +183,15 @@ def _configure(devnet: Devnet, *missing: str) -> None:
     devnet.gateway.configure(GatewaySettings(missing=tuple(MissingMethod(method=m) for m in missing)))
 
 
-def test_trace_block_is_taken_where_debug_trace_block_is_missing(devnet: Devnet) -> None:
-    primary = _rows(devnet, "traces")
-    _configure(devnet, "debug_traceBlockByNumber")
-    fallback = _rows(devnet, "traces")
+def test_trace_block_first_and_debug_trace_block_where_it_is_missing(devnet: Devnet) -> None:
+    primary = _rows(devnet, "traces")  # trace_block, normalized to callTracer's frames
+    _configure(devnet, "trace_block")
+    fallback = _rows(devnet, "traces")  # debug_traceBlockByNumber with callTracer
     receipts = batch(devnet.node.url, [("eth_getBlockReceipts", [hex(n)]) for n in range(HEAD + 1)])
     used = {(int(r["blockNumber"], 16), int(r["transactionIndex"], 16)): int(r["gasUsed"], 16)
             for block in receipts for r in block}  # fmt: skip
     assert len(fallback) == len(primary)
-    for got, want in zip(fallback, primary, strict=True):
+    for got, want in zip(primary, fallback, strict=True):
         if not got["trace_address"]:
             # The top frame's gas used is its receipt's: parity's leaves the intrinsic gas out, and anvil's
             # callTracer reports another figure there (above the gas given, for some), so it is compared apart.
@@ -199,18 +202,19 @@ def test_trace_block_is_taken_where_debug_trace_block_is_missing(devnet: Devnet)
 
 def test_every_route_gives_the_same_movements_and_contracts(devnet: Devnet) -> None:
     want = {name: _rows(devnet, name) for name in ("native_transfers", "contracts")}
-    for missing in (("debug_traceBlockByNumber",), ("debug_traceBlockByNumber", "trace_block")):
+    for missing in (("trace_block",), ("trace_block", "debug_traceBlockByNumber")):
         _configure(devnet, *missing)
         for name, rows in want.items():
             assert _rows(devnet, name) == rows, (missing, name)
 
 
 def test_per_transaction_tracing_where_no_block_tracer_is_served(devnet: Devnet, tmp_path: Path) -> None:
-    primary = _rows(devnet, "traces")
+    _configure(devnet, "trace_block")
+    by_block = _rows(devnet, "traces")  # callTracer per block: the same tracer as per transaction, field for field
     _configure(devnet, "debug_traceBlockByNumber", "trace_block")
     report = extract("traces", blocks=f"0:{HEAD}", rpc=devnet.http_url, out=tmp_path, u256="binary", progress=False)
     stored = pa.concat_tables(pq.read_table(p) for p in sorted(tmp_path.glob("traces*/*.parquet")))
-    assert stored.to_pylist() == primary
+    assert stored.to_pylist() == by_block
     assert {"debug_traceBlockByNumber", "trace_block"} <= set(report.missing_methods)
 
 

@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from chainframe import _kernels as pc
 from chainframe.datasets._columns import COLUMNS, U256
 from chainframe.datasets._context import fetch_with_context
 from chainframe.datasets._convert import convert
 from chainframe.datasets._dataset import BlockRange, Dataset, build_arrow
 from chainframe.datasets._inputs import CALLS, DIFF_MODE, ONLY_TOP_CALL
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
 
 _FRAME = {
     "call_type": "type",
@@ -42,6 +48,14 @@ async def _fetch_traces(client: Any, blocks: BlockRange, options: dict[str, Any]
     return await fetch_with_context(client, requests, contexts)
 
 
+def _dtype(kind: str, values: list[Any]) -> Any:
+    """Polars' dtype for values that are already the column's (ints, texts, lists of ints, booleans); None: they
+    are JSON text to convert."""
+    if kind in ("u64", "u8") and all(isinstance(v, int) or v is None for v in values):
+        return pl.UInt64 if kind == "u64" else pl.UInt8
+    return {"string": pl.String, "u64_list": pl.List(pl.UInt64), "bool": pl.Boolean}.get(kind)
+
+
 def _table(
     rows: list[dict[str, Any]], sources: Mapping[str, str], columns: tuple[str, ...], chain_id: int, u256: U256
 ) -> pa.Table:
@@ -51,14 +65,15 @@ def _table(
         key = sources.get(column, column)
         values = [r.get(key) for r in rows]
         kind = COLUMNS[column].kind_for(u256)
-        if (
-            (kind in ("u64", "u8") and all(isinstance(v, int) or v is None for v in values))
-            or kind in ("string", "u64_list")
-            or (kind == "bool")
-        ):
-            arrays[column] = pa.array(values, COLUMNS[column].arrow_type_for(u256))
+        # Through Polars, not pa.array: pyarrow imports pandas (0.24 s) to make an array of a Python list.
+        dtype = _dtype(kind, values)
+        if dtype is not None:
+            arrays[column] = pc.cast(
+                pl.Series(column, values, dtype=dtype).to_arrow(), COLUMNS[column].arrow_type_for(u256)
+            )
         else:
-            arrays[column] = convert(pa.array([v if v is None else str(v) for v in values], pa.string()), kind, column)
+            text = pl.Series(column, [v if v is None else str(v) for v in values], dtype=pl.String).to_arrow()
+            arrays[column] = convert(pc.cast(text, pa.string()), kind, column)
     return build_arrow(arrays, columns, len(rows), chain_id=chain_id, u256=u256)
 
 
