@@ -88,12 +88,16 @@ def _rows(files: list[_File], dataset: str, low: int, high: int) -> pa.Table | N
     for f in files:
         if f.high < low or f.low > high:
             continue
-        table = _read(f.path)
-        numbers = table[column].combine_chunks()
-        first, last = pc.constant(low, len(numbers), numbers.type), pc.constant(high, len(numbers), numbers.type)
-        inside = pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last))
-        tables.append(table if pc.all(inside).as_py() is not False else pc.filter(table, inside))
+        tables.append(_within(_read(f.path), low, high, column))
     return pa.concat_tables(tables, promote_options="default") if tables else None
+
+
+def _within(table: pa.Table, low: int, high: int, column: str = "block_number") -> pa.Table:
+    """The rows of blocks ``low..high`` (all of them, without a copy, when they all are)."""
+    numbers = table[column].combine_chunks()
+    first, last = pc.constant(low, len(numbers), numbers.type), pc.constant(high, len(numbers), numbers.type)
+    inside = pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last))
+    return table if pc.all(inside).as_py() is not False else pc.filter(table, inside)
 
 
 def _covered(files: list[_File], low: int, high: int) -> set[int]:
@@ -115,6 +119,7 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
             "blocks", "chain_id", "a blocks file without its chunk footer names no chain", blocks=blocks.num_rows
         )
     numbers = blocks["block_number"]
+    kept: dict[str, pa.Table | None] = {}  # the window's transactions and receipts, for _across_groups: read once
     for group in GROUPS:
         present = [name for name in group if _covered(files[name], window.low, window.high)]
         if not present:
@@ -123,6 +128,7 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
         if len(present) < len(group) or covered:
             chosen = pc.filter(blocks, pc.is_in(numbers, value_set=integers(sorted(covered), numbers.type)))
             tables = {name: _rows(files[name], name, window.low, window.high) for name in present}
+            kept.update((name, tables[name]) for name in ACROSS if name in tables)
             verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, **tables)
         for name in present:  # blocks one dataset of the group covers and the other does not: checked alone
             alone = _covered(files[name], window.low, window.high) - covered
@@ -130,10 +136,16 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
                 chosen = pc.filter(blocks, pc.is_in(numbers, value_set=integers(sorted(alone), numbers.type)))
                 rows = _rows(files[name], name, min(alone), max(alone))
                 verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, **{name: rows})
-    _across_groups(files, window, blocks, report)
+    _across_groups(files, window, blocks, report, kept)
 
 
-def _across_groups(files: dict[str, list[_File]], window: _File, blocks: pa.Table, report: Report) -> None:
+ACROSS = ("transactions", "receipts")
+"""The datasets one group proves of another's: receipts' transaction columns from the transactions."""
+
+
+def _across_groups(
+    files: dict[str, list[_File]], window: _File, blocks: pa.Table, report: Report, kept: dict[str, pa.Table | None]
+) -> None:
     """What one group proves of another: receipts' transaction columns from the proven transactions (checked where
     both cover a block), and the block's transaction hashes and uncles from theirs; what nothing covers is skipped."""
     numbers = blocks["block_number"]
@@ -142,10 +154,12 @@ def _across_groups(files: dict[str, list[_File]], window: _File, blocks: pa.Tabl
     if both:
         chosen = pc.filter(blocks, pc.is_in(numbers, value_set=integers(sorted(both), numbers.type)))
         low, high = min(both), max(both)
-        receipts, transactions = (
-            _rows(files["receipts"], "receipts", low, high),
-            _rows(files["transactions"], "transactions", low, high),
-        )
+
+        def read(name: str) -> pa.Table | None:
+            table = kept.get(name)
+            return _rows(files[name], name, low, high) if table is None else _within(table, low, high)
+
+        receipts, transactions = read("receipts"), read("transactions")
         if receipts is not None and transactions is not None:
             check_receipts_with_transactions(receipts, transactions, chosen, report)
     report.skip("receipts", "from_transactions", "no transactions stored: the receipts' sender, recipient, "
