@@ -2,8 +2,12 @@
 
 The plan is the engine's own (:func:`chainframe.engine.aplan`): the same range resolution, series folders, slots and
 decision per slot (new, extend, skip) as the run's. Call counts come from each dataset's declaration
-(:meth:`~chainframe.datasets.Dataset.calls`): exact for the per-block datasets, a floor for eth_getLogs, whose pieces
-follow the size of the answers; credits use Infura's published weights.
+(:meth:`~chainframe.datasets.Dataset.calls`), exact for the per-block datasets; eth_getLogs pieces follow the size of
+the answers, so the range's log density is sampled (four eth_getLogs of three blocks, spread over it) and the engine's
+piece sizing played on it (:func:`chainframe.engine.predict_calls`). The run's own reads are counted too: its chain
+state, the headers of blocks above the finalized one (checked block by block) and each chunk's ends. Credits use
+Infura's published weights, a batch paying for itself as one more call. ``scripts/bench dry`` holds the prediction to
+a real run's calls and credits on the benchmark chain (within 10%).
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ from typing import Any
 import anyio
 
 from chainframe._errors import InputError
-from chainframe.datasets import DATASETS
-from chainframe.engine import RunPlan, SeriesPlan, aplan
-from chainframe.rpc import Pacing
+from chainframe.datasets import DATASETS, BlockRange, Fetch
+from chainframe.engine import Density, RunPlan, SeriesPlan, aplan, endpoint_of, predict_calls, sample_density
+from chainframe.rpc import AsyncClient, Pacing
 
 BATCH = 50  # the client's default batch size: a batch costs one call more (Infura counts 30 calls as 31)
 
@@ -30,22 +34,68 @@ class Estimate:
     blocks: int
     method: str
     calls: int
+    """Calls of the dataset's method (eth_getLogs pieces as predicted from the sampled density)."""
     floor: bool
-    """``calls`` is a floor: eth_getLogs splits a span where the answers are large."""
+    """``calls`` is a floor: eth_getLogs with no density sampled (its pieces follow the answers' size)."""
+    overhead: int = 0
+    """The run's own reads beside the method's calls (chain state, headers above the finalized block, chunk ends),
+    at Infura's default weight, in ``overhead_batches`` requests."""
+    overhead_batches: int = 0
 
     @property
     def credits(self) -> int:
         pacing = Pacing()
-        batches = 0 if self.floor else math.ceil(self.calls / BATCH)
-        return self.calls * pacing.credit_costs.get(self.method, pacing.default_cost) + batches * pacing.default_cost
+        batches = 0 if self.floor or self.method == "eth_getLogs" else math.ceil(self.calls / BATCH)
+        batches += self.overhead_batches
+        weight = pacing.credit_costs.get(self.method, pacing.default_cost)
+        return self.calls * weight + (self.overhead + batches) * pacing.default_cost
+
+    @property
+    def all_calls(self) -> int:
+        return self.calls + self.overhead
 
 
-def estimate(series: SeriesPlan) -> Estimate:
+def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool = False,
+             finalized: int | None = None) -> Estimate:  # fmt: skip
+    """What ``series``' tasks cost: its method's calls (eth_getLogs from ``density``, else a floor), and with
+    ``finalized`` known the run's own reads (chain state, the headers of blocks above it, each chunk's ends)."""
     dataset = DATASETS[series.dataset]
-    blocks = sum(t.end - t.fetch_start + 1 for t in series.tasks)
+    chunks = [BlockRange(t.fetch_start, t.end) for t in series.tasks]
+    blocks = sum(map(len, chunks))
     calls = dataset.calls(blocks, series.filters)
-    floor = calls is None
-    return Estimate(series, blocks, dataset.method, len(series.tasks) if calls is None else calls, floor)
+    floor = calls is None and density is None
+    if calls is None:
+        calls = len(series.tasks) if density is None else predict_calls(chunks, density, cheap=cheap)
+    overhead = batches = 0
+    if finalized is not None and chunks:
+        above = sum(max(0, c.end - max(c.start, finalized + 1) + 1) for c in chunks)
+        overhead = STATE_CALLS + above + CHUNK_CALLS * len(chunks)
+        batches = 1 + math.ceil(above / BATCH) + len(chunks)
+    return Estimate(series, blocks, dataset.method, calls, floor, overhead, batches)
+
+
+STATE_CALLS = 6
+"""A run's chain state (chain id, head, finalized) and its series check: calls before any chunk."""
+CHUNK_CALLS = 2
+"""Headers a chunk reads at its ends (its first block's parent and its last), for the chain checks."""
+
+
+async def sampled(
+    found: RunPlan, options: Mapping[str, Any], rpc: Any, network: str | None, confirmations: int
+) -> tuple[dict[str, Density], bool, int]:
+    """Each eth_getLogs series' sampled density, whether the run's calls would be cheap (a near node, no credit
+    budget: pieces in several calls), and the finalized block a run would check above."""
+    first = rpc[0] if isinstance(rpc, list | tuple) else rpc
+    densities: dict[str, Density] = {}
+    async with AsyncClient(endpoint_of(first, network, None), **options) as client:
+        (tag,) = await client.batch([("eth_getBlockByNumber", ["finalized", False])])
+        finalized = int(tag["number"], 16) if isinstance(tag, dict) else max(0, found.head - confirmations)
+        for series in found.series:
+            dataset = DATASETS[series.dataset]
+            if dataset.fetched is Fetch.LOGS and series.tasks:
+                ranges = [BlockRange(t.fetch_start, t.end) for t in series.tasks]
+                densities[series.series] = await sample_density(client, ranges, dataset.log_filter(series.filters))
+        return densities, client.cheap_calls, finalized
 
 
 def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mapping[str, Any]) -> int:
@@ -60,34 +110,48 @@ def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mappi
         )  # fmt: skip
 
     found = anyio.run(planned)
-    print(_report(args, found, [estimate(s) for s in found.series]))
+    rpc, confirmations = args.rpc, args.confirmations
+    densities, cheap, finalized = anyio.run(sampled, found, options, rpc, args.network, confirmations)
+    estimates = [estimate(s, densities.get(s.series), cheap=cheap, finalized=finalized) for s in found.series]
+    print(_report(args, found, estimates, densities))
     return 0
 
 
-def _report(args: argparse.Namespace, found: RunPlan, estimates: list[Estimate]) -> str:
+def _report(
+    args: argparse.Namespace, found: RunPlan, estimates: list[Estimate], densities: Mapping[str, Density]
+) -> str:
     blocks = found.blocks
     where = f"blocks {blocks.start}..{blocks.end}" if blocks is not None else "no whole chunk below the end (--align)"
     lines = [f"plan: {where} (head {found.head}) into {found.out}; nothing fetched or written (--dry)"]
     for e in estimates:
         reasons = {r: sum(t.reason == r for t in e.plan.tasks) for r in ("new", "extend", "overwrite", "repair")}
         chunks = ", ".join(f"{n} {r}" for r, n in reasons.items() if n) or "none"
-        fetch = f"{'>= ' if e.floor else ''}{e.calls:,} {e.method}"
+        fetch = f"{'>= ' if e.floor else '~' if e.method == 'eth_getLogs' else ''}{e.calls:,} {e.method}"
         lines.append(
             f"  {e.plan.series:<26} chunks: {chunks}; {e.plan.skipped} stored; {e.blocks:,} blocks to fetch: {fetch} "
-            f"calls, {'>= ' if e.floor else ''}{e.credits:,} credits"
+            f"calls (+{e.overhead:,} the run's own), {'>= ' if e.floor else ''}{e.credits:,} credits"
         )
+        density = densities.get(e.plan.series)
+        if density is not None:
+            lines.append(
+                f"  {'':<26} eth_getLogs pieces from the logs of {density.sampled_blocks} sampled blocks: "
+                f"{density.results_per_block:,.1f} logs, {density.bytes_per_block / 1e3:,.1f} kB a block"
+            )
     floor = any(e.floor for e in estimates)
-    calls, credits = sum(e.calls for e in estimates), sum(e.credits for e in estimates)
+    calls, credits = sum(e.all_calls for e in estimates), sum(e.credits for e in estimates)
     at_least = ">= " if floor else ""
     lines.append(f"  total: {at_least}{calls:,} calls, {at_least}{credits:,} credits (Infura's weights)")
     paces = [(args.credits_per_second, credits, "credits"), (args.requests_per_second, calls, "calls")]
     for rate, amount, unit in paces:
         if rate:
             lines.append(f"  at {rate:,g} {unit}/s: {'at least ' if floor else ''}{amount / rate:,.0f} s")
+    sampled = sum(d.calls for d in densities.values())
     lines.append(
         "  to plan it the node was asked, in one batch as a run asks: eth_chainId, eth_blockNumber, "
-        "eth_getBlockByNumber. A run also checks the stored series against the chain and reads the headers of "
-        "blocks above the finalized one (not counted here)."
+        "eth_getBlockByNumber; then the finalized block"
+        + (f" and {sampled} small eth_getLogs (the logs' density)" if sampled else "")
+        + ". Counted: the run's chain state, the headers of blocks above the finalized one (checked block by block) "
+        "and each chunk's ends. A folder holding series already also has them checked against the chain (not counted)."
     )
     if getattr(args, "verify", False):
         lines.append("  --verify adds a header fetch per block (and its receipts, for logs): not counted here.")

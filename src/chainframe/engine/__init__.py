@@ -25,6 +25,7 @@ from chainframe.engine._api import (
     vacuum,
     verify_stored,
 )
+from chainframe.engine._logs import Density, predict_calls, sample_density
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._probe import Capabilities, aprobe, node_table, probe
 from chainframe.engine._ranges import BlockSpec, RangeSpec, parse_blocks, parse_range
@@ -37,6 +38,7 @@ __all__ = [
     "ChunkMeta",
     "ChunkTask",
     "DEFAULT_RETENTION_HOURS",
+    "Density",
     "RangeSpec",
     "RunPlan",
     "RunReport",
@@ -59,8 +61,10 @@ __all__ = [
     "parse_blocks",
     "parse_range",
     "plan",
+    "predict_calls",
     "probe",
     "repair",
+    "sample_density",
     "scan",
     "series_folder",
     "vacuum",

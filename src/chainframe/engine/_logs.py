@@ -12,6 +12,7 @@ which a node serves with less work per byte (:meth:`SplitState.calls`), and stil
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -223,6 +224,83 @@ async def plan_pieces(
             end = min(start + max(1, span()) - 1, blocks.end)
             tg.start_soon(run, BlockRange(start, end))
             start = end + 1
+
+
+@dataclass(frozen=True)
+class Density:
+    """How many logs (matching a filter) a range holds per block, and their eth_getLogs answer bytes: measured on a
+    few small samples spread over it (:func:`sample_density`), to predict the pieces a run will take."""
+
+    bytes_per_block: float
+    results_per_block: float
+    sampled_blocks: int
+    calls: int
+    """eth_getLogs calls the sampling took."""
+
+
+SAMPLES, SAMPLE_BLOCKS = 4, 3
+"""Samples of a range's logs for ``--dry``: 4 eth_getLogs of 3 blocks each, spread evenly (about 1,000 credits)."""
+
+
+async def sample_density(
+    client: Any, ranges: Sequence[BlockRange], filters: Mapping[str, Any], *, samples: int = SAMPLES
+) -> Density:
+    """The density of ``ranges``' logs matching ``filters``, from ``samples`` small eth_getLogs spread over them (one
+    batch). A range with uneven logs (a busy contract's launch) is predicted only as well as the samples see it."""
+    blocks = [n for r in ranges for n in r]
+    if not blocks:
+        return Density(0.0, 0.0, 0, 0)
+    starts = sorted({blocks[(2 * i + 1) * len(blocks) // (2 * samples)] for i in range(samples)})
+    picked = [BlockRange(n, min(n + SAMPLE_BLOCKS - 1, blocks[-1])) for n in starts]
+    answers = await client.batch([("eth_getLogs", [log_filter(p, filters)]) for p in picked])
+    size = results = 0
+    for answer in answers:
+        if isinstance(answer, Exception):
+            raise answer
+        results += len(answer)
+        size += len(json.dumps(answer, separators=(",", ":")))  # as the node sends it, near enough
+    sampled = sum(map(len, picked))
+    return Density(size / sampled, results / sampled, sampled, len(picked))
+
+
+def predict_calls(
+    chunks: Sequence[BlockRange], density: Density, *, cheap: bool = False, max_results: int | None = 10_000
+) -> int:
+    """The eth_getLogs calls a run over ``chunks`` takes at ``density``: :func:`fetch_logs` played with the answers'
+    sizes the density gives (a fresh :class:`SplitState`: pieces grow from its first span, ``in_flight`` of them
+    sized before their answers are seen, chunks one after another), a piece over ``max_results`` (Infura's 10,000,
+    the common limit) refused once and split at the hint a provider gives. ``cheap``: the run's client fetches
+    pieces in several calls (:attr:`~chainframe.rpc.AsyncClient.cheap_calls`)."""
+    state = SplitState()
+    places = 8  # SplitState.in_flight's
+    calls = 0
+
+    def fetch(piece: BlockRange) -> None:
+        nonlocal calls
+        results = density.results_per_block * len(piece)
+        if max_results is not None and results > max_results and len(piece) > 1:
+            calls += 1  # refused, then split where the provider's hint says
+            fits = max(1, int(max_results / max(density.results_per_block, 1e-9)))
+            state.refused(fits)
+            cut = piece.start + min(fits, len(piece) - 1) - 1
+            fetch(BlockRange(piece.start, cut))
+            fetch(BlockRange(cut + 1, piece.end))
+            return
+        calls += len(state.calls(piece, cheap=cheap))
+        state.observe(len(piece), int(density.bytes_per_block * len(piece)))
+
+    for chunk in chunks:
+        flying: list[BlockRange] = []
+        start = chunk.start
+        while start <= chunk.end:
+            if len(flying) == places:
+                fetch(flying.pop(0))  # the oldest answer arrives: the next piece is sized by it
+            end = min(start + max(1, state.span) - 1, chunk.end)
+            flying.append(BlockRange(start, end))
+            start = end + 1
+        for piece in flying:  # the chunk's planning ends with its last piece
+            fetch(piece)
+    return calls
 
 
 def matches(filters: Mapping[str, Any]) -> pl.Expr:

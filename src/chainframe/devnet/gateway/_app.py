@@ -66,6 +66,8 @@ class Stats:
     calls: Counter[str] = field(default_factory=Counter)
     limit_errors: Counter[str] = field(default_factory=Counter)
     rate_limited: int = 0
+    credits: int = 0
+    """Infura's credits for the requests served (refused ones are not billed), with or without a budget."""
 
     def to_json(self, faults: Counter[str]) -> dict[str, Any]:
         return {
@@ -77,6 +79,7 @@ class Stats:
             "calls": dict(self.calls),
             "limit_errors": dict(self.limit_errors),
             "rate_limited": self.rate_limited,
+            "credits": self.credits,
             "faults": dict(faults),
         }
 
@@ -174,11 +177,13 @@ class Gateway:
 
         if self.settings.latency:
             await asyncio.sleep(self.settings.latency)
+        charge = cost(methods)
         if self.credits is not None:
-            wait = self.credits.take(cost(methods))
+            wait = self.credits.take(charge)
             if wait:
                 self.stats.rate_limited += 1
                 return self._rate_limited(calls, is_batch, math.ceil(wait * 1000) / 1000)
+        self.stats.credits += charge  # as Infura bills: every request served, by its methods' weights
         routed = transport == "http" and next(
             (m for m in self.settings.missing if m.http_status is not None and m.method in methods), None
         )
