@@ -20,7 +20,7 @@ def test_the_command_prints_the_table_and_json(devnet: Devnet, capsys: pytest.Ca
     table = capsys.readouterr().out
     assert re.search(r"^receipts +yes +" + re.escape(BY_TRANSACTION), table, re.M), table
     assert re.search(r"^missing methods: eth_getBlockReceipts\b", table, re.M), table
-    assert "4 requests" in table
+    assert "6 requests" in table
     assert main(["probe", "--rpc", devnet.http_url, "--json"]) == 0
     out = capsys.readouterr().out
     found = json.loads(out)

@@ -9,7 +9,7 @@ import pytest
 
 from chainframe import aprobe, probe
 from chainframe.datasets import DATASETS
-from chainframe.devnet import Devnet, GatewaySettings, MissingMethod
+from chainframe.devnet import Devnet, GatewaySettings, LogLimits, MissingMethod
 from chainframe.engine import Capabilities
 from chainframe.engine._probe import Check, routes
 
@@ -44,7 +44,7 @@ def test_the_devnet_as_it_is_serves_every_dataset(devnet: Devnet) -> None:
     # methods are passed through too.
     assert found.client_version is None
     assert found.missing == ()
-    assert found.requests == 4  # two batches of checks, two of the batch size
+    assert found.requests == 6  # two batches of checks, two of getLogs limits, two of the batch size
     assert _key(devnet) not in json.dumps(found.to_json()) + found.table()
     assert found.endpoint.endswith("/v3/<redacted>")
 
@@ -122,3 +122,26 @@ def test_a_refused_tracer_is_not_a_missing_method() -> None:
     assert not by_name["receipts"].works
     assert "eth_getBlockReceipts" in by_name["receipts"].note
     assert by_name["account_proofs"].works
+
+
+@pytest.mark.parametrize(
+    ("limits", "results", "blocks", "said"),
+    [
+        (LogLimits(), 10_000, None, "range: 241 blocks answered; results: 10,000"),  # Infura's, as the gateway plays it
+        (LogLimits(max_results=500, max_range=100), 500, 100, "range: 100 blocks; results: 500"),
+        (LogLimits(max_results=100_000), None, None, "results: 10,146 answered in one call (164 blocks)"),
+    ],
+)
+def test_getlogs_limits_are_found_in_three_calls(
+    devnet: Devnet, limits: LogLimits, results: int | None, blocks: int | None, said: str
+) -> None:
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(limits=limits))
+    devnet.gateway.reset_stats()
+    found = probe(rpc=devnet.http_url)
+    assert (found.log_results, found.log_blocks) == (results, blocks)
+    assert said in found.log_limits
+    assert f"getLogs    {found.log_limits}" in found.table()
+    assert found.to_json()["log_results"] == results
+    # The probe's own eth_getLogs at the head, then the limits' two or three: never a scan of the chain.
+    assert devnet.gateway.stats()["calls"]["eth_getLogs"] <= 4

@@ -1,18 +1,20 @@
 """What a node serves, asked once and cheaply, and which datasets will work on it and by which route.
 
-Four requests where the node takes batches: (1) client version, chain id and the ``latest``, ``finalized`` and
+Six requests where the node takes batches: (1) client version, chain id and the ``latest``, ``finalized`` and
 ``safe`` headers; (2) each of the spec's ten methods, the trace methods, both tracers of ``debug_traceCall`` and old
 state, at the latest block (block 0 for whole-block traces, which cost a block's execution elsewhere) or with
-arguments that exist nowhere (a zero transaction hash); (3, 4) batches of 50 and then 100 ``eth_chainId`` calls, the
-sizes a run sends (``batch_size``) and that Erigon and Nethermind allow by default. A node without batches gets each
-call alone instead, and no size test. A method counts as missing only when the node says so in any real node's words
-(:class:`~chainframe.rpc.MethodNotFound`); any other error is shown as answered.
+arguments that exist nowhere (a zero transaction hash); (3, 4) eth_getLogs' limits: a wide range matching nothing,
+then a span sized to hold about 10,001 logs (:func:`_log_limits`); (5, 6) batches of 50 and then 100 ``eth_chainId``
+calls, the sizes a run sends (``batch_size``) and that Erigon and Nethermind allow by default. A node without batches
+gets each call alone instead, and no size test. A method counts as missing only when the node says so in any real
+node's words (:class:`~chainframe.rpc.MethodNotFound`); any other error is shown as answered.
 
 It lives in the engine because the engine is what will use it: a run picks each dataset's route up front from it.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -21,7 +23,16 @@ from typing import Any, Literal
 from chainframe._twins import carry_over
 from chainframe.datasets import DATASETS, Fetch
 from chainframe.engine._api import _blocking, _client, endpoint_of
-from chainframe.rpc import AsyncClient, Endpoint, MethodNotFound, RetryPolicy, RPCError, TerminalError, TransientError
+from chainframe.rpc import (
+    AsyncClient,
+    Endpoint,
+    LimitExceeded,
+    MethodNotFound,
+    RetryPolicy,
+    RPCError,
+    TerminalError,
+    TransientError,
+)
 
 Status = Literal["served", "missing", "error"]
 """``served``: a result (null included); ``missing``: the node says it has no such method; ``error``: any other
@@ -94,6 +105,14 @@ class Capabilities:
     archive: bool | None
     """Whether old state is served (block 1 against the latest); None where no method could tell."""
     archive_by: str
+    log_results: int | None = None
+    """The most eth_getLogs results the node answers in one call, where its refusal said (Infura: 10,000); None: no
+    limit met (see ``log_limits``)."""
+    log_blocks: int | None = None
+    """The widest eth_getLogs range in blocks, where a refusal said; None: no limit met."""
+    log_limits: str = ""
+    """What was tried and found, in words (two calls: a wide range that matches nothing, a span sized by the head's
+    logs to hold about 10,001 of them)."""
     checks: tuple[Check, ...]
     datasets: tuple[Route, ...]
     requests: int
@@ -128,6 +147,7 @@ class Capabilities:
             f"batches    {batches}",
             f"tags       finalized {_yes(self.finalized)}, safe {_yes(self.safe)}",
             f"old state  {archive} ({self.archive_by})",
+            f"getLogs    {self.log_limits or 'not tried'}",
             "",
         ]
         width = max(len(c.name) for c in self.checks)
@@ -308,6 +328,9 @@ async def aprobe(
         checks += [_check(name, r, endpoint) for (name, _), r in zip(asked, results, strict=True)]
         found = {c.name: c for c in checks}
         archive, archive_by = _archive(found, old)
+        log_results, log_blocks, log_limits = (
+            await _log_limits(client, head, batches) if found["eth_getLogs"].ok else (None, None, "")
+        )
         answered, refused = await _batch_size(client) if batches else (1, None)
         return Capabilities(
             endpoint=endpoint.display,
@@ -321,11 +344,64 @@ async def aprobe(
             safe=isinstance(safe, dict),
             archive=archive,
             archive_by=archive_by,
+            log_results=log_results,
+            log_blocks=log_blocks,
+            log_limits=log_limits,
             checks=tuple(checks),
             datasets=routes(found, archive),
             requests=client.stats.requests,
             calls=client.stats.calls,
         )
+
+
+RANGE_TRIED = 100_000
+"""Blocks of the wide eth_getLogs matching nothing (the zero address logs nothing): only a range limit refuses it."""
+RESULTS_TRIED, SPAN_MOST = 10_001, 2_000
+"""Logs the second eth_getLogs is sized to hold (one over Infura's limit), from the head's last ten blocks' count, in
+at most ``SPAN_MOST`` blocks: where no limit refuses it, an answer of a few MB."""
+
+
+async def _log_limits(client: AsyncClient, head: int, batches: bool) -> tuple[int | None, int | None, str]:
+    """eth_getLogs' limits, cheaply: a ``RANGE_TRIED``-block range matching nothing (a range limit refuses it, naming
+    its width), then a span sized from the last ten blocks' logs to hold ``RESULTS_TRIED`` (a results limit refuses
+    it, naming its count). Limits found, and what was tried, in words."""
+    wide = max(0, head - RANGE_TRIED + 1)
+    recent = max(0, head - 9)
+    (range_answer, sample) = await _ask(client, [
+        ("eth_getLogs", [{"fromBlock": hex(wide), "toBlock": hex(head), "address": _ZERO_ADDRESS}]),
+        ("eth_getLogs", [{"fromBlock": hex(recent), "toBlock": hex(head)}]),
+    ], batches)  # fmt: skip
+    blocks_limit, said = None, []
+    if isinstance(range_answer, LimitExceeded):
+        blocks_limit = range_answer.max_blocks
+        said.append(f"range: {blocks_limit:,} blocks" if blocks_limit else f"range refused ({range_answer.detail})")
+    elif isinstance(range_answer, RPCError):
+        said.append(f"range: not told ({range_answer.detail[:80]})")
+    else:
+        said.append(f"range: {head - wide + 1:,} blocks answered")
+    if isinstance(sample, LimitExceeded):  # ten blocks over a limit already
+        most = _results(sample.detail)
+        said.append(f"results: {most:,} (the last 10 blocks hold more)" if most else "results: 10 blocks refused")
+        return most, blocks_limit, "; ".join(said)
+    per_block = len(sample) / (head - recent + 1) if isinstance(sample, list) else 0.0
+    if not per_block:
+        return None, blocks_limit, "; ".join([*said, "results: not tried (no logs in the last 10 blocks)"])
+    span = min(SPAN_MOST, blocks_limit or SPAN_MOST, head + 1, max(1, math.ceil(RESULTS_TRIED / per_block)))
+    (answer,) = await _ask(client, [("eth_getLogs", [{"fromBlock": hex(head - span + 1), "toBlock": hex(head)}])],
+                           batches)  # fmt: skip
+    if isinstance(answer, LimitExceeded) and answer.reason == "results":
+        most = _results(answer.detail)
+        said.append(f"results: {most:,}" if most else f"results: refused for {span:,} blocks ({answer.detail[:80]})")
+        return most, blocks_limit, "; ".join(said)
+    if isinstance(answer, RPCError):
+        return None, blocks_limit, "; ".join([*said, f"results: not told ({answer.detail[:80]})"])
+    return None, blocks_limit, "; ".join([*said, f"results: {len(answer):,} answered in one call ({span:,} blocks)"])
+
+
+def _results(text: str) -> int | None:
+    """The count a results limit's text names ("query returned more than 10000 results", "10,000 logs")."""
+    found = re.search(r"(\d[\d,_]*)\s*(?:results|logs)", text)
+    return int(re.sub(r"[,_]", "", found.group(1))) if found else None
 
 
 def _archive(found: Mapping[str, Check], old: str) -> tuple[bool | None, str]:
