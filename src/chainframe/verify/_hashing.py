@@ -20,7 +20,8 @@ except ImportError:  # not built (no C compiler at install time): the Python cod
     _built = None
 
 NATIVE: Any = None if os.environ.get("CHAINFRAME_NATIVE", "1") == "0" else _built
-"""The compiled module (``keccak256``, ``rlp``, ``ordered_root``, ``receipts_roots``, ``blooms``), or None."""
+"""The compiled module (``keccak256``, ``rlp``, ``ordered_root``, ``receipts_roots``, ``blooms``,
+``transactions_encoded``), or None."""
 
 RlpItem = bytes | list["RlpItem"]
 
