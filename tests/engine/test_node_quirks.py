@@ -16,7 +16,6 @@ from chainframe.devnet import Devnet, GatewaySettings, LogLimits, MissingMethod,
 from chainframe.devnet.gateway import NodeKind
 from chainframe.engine import extract, verify_stored
 from chainframe.rpc import Client, MethodNotFound
-from chainframe.rpc._client import PROBE_CALLS
 
 RECEIPTS = "eth_getBlockReceipts"
 CHUNK = 60  # four chunks of the test chain: the missing method must be learned once, not per chunk
@@ -76,13 +75,17 @@ def test_a_run_asks_for_the_missing_method_once(devnet: Devnet, reference: Path,
     _configure(devnet, missing=(MissingMethod(method=RECEIPTS),))
     report = extract(["receipts"], blocks=f"0:{devnet.truth.head}", out=tmp_path, rpc=devnet.http_url, chunk_size=CHUNK)
     assert report.datasets["receipts"]["written"] == 5
-    # One first batch of PROBE_CALLS (sent again item by item, as any batch holding an error), then never again.
-    assert _calls(devnet)[RECEIPTS] == 2 * PROBE_CALLS
+    # Once, before any work (the run's routes are picked from the node's answers), then never again.
+    assert _calls(devnet)[RECEIPTS] == 1
     assert _rows(tmp_path, "receipts").equals(_rows(reference, "receipts"))
     assert report.missing_methods == {
         RECEIPTS: "the method eth_getBlockReceipts does not exist/is not available [-32601]"
     }
     assert "eth_getBlockReceipts not served by the node (the method" in report.summary()
+    assert (
+        "receipts read by eth_getBlockByNumber + eth_getTransactionReceipt (the node lacks eth_getBlockReceipts)"
+        in (report.summary())
+    )
 
 
 def test_the_client_raises_the_typed_error_and_remembers_the_method(devnet: Devnet) -> None:

@@ -39,6 +39,13 @@ def test_the_probes_verdict_is_what_extraction_does(
         assert not worked
         assert "debug_traceCall" in route.route
         assert ("lacks debug_traceCall" if real_node.node_name == "ganache" else "refuses") in route.note
+        # Refused before any work, in one line: the dataset, the method, the node's own answer, what would serve it.
+        (error,) = [line for line in printed.err.splitlines() if line.startswith("error:")]
+        assert "call_traces: the node serves no way to read it (debug_traceCall callTracer); it answered" in error
+        answer = "[-32700]" if real_node.node_name == "ganache" else "only supports the default tracer"
+        assert answer in error
+        assert error.endswith("a node that serves debug_traceCall callTracer would")
+        assert not any(tmp_path.rglob("*.parquet"))
 
 
 README = Path(__file__).parents[2] / "README.md"

@@ -573,6 +573,9 @@ class _Run:
         self.verify = verify
         self.publisher = Publisher(folder, layout)
         """One for the whole run (every round of a follow): it holds the run's claim on each Delta table."""
+        self.routes_picked = False
+        """Each dataset's route was picked from the node's answers (:func:`~chainframe.engine._probe.preflight`):
+        once a run, before its first round's work."""
 
     @classmethod
     def make(
@@ -601,6 +604,11 @@ class _Run:
         started, clock = now(), time.monotonic()
         state = await chain_state(client, confirmations)
         chain_id, head, finalized, why = state.chain_id, state.head, state.safe, state.why
+        if not self.routes_picked:
+            from chainframe.engine._probe import preflight  # the probe builds on this module's client
+
+            await preflight(client, [DATASETS[w.dataset] for w in self.wanted], head)
+            self.routes_picked = True
         resolved: list[BlockRange] | None = None
         if not repair_only:
             resolved = await resolve_blocks(self.spec, client, confirmations=confirmations, head=head, safe=finalized)

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from chainframe._twins import carry_over
-from chainframe.datasets import DATASETS, Fetch
+from chainframe.datasets import DATASETS, Dataset, Fetch
 from chainframe.engine._api import _blocking, _client, endpoint_of
 from chainframe.rpc import (
     AsyncClient,
@@ -296,32 +296,10 @@ async def aprobe(
         chain_id, block, finalized, safe, version = answers
         if not isinstance(block, dict):
             raise _no_head(endpoint)
-        head, block_hash = int(block["number"], 16), block["hash"]
-        n = hex(head)
-        transaction = next(iter(block.get("transactions") or ()), _ZERO_HASH)
+        head = int(block["number"], 16)
         old = hex(min(1, head))
-        call = {"to": _ZERO_ADDRESS}
-        asked: list[tuple[str, Call]] = [
-            ("eth_getTransactionByBlockNumberAndIndex", ("eth_getTransactionByBlockNumberAndIndex", [n, "0x0"])),
-            ("eth_getTransactionByBlockHashAndIndex", ("eth_getTransactionByBlockHashAndIndex", [block_hash, "0x0"])),
-            ("eth_getUncleByBlockNumberAndIndex", ("eth_getUncleByBlockNumberAndIndex", [n, "0x0"])),
-            ("eth_getUncleByBlockHashAndIndex", ("eth_getUncleByBlockHashAndIndex", [block_hash, "0x0"])),
-            ("eth_getTransactionReceipt", ("eth_getTransactionReceipt", [transaction])),
-            ("eth_getBlockReceipts", ("eth_getBlockReceipts", [n])),
-            ("eth_getLogs", ("eth_getLogs", [{"fromBlock": n, "toBlock": n}])),
-            ("eth_getProof", ("eth_getProof", [_ZERO_ADDRESS, [], n])),
-            ("eth_getBalance", ("eth_getBalance", [_ZERO_ADDRESS, n])),
-            ("eth_getTransactionCount", ("eth_getTransactionCount", [_ZERO_ADDRESS, n])),
-            ("eth_getCode", ("eth_getCode", [_ZERO_ADDRESS, n])),
-            ("eth_getStorageAt", ("eth_getStorageAt", [_ZERO_ADDRESS, "0x0", n])),
-            ("eth_call", ("eth_call", [call, n])),
-            *((f"debug_traceCall {t}", ("debug_traceCall", [call, n, {"tracer": t}])) for t in TRACERS),
-            ("trace_block", ("trace_block", ["0x0"])),
-            ("debug_traceBlockByNumber", ("debug_traceBlockByNumber", ["0x0", {"tracer": "callTracer"}])),
-            ("debug_traceTransaction", ("debug_traceTransaction", [transaction, {"tracer": "callTracer"}])),
-            (f"eth_getBalance at {int(old, 16)}", ("eth_getBalance", [_ZERO_ADDRESS, old])),
-            (f"eth_getProof at {int(old, 16)}", ("eth_getProof", [_ZERO_ADDRESS, [], old])),
-        ]
+        asked = [*_asked(block), (f"eth_getBalance at {int(old, 16)}", ("eth_getBalance", [_ZERO_ADDRESS, old])),
+                 (f"eth_getProof at {int(old, 16)}", ("eth_getProof", [_ZERO_ADDRESS, [], old]))]  # fmt: skip
         results = await _ask(client, [c for _, c in asked], batches)
         _first(results)
         checks = [_check("eth_getBlockByNumber", block, endpoint)]
@@ -402,6 +380,78 @@ def _results(text: str) -> int | None:
     """The count a results limit's text names ("query returned more than 10000 results", "10,000 logs")."""
     found = re.search(r"(\d[\d,_]*)\s*(?:results|logs)", text)
     return int(re.sub(r"[,_]", "", found.group(1))) if found else None
+
+
+def _asked(block: Mapping[str, Any]) -> list[tuple[str, Call]]:
+    """Each check's name and call, at the head ``block`` (its number, hash and first transaction) or at block 0 for
+    whole-block traces (cheap everywhere), with arguments that exist nowhere where none is at hand."""
+    n, block_hash = block["number"], block["hash"]
+    transaction = next(iter(block.get("transactions") or ()), _ZERO_HASH)
+    call = {"to": _ZERO_ADDRESS}
+    return [
+        ("eth_getTransactionByBlockNumberAndIndex", ("eth_getTransactionByBlockNumberAndIndex", [n, "0x0"])),
+        ("eth_getTransactionByBlockHashAndIndex", ("eth_getTransactionByBlockHashAndIndex", [block_hash, "0x0"])),
+        ("eth_getUncleByBlockNumberAndIndex", ("eth_getUncleByBlockNumberAndIndex", [n, "0x0"])),
+        ("eth_getUncleByBlockHashAndIndex", ("eth_getUncleByBlockHashAndIndex", [block_hash, "0x0"])),
+        ("eth_getTransactionReceipt", ("eth_getTransactionReceipt", [transaction])),
+        ("eth_getBlockReceipts", ("eth_getBlockReceipts", [n])),
+        ("eth_getLogs", ("eth_getLogs", [{"fromBlock": n, "toBlock": n}])),
+        ("eth_getProof", ("eth_getProof", [_ZERO_ADDRESS, [], n])),
+        ("eth_getBalance", ("eth_getBalance", [_ZERO_ADDRESS, n])),
+        ("eth_getTransactionCount", ("eth_getTransactionCount", [_ZERO_ADDRESS, n])),
+        ("eth_getCode", ("eth_getCode", [_ZERO_ADDRESS, n])),
+        ("eth_getStorageAt", ("eth_getStorageAt", [_ZERO_ADDRESS, "0x0", n])),
+        ("eth_call", ("eth_call", [call, n])),
+        *((f"debug_traceCall {t}", ("debug_traceCall", [call, n, {"tracer": t}])) for t in TRACERS),
+        ("trace_block", ("trace_block", ["0x0"])),
+        ("debug_traceBlockByNumber", ("debug_traceBlockByNumber", ["0x0", {"tracer": "callTracer"}])),
+        ("debug_traceTransaction", ("debug_traceTransaction", [transaction, {"tracer": "callTracer"}])),
+    ]
+
+
+async def preflight(client: AsyncClient, datasets: Sequence[Dataset], head: int) -> dict[str, Route]:
+    """Each of ``datasets``' routes on the run's node, picked before any work, from one batch asking just the methods
+    their routes need, as :func:`aprobe` asks them (a method the node lacks is then known to the client, so no piece
+    asks it). A route other than a dataset's first is said in the run's summary (``client.notes``); a dataset the node
+    can serve no way is :class:`~chainframe.rpc.MethodNotFound` at once, naming the dataset, the methods, the node's
+    answers and what would serve it. Datasets whose routes name a method the probe does not know are left to their
+    own fetch."""
+    names = {name for name, _ in _asked({"number": "0x0", "hash": _ZERO_HASH})}
+    checked = [d for d in datasets if all(m in names or m == "eth_getBlockByNumber" for w in d.all_routes() for m in w)]
+    needed = sorted({m for d in checked for way in d.all_routes() for m in way if m in names})
+    if not needed:
+        return {}  # blocks and transactions, logs: the methods every node serves
+    block = await client.request("eth_getBlockByNumber", [hex(head), False])
+    if not isinstance(block, dict):
+        return {}
+    table = dict(_asked(block))
+    try:
+        results = await client.batch([table[m] for m in needed])
+    except TerminalError:  # the whole request refused (a gateway routing by method, HTTP 404/405): one by one
+        results = await _ask(client, [table[m] for m in needed], batches=False)
+    for result in results:
+        if isinstance(result, TransientError):
+            raise result  # what the run's first request would meet: no verdict on a node that did not answer
+    found = {m: _check(m, r, client.endpoint) for m, r in zip(needed, results, strict=True)}
+    found["eth_getBlockByNumber"] = Check(name="eth_getBlockByNumber", status="served")
+    names = {d.name for d in checked}
+    picked = {r.dataset: r for r in routes(found, None) if r.dataset in names}
+    for dataset in checked:
+        route = picked[dataset.name]
+        if not route.works:
+            first = " + ".join(dataset.all_routes()[0])
+            failed = dict.fromkeys(m for w in dataset.all_routes() for m in w if not found[m].ok)
+            answers = "; ".join(f"{m}: {found[m].answer}" for m in failed)
+            error = MethodNotFound(
+                f"{dataset.name}: the node serves no way to read it ({route.route}); it answered {answers}; a node "
+                f"that serves {first} would"
+            )
+            lacking = next((m.split()[0] for m in failed), dataset.method)
+            error.attach(method=lacking, blocks=None, endpoint=client.endpoint.display, secret=client.endpoint.key)
+            raise error
+        if route.route != " + ".join(dataset.all_routes()[0]):
+            client.notes[f"route {dataset.name}"] = f"{dataset.name} read by {route.route} ({route.note})"
+    return picked
 
 
 def _archive(found: Mapping[str, Check], old: str) -> tuple[bool | None, str]:
