@@ -29,7 +29,7 @@ def test_the_plan_asks_only_the_chain_state_and_writes_nothing(
     assert f"3 new; 0 stored; 240 blocks to fetch: 240 eth_getBlockByNumber calls (+{own} the run's own)" in lines[1]
     assert "240 eth_getBlockReceipts calls" in lines[2]
     assert re.search(r"240 blocks to fetch: ~\d+ eth_getLogs calls \(\+\d+ the run's own\), [\d,]+ credits", lines[3])
-    density = r"  +eth_getLogs pieces from the logs of 12 sampled blocks: [\d.]+ logs, [\d.]+ kB a block"
+    density = r"  +eth_getLogs pieces from the logs of 20 sampled blocks: [\d.]+ logs, [\d.]+ kB a block"
     assert re.match(density, lines[4])
     assert re.match(r"  total: [\d,]+ calls, [\d,]+ credits \(Infura's weights\)$", lines[5])
     assert re.match(r"  at 500 credits/s: [\d,]+ s$", lines[6])

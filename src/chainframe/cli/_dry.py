@@ -22,7 +22,16 @@ import anyio
 
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, BlockRange, Fetch
-from chainframe.engine import Density, RunPlan, SeriesPlan, aplan, endpoint_of, predict_calls, sample_density
+from chainframe.engine import (
+    Density,
+    RunPlan,
+    SeriesPlan,
+    aplan,
+    endpoint_of,
+    predict_calls,
+    preflight_methods,
+    sample_density,
+)
 from chainframe.rpc import AsyncClient, Pacing
 
 BATCH = 50  # the client's default batch size: a batch costs one call more (Infura counts 30 calls as 31)
@@ -41,6 +50,8 @@ class Estimate:
     """The run's own reads beside the method's calls (chain state, headers above the finalized block, chunk ends),
     at Infura's default weight, in ``overhead_batches`` requests."""
     overhead_batches: int = 0
+    checked_credits: int = 0
+    """The calls a run makes to pick its routes (:func:`chainframe.engine.preflight_methods`), at their weights."""
 
     @property
     def credits(self) -> int:
@@ -48,11 +59,11 @@ class Estimate:
         batches = 0 if self.floor or self.method == "eth_getLogs" else math.ceil(self.calls / BATCH)
         batches += self.overhead_batches
         weight = pacing.credit_costs.get(self.method, pacing.default_cost)
-        return self.calls * weight + (self.overhead + batches) * pacing.default_cost
+        return self.calls * weight + (self.overhead + batches) * pacing.default_cost + self.checked_credits
 
     @property
     def all_calls(self) -> int:
-        return self.calls + self.overhead
+        return self.calls + self.overhead + len(preflight_methods([DATASETS[self.plan.dataset]]))
 
 
 def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool = False,
@@ -66,12 +77,17 @@ def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool 
     floor = calls is None and density is None
     if calls is None:
         calls = len(series.tasks) if density is None else predict_calls(chunks, density, cheap=cheap)
-    overhead = batches = 0
+    overhead = batches = checked = 0
     if finalized is not None and chunks:
         above = sum(max(0, c.end - max(c.start, finalized + 1) + 1) for c in chunks)
         overhead = STATE_CALLS + above + CHUNK_CALLS * len(chunks)
         batches = 1 + math.ceil(above / BATCH) + len(chunks)
-    return Estimate(series, blocks, dataset.method, calls, floor, overhead, batches)
+        asked = preflight_methods([dataset])  # the run's routes, picked up front: the head's header, then a batch
+        if asked:
+            pacing = Pacing()
+            overhead, batches = overhead + 1, batches + (len(asked) > 1)
+            checked = sum(pacing.credit_costs.get(m, pacing.default_cost) for m in asked)
+    return Estimate(series, blocks, dataset.method, calls, floor, overhead, batches, checked)
 
 
 STATE_CALLS = 6
@@ -150,8 +166,9 @@ def _report(
         "  to plan it the node was asked, in one batch as a run asks: eth_chainId, eth_blockNumber, "
         "eth_getBlockByNumber; then the finalized block"
         + (f" and {sampled} small eth_getLogs (the logs' density)" if sampled else "")
-        + ". Counted: the run's chain state, the headers of blocks above the finalized one (checked block by block) "
-        "and each chunk's ends. A folder holding series already also has them checked against the chain (not counted)."
+        + ". Counted: the run's chain state, its routes' check, the headers of blocks above the finalized one (checked "
+        "block by block) and each chunk's ends. A folder holding series already also has them checked against the "
+        "chain (not counted)."
     )
     if getattr(args, "verify", False):
         lines.append("  --verify adds a header fetch per block (and its receipts, for logs): not counted here.")

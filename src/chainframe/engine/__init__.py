@@ -27,7 +27,7 @@ from chainframe.engine._api import (
 )
 from chainframe.engine._logs import Density, predict_calls, sample_density
 from chainframe.engine._plan import ChunkTask
-from chainframe.engine._probe import Capabilities, aprobe, node_table, probe
+from chainframe.engine._probe import Capabilities, aprobe, node_table, preflight_methods, probe
 from chainframe.engine._ranges import BlockSpec, RangeSpec, parse_blocks, parse_range
 from chainframe.engine._report import RunReport
 from chainframe.store import ChunkMeta, folder_info
@@ -62,6 +62,7 @@ __all__ = [
     "parse_range",
     "plan",
     "predict_calls",
+    "preflight_methods",
     "probe",
     "repair",
     "sample_density",

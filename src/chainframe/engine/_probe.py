@@ -409,6 +409,19 @@ def _asked(block: Mapping[str, Any]) -> list[tuple[str, Call]]:
     ]
 
 
+def _preflown(datasets: Sequence[Dataset]) -> tuple[list[Dataset], list[str]]:
+    """The datasets :func:`preflight` decides (every method of their routes known to the probe), and the checks
+    (names) it asks for them."""
+    names = {name for name, _ in _asked({"number": "0x0", "hash": _ZERO_HASH})}
+    checked = [d for d in datasets if all(m in names or m == "eth_getBlockByNumber" for w in d.all_routes() for m in w)]
+    return checked, sorted({m for d in checked for way in d.all_routes() for m in way if m in names})
+
+
+def preflight_methods(datasets: Sequence[Dataset]) -> list[str]:
+    """The methods a run's :func:`preflight` asks for ``datasets`` (``--dry`` counts them), beside the head's header."""
+    return [name.split()[0] for name in _preflown(datasets)[1]]
+
+
 async def preflight(client: AsyncClient, datasets: Sequence[Dataset], head: int) -> dict[str, Route]:
     """Each of ``datasets``' routes on the run's node, picked before any work, from one batch asking just the methods
     their routes need, as :func:`aprobe` asks them (a method the node lacks is then known to the client, so no piece
@@ -416,9 +429,7 @@ async def preflight(client: AsyncClient, datasets: Sequence[Dataset], head: int)
     can serve no way is :class:`~chainframe.rpc.MethodNotFound` at once, naming the dataset, the methods, the node's
     answers and what would serve it. Datasets whose routes name a method the probe does not know are left to their
     own fetch."""
-    names = {name for name, _ in _asked({"number": "0x0", "hash": _ZERO_HASH})}
-    checked = [d for d in datasets if all(m in names or m == "eth_getBlockByNumber" for w in d.all_routes() for m in w)]
-    needed = sorted({m for d in checked for way in d.all_routes() for m in way if m in names})
+    checked, needed = _preflown(datasets)
     if not needed:
         return {}  # blocks and transactions, logs: the methods every node serves
     block = await client.request("eth_getBlockByNumber", [hex(head), False])
