@@ -11,18 +11,29 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from chainframe._keccak import keccak256
 from chainframe.cli import main
 from chainframe.datasets import DATASETS
-from chainframe.devnet import Devnet
+from chainframe.devnet import DEV_ACCOUNTS, Devnet
 from tests.nodes.answers import NodeAnswers, batch, compare, one_line_naming
 
 SLOT = "0x" + "00" * 31 + "01"  # Store's counter
 # Where a dataset cannot work on a node, the method its one-line error must name (and nothing else may fail).
 FAILS: dict[tuple[str, str], str] = {
-    (node, name): "debug_traceCall"
-    for node in ("hardhat", "ganache")
-    for name in ("call_traces", "prestate_accounts", "prestate_storage")
-}  # Hardhat refuses tracers (-32602); Ganache has no debug_traceCall (-32700 with geth's text)
+    **{
+        (node, name): "debug_traceCall"
+        for node in ("hardhat", "ganache")
+        for name in ("call_traces", "prestate_accounts", "prestate_storage")
+    },  # Hardhat refuses tracers (-32602); Ganache has no debug_traceCall (-32700 with geth's text)
+    **{
+        (node, name): "debug_traceBlockByNumber"
+        for node in ("hardhat", "ganache")
+        for name in ("traces", "native_transfers", "contracts")
+    },  # neither has trace_block or debug_traceBlockByNumber; Hardhat refuses callTracer, Ganache has no tracer
+}
+TOTAL_SUPPLY, DECIMALS, NAME, SYMBOL, BALANCE_OF = "0x18160ddd", "0x313ce567", "0x06fdde03", "0x95d89b41", "0x70a08231"
+STATE = {"balances": "eth_getBalance", "nonces": "eth_getTransactionCount", "codes": "eth_getCode",
+         "slots": "eth_getStorageAt"}  # fmt: skip
 
 
 @pytest.fixture(scope="session")
@@ -37,9 +48,80 @@ def _argv(devnet: Devnet, name: str, out: Path) -> list[str]:
         "storage_proofs": ["--addresses", store, "--storage-key", SLOT],
         **{n: ["--call", json.dumps({"to": store, "data": "0x"})] for n in ("call_traces", "prestate_accounts",
                                                                           "prestate_storage")},
+        **{n: ["--addresses", store, _holder(devnet)] for n in ("balances", "nonces", "codes")},
+        "slots": ["--addresses", store, "--storage-key", SLOT],
+        "eth_calls": ["--call", json.dumps({"to": _token(devnet), "data": TOTAL_SUPPLY})],
+        "erc20_balances": ["--tokens", _token(devnet), "--addresses", _holder(devnet)],
+        **{n: ["--tokens", _token(devnet)] for n in ("erc20_supplies", "erc20_metadata")},
     }.get(name, [])  # fmt: skip
     return ["extract", name, "--blocks", f"0:{devnet.truth.head}", "--rpc", devnet.http_url, "--out", str(out),
             "--no-progress", *extra]  # fmt: skip
+
+
+def _token(devnet: Devnet) -> str:
+    return devnet.truth.contracts["Token"]
+
+
+def _holder(devnet: Devnet) -> str:
+    return DEV_ACCOUNTS[0]  # deployed everything, sent transfers: its balance, nonce and token balance all move
+
+
+def _word(hex_text: str) -> int:
+    return int(hex_text, 16) if hex_text not in ("0x", "") else 0
+
+
+def _text(answer: str) -> str:
+    """An ABI-encoded string (offset, length, bytes)."""
+    raw = bytes.fromhex(answer[2:])
+    length = int.from_bytes(raw[32:64], "big")
+    return raw[64 : 64 + length].decode()
+
+
+def _state_rows(devnet: Devnet, answers: NodeAnswers, name: str, rows: list[dict[str, Any]]) -> None:
+    """State reads equal the node's own eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt at
+    each (block, account)."""
+    method = STATE[name]
+    extra = [SLOT] if name == "slots" else []
+    asked = [(method, ["0x" + bytes(r["address"]).hex(), *extra, hex(r["block_number"])]) for r in rows]
+    for row, answer in zip(rows, batch(devnet.node.url, asked), strict=True):
+        if name == "balances":
+            assert int(row["balance"]) == int(answer, 16), row
+        elif name == "nonces":
+            assert row["nonce"] == int(answer, 16), row
+        elif name == "codes":
+            assert row["code"] == bytes.fromhex(answer[2:]), row
+            assert row["code_hash"] == keccak256(row["code"]), row
+        else:
+            assert row["storage_value"] == bytes.fromhex(answer[2:].rjust(64, "0")), row
+    blocks = {r["block_number"] for r in rows}
+    assert blocks == set(range(answers.head + 1))
+
+
+def _calls(devnet: Devnet, answers: NodeAnswers, name: str, rows: list[dict[str, Any]]) -> set[str]:
+    """eth_call datasets equal the node's own eth_call answers at each block (the token exists from block 1)."""
+    token, holder = _token(devnet), _holder(devnet)
+    data = {"eth_calls": [TOTAL_SUPPLY], "erc20_supplies": [TOTAL_SUPPLY], "erc20_metadata": [NAME, SYMBOL, DECIMALS],
+            "erc20_balances": [BALANCE_OF + holder[2:].lower().rjust(64, "0")]}[name]  # fmt: skip
+    asked = [("eth_call", [{"to": token, "data": d}, hex(r["block_number"])]) for r in rows for d in data]
+    said = iter(batch(devnet.node.url, asked))
+    checked = set()
+    for row in rows:
+        got = [next(said) for _ in data]
+        if row["block_number"] == 0:  # no code yet: the call returns nothing, the views are null
+            assert got == ["0x"] * len(data), got
+            continue
+        if name == "eth_calls":
+            assert row["output"] == bytes.fromhex(got[0][2:]), row
+            assert row["error"] is None, row
+        elif name == "erc20_supplies":
+            assert int(row["total_supply"]) == _word(got[0]), row
+        elif name == "erc20_balances":
+            assert int(row["balance"]) == _word(got[0]), row
+        else:
+            assert (row["name"], row["symbol"], row["decimals"]) == (_text(got[0]), _text(got[1]), _word(got[2])), row
+        checked.add(name)
+    assert {r["block_number"] for r in rows} == set(range(answers.head + 1))
+    return checked
 
 
 def _signed_chain_id(answer: dict[str, Any]) -> int | None:
@@ -136,6 +218,10 @@ def test_each_dataset_is_the_nodes_own_answers_or_names_the_method(
         computed = appearances(blocks, by_block) if name == "address_appearances" else four_bytes(blocks)
         assert rows_of(name, rows) == computed
         assert len(rows) == len(computed)
+    elif name in STATE:
+        _state_rows(devnet, answers, name, rows)
+    elif name in ("eth_calls", "erc20_balances", "erc20_supplies", "erc20_metadata"):
+        assert _calls(devnet, answers, name, rows) == {name}
     else:
         pytest.fail(f"{name}: a dataset this test does not know; say how to read it from the node's JSON")
     assert rows, name
