@@ -66,6 +66,7 @@ def test_a_changed_value_still_fails_where_the_node_sent_none_or_encodes_its_own
     transaction's chain id set to null, and (Ganache's 0x00 encoding) a failed receipt's status set to success fail."""
     assert _extract(real_node, tmp_path, 1) == 0
     capsys.readouterr()
+
     def first(rows: list[dict[str, Any]], column: str, wanted: Any, to: Any) -> list[Any]:
         at = next(i for i, row in enumerate(rows) if wanted(row))
         changed.append(rows[at]["block_number"])
@@ -73,8 +74,12 @@ def test_a_changed_value_still_fails_where_the_node_sent_none_or_encodes_its_own
 
     changed: list[int] = []
     _tampered(tmp_path, "logs", "block_timestamp", lambda rows: first(rows, "block_timestamp", lambda r: True, None))
-    _tampered(tmp_path, "transactions", "transaction_chain_id",
-              lambda rows: first(rows, "transaction_chain_id", lambda r: r["transaction_type"] == 0, None))
+    _tampered(
+        tmp_path,
+        "transactions",
+        "transaction_chain_id",
+        lambda rows: first(rows, "transaction_chain_id", lambda r: r["transaction_type"] == 0, None),
+    )
     _tampered(tmp_path, "receipts", "status", lambda rows: first(rows, "status", lambda r: r["status"] == 0, 1))
     assert main(["verify", str(tmp_path), "--rpc", real_node.http_url]) == 1
     failed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("FAILED")]
@@ -106,3 +111,12 @@ def test_genesis_transactions_root_verifies_on_ganache_and_fails_on_hardhat_nami
         )
         assert HEADER_DISAGREES in line
         assert "not a sign that stored data was changed" in line
+
+
+def test_receipts_alone_by_transaction_verify(real_node: Devnet, tmp_path: Path) -> None:
+    """Receipts read by transaction (neither node has eth_getBlockReceipts) are proven in the run: their logs, which
+    the proof rebuilds the receipts root from, carry their block's timestamp and (Ganache) their place in the block."""
+    argv = ["extract", "receipts", "--blocks", f"1:{real_node.truth.head}", "--rpc", real_node.http_url, "--out",
+            str(tmp_path), "--no-progress", "--verify"]  # fmt: skip
+    assert main(argv) == 0
+    assert main(["verify", str(tmp_path), "--rpc", real_node.http_url]) == 0
