@@ -41,11 +41,14 @@ def test_datasets_and_extract_all() -> None:
     for module in (chainframe.datasets, chainframe.decode, chainframe.engine):
         assert module.__all__ == sorted(module.__all__)
         assert all(hasattr(module, name) for name in module.__all__)
-    assert set(chainframe.datasets.DATASETS) == {
-        "blocks", "transactions", "receipts", "logs", "uncles", "account_proofs", "storage_proofs", "call_traces",
-        "prestate_accounts", "prestate_storage", "erc20_transfers", "erc721_transfers",
-        "erc1155_transfers", "address_appearances", "four_byte_counts",
-    }  # fmt: skip
+    assert list(chainframe.datasets.DATASETS) == [
+        "blocks", "transactions", "receipts", "logs", "uncles",
+        "traces", "native_transfers", "contracts", "address_appearances", "four_byte_counts",
+        "erc20_transfers", "erc721_transfers", "erc1155_transfers", "erc20_balances", "erc20_supplies",
+        "erc20_metadata",
+        "balances", "nonces", "codes", "slots", "account_proofs", "storage_proofs",
+        "eth_calls", "call_traces", "prestate_accounts", "prestate_storage",
+    ]  # fmt: skip
 
 
 def test_devnet_all() -> None:

@@ -4,6 +4,7 @@ handlers, flushes the output, keeps the exit code and waits for a thread still w
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,8 +16,9 @@ import pytest
 
 from chainframe import extract
 from chainframe.cli._process import numpy_free
+from chainframe.datasets import DATASETS
 from chainframe.datasets._registry import REGISTRY
-from chainframe.devnet import Devnet
+from chainframe.devnet import DEV_ACCOUNTS, Devnet
 
 URL = ["--rpc", "http://127.0.0.1:8545", "--out", "data"]
 BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
@@ -71,7 +73,7 @@ def test_anything_else_loads_numpy(argv: list[str]) -> None:
 
 def test_the_numpy_free_command_writes_what_the_api_writes(devnet: Devnet, tmp_path: Path) -> None:
     """pyarrow without numpy stores the same rows, with the same schema, as pyarrow with it (this test's process)."""
-    plain = sorted(PLAIN_DATASETS)
+    plain = sorted(d for d in PLAIN_DATASETS if not DATASETS[d].needs)
     argv = ["extract", *plain, "--blocks", "0:latest", "--rpc", devnet.http_url, "--out", str(tmp_path / "cli")]
     code = "from chainframe.cli import command; command(); print('not reached')"
     done = subprocess.run(
@@ -89,6 +91,25 @@ def test_the_numpy_free_command_writes_what_the_api_writes(devnet: Devnet, tmp_p
         assert cli.num_rows == api.num_rows, dataset
         assert cli.num_rows > 0 or dataset == "uncles", dataset
         assert cli.equals(api), dataset
+
+
+def test_numpy_free_datasets_with_inputs_run_without_numpy(devnet: Devnet, tmp_path: Path) -> None:
+    """The state reads and eth_calls decode nothing either: with their inputs, the command still needs no numpy."""
+    store = devnet.truth.contracts["Store"]
+    inputs = {"--addresses": [store, DEV_ACCOUNTS[0]], "--storage-key": ["0x" + "00" * 32],
+              "--call": [json.dumps({"to": store, "data": "0x"})]}  # fmt: skip
+    needing = sorted(d for d in PLAIN_DATASETS if DATASETS[d].needs)
+    assert needing, "the check below would mean nothing"
+    argv = ["extract", *needing, "--blocks", "1:30", "--rpc", devnet.http_url, "--out", str(tmp_path), "--no-progress"]
+    for flag, values in inputs.items():
+        argv += [flag, *values]
+    assert numpy_free(argv)
+    code = "from chainframe.cli import command; command()"
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", code, *argv], capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert " numpy" not in done.stderr
+    assert all(any(p.name.startswith(d) for p in tmp_path.iterdir()) for d in needing)
 
 
 LEAVE = """

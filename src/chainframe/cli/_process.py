@@ -29,7 +29,8 @@ from chainframe.datasets._registry import REGISTRY  # the catalogue's lines only
 PLAIN_OPTIONS = frozenset({
     "--blocks", "--rpc", "--rpc-env", "--rpc-file", "--network", "--out", "--chunk-size", "--concurrency",
     "--overwrite", "--align", "--follow", "--poll", "--u256", "--confirmations", "--report", "--no-progress",
-    "--requests-per-second", "--credits-per-second", "--max-in-flight", "--transport", "--address",
+    "--requests-per-second", "--credits-per-second", "--max-in-flight", "--transport", "--address", "--contract",
+    "--addresses", "--storage-key", "--every", "--call", "--tokens",  # inputs of datasets that decode nothing
 })  # fmt: skip
 """``extract`` options that decode, verify and distribute nothing (an abbreviated option is not among them)."""
 

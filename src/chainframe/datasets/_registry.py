@@ -21,32 +21,37 @@ class Entry(NamedTuple):
 
 
 REGISTRY: dict[str, Entry] = {
+    # the chain's own objects
     "blocks": Entry("_blocks", "BLOCKS", numpy_free=True),
     "transactions": Entry("_blocks", "TRANSACTIONS", numpy_free=True),
     "receipts": Entry("_receipts", "RECEIPTS", numpy_free=True),
     "logs": Entry("_logs", "LOGS", numpy_free=True),
     "uncles": Entry("_uncles", "UNCLES", numpy_free=True),
-    "account_proofs": Entry("_proofs", "ACCOUNT_PROOFS", numpy_free=False),
-    "storage_proofs": Entry("_proofs", "STORAGE_PROOFS", numpy_free=False),
-    "call_traces": Entry("_traces", "CALL_TRACES", numpy_free=False),
-    "prestate_accounts": Entry("_traces", "PRESTATE_ACCOUNTS", numpy_free=False),
-    "prestate_storage": Entry("_traces", "PRESTATE_STORAGE", numpy_free=False),
+    # what the blocks' execution did (block traces), and what their rows say (derived)
+    "traces": Entry("_block_traces", "TRACES", numpy_free=False),
+    "native_transfers": Entry("_block_traces", "NATIVE_TRANSFERS", numpy_free=False),
+    "contracts": Entry("_block_traces", "CONTRACTS", numpy_free=False),
+    "address_appearances": Entry("_derived", "ADDRESS_APPEARANCES", numpy_free=True),
+    "four_byte_counts": Entry("_derived", "FOUR_BYTE_COUNTS", numpy_free=True),
+    # tokens
     "erc20_transfers": Entry("_transfers", "ERC20_TRANSFERS", numpy_free=False),
     "erc721_transfers": Entry("_transfers", "ERC721_TRANSFERS", numpy_free=False),
     "erc1155_transfers": Entry("_transfers", "ERC1155_TRANSFERS", numpy_free=False),
-    "eth_calls": Entry("_calls", "ETH_CALLS", numpy_free=True),
     "erc20_balances": Entry("_erc20", "ERC20_BALANCES", numpy_free=False),
     "erc20_supplies": Entry("_erc20", "ERC20_SUPPLIES", numpy_free=False),
     "erc20_metadata": Entry("_erc20", "ERC20_METADATA", numpy_free=False),
+    # state at each block, and its proofs
     "balances": Entry("_state", "BALANCES", numpy_free=True),
     "nonces": Entry("_state", "NONCES", numpy_free=True),
     "codes": Entry("_state", "CODES", numpy_free=True),
     "slots": Entry("_state", "SLOTS", numpy_free=True),
-    "address_appearances": Entry("_derived", "ADDRESS_APPEARANCES", numpy_free=True),
-    "four_byte_counts": Entry("_derived", "FOUR_BYTE_COUNTS", numpy_free=True),
-    "traces": Entry("_block_traces", "TRACES", numpy_free=False),
-    "native_transfers": Entry("_block_traces", "NATIVE_TRANSFERS", numpy_free=False),
-    "contracts": Entry("_block_traces", "CONTRACTS", numpy_free=False),
+    "account_proofs": Entry("_proofs", "ACCOUNT_PROOFS", numpy_free=False),
+    "storage_proofs": Entry("_proofs", "STORAGE_PROOFS", numpy_free=False),
+    # calls made at each block
+    "eth_calls": Entry("_calls", "ETH_CALLS", numpy_free=True),
+    "call_traces": Entry("_traces", "CALL_TRACES", numpy_free=False),
+    "prestate_accounts": Entry("_traces", "PRESTATE_ACCOUNTS", numpy_free=False),
+    "prestate_storage": Entry("_traces", "PRESTATE_STORAGE", numpy_free=False),
 }
 
 _loaded: dict[str, Dataset] = {}
