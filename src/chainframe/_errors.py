@@ -47,3 +47,11 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     for inner in group.exceptions:
         out += _leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner]
     return out
+
+
+class DecodeError(ChainframeError):
+    """A response held a value that is not what its column needs (bad hex, wrong length)."""
+
+
+class ValueOutOfRange(DecodeError):
+    """A value does not fit its column's type; it was not wrapped, rounded or dropped."""

@@ -23,6 +23,8 @@ from typing import Literal
 
 import pyarrow as pa
 
+from chainframe._u256 import U256 as U256
+
 Kind = Literal[
     "u64", "u8", "bool", "wei", "word", "address", "hash", "data", "bytes4", "bytes8", "bloom", "timestamp", "string",
     "hash_list", "bytes_list", "u64_list", "access_list", "withdrawals", "authorizations", "i64",
@@ -68,11 +70,6 @@ ARROW: dict[Kind, pa.DataType] = {
     "withdrawals": WITHDRAWALS,
     "authorizations": AUTHORIZATIONS,
 }
-
-
-U256 = Literal["decimal", "binary"]
-"""How wei columns are stored: ``decimal`` (decimal128(38, 0), sums everywhere) or ``binary`` (32-byte words, for
-chains holding amounts above 1e38 - 1 wei, such as dev chains whose prefunded accounts hold nearly 2**256)."""
 
 
 @dataclass(frozen=True)

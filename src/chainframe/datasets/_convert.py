@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from chainframe import _kernels as pc
-from chainframe._errors import ChainframeError
+from chainframe._errors import DecodeError as DecodeError
+from chainframe._errors import ValueOutOfRange as ValueOutOfRange
 from chainframe.datasets._columns import ARROW, Kind
 
 if TYPE_CHECKING:
@@ -40,14 +41,6 @@ STRUCT_FIELDS: dict[Kind, tuple[tuple[str, str, Kind], ...]] = {
 }
 LIST_ITEMS: dict[Kind, Kind] = {"hash_list": "hash", "bytes_list": "data", "u64_list": "u64"}
 _FIXED = {"address": 20, "hash": 32, "bytes8": 8, "bloom": 256}
-
-
-class DecodeError(ChainframeError):
-    """A response held a value that is not what its column needs (bad hex, wrong length)."""
-
-
-class ValueOutOfRange(DecodeError):
-    """A value does not fit its column's type; it was not wrapped, rounded or dropped."""
 
 
 def read_dtype(kind: Kind) -> pl.DataType:

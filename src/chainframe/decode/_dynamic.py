@@ -9,7 +9,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from chainframe.datasets import U256, DecodeError, ValueOutOfRange
+from chainframe._errors import DecodeError, ValueOutOfRange
+from chainframe._u256 import U256
 from chainframe.decode._abi import AbiType
 
 _DECIMAL_MAX = 10**38 - 1

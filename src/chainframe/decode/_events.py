@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 
 from chainframe import _kernels as pc
-from chainframe._errors import InputError
-from chainframe.datasets import U256, DecodeError
+from chainframe._errors import DecodeError, InputError
+from chainframe._u256 import U256
 from chainframe.decode._abi import Event, as_events
 from chainframe.decode._dynamic import decode_value
 from chainframe.decode._words import arrow_type, decode_words, words_of

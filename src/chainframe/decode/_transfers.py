@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from chainframe.datasets import U256, DecodeError
+from chainframe._errors import DecodeError
+from chainframe._u256 import U256
 from chainframe.decode._events import decode_event
 
 if TYPE_CHECKING:

@@ -14,7 +14,8 @@ import numpy as np
 import pyarrow as pa
 
 from chainframe import _kernels as pc
-from chainframe.datasets import U256, DecodeError, ValueOutOfRange
+from chainframe._errors import DecodeError, ValueOutOfRange
+from chainframe._u256 import U256
 from chainframe.decode._abi import AbiType
 
 # Where a failing row came from, for the message: given a row number, "block 12 log 3 (transaction 0x...)".

@@ -373,8 +373,9 @@ def authorization(chain_id: int, delegate: str, *, nonce: int) -> dict[str, str]
     address, nonce])) signed with recovery id (coincurve: libsecp256k1, see pyproject)."""
     from coincurve import PrivateKey
 
+    from chainframe._rlp import python_rlp as rlp
+    from chainframe._rlp import uint
     from chainframe.decode import keccak256
-    from chainframe.verify._hashing import rlp, uint
 
     address = bytes.fromhex(delegate.removeprefix("0x"))
     digest = keccak256(b"\x05" + rlp([uint(chain_id), address, uint(nonce)]))
