@@ -57,7 +57,7 @@ def test_a_run_report_reads_as_its_summary(devnet: Devnet, tmp_path: Path) -> No
     report = chainframe.extract("blocks", blocks="0:9", rpc=devnet.http_url, out=tmp_path, progress=False)
     assert repr(report) == "<RunReport blocks 0..9 of chain 31337: blocks, 10 rows>"
     assert pretty.pretty(report) == report.summary()
-    assert "blocks 0..9 of chain 31337" in report._repr_html_()
+    assert "blocks 0..9 (9 included) of chain 31337" in report._repr_html_()
 
 
 def test_typed_results_show_every_field_as_hex(devnet: Devnet) -> None:

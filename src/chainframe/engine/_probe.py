@@ -409,12 +409,17 @@ def _asked(block: Mapping[str, Any]) -> list[tuple[str, Call]]:
     ]
 
 
+_EVERY_NODE = frozenset({"eth_getBlockByNumber", "eth_getLogs"})
+"""Methods every node serves: a run does not ask them first (an eth_getLogs asked before the work is one more call
+of the most expensive kind, and waits as long as any answer of the node's)."""
+
+
 def _preflown(datasets: Sequence[Dataset]) -> tuple[list[Dataset], list[str]]:
     """The datasets :func:`preflight` decides (every method of their routes known to the probe), and the checks
     (names) it asks for them."""
     names = {name for name, _ in _asked({"number": "0x0", "hash": _ZERO_HASH})}
-    checked = [d for d in datasets if all(m in names or m == "eth_getBlockByNumber" for w in d.all_routes() for m in w)]
-    return checked, sorted({m for d in checked for way in d.all_routes() for m in way if m in names})
+    checked = [d for d in datasets if all(m in names or m in _EVERY_NODE for w in d.all_routes() for m in w)]
+    return checked, sorted({m for d in checked for way in d.all_routes() for m in way if m in names} - _EVERY_NODE)
 
 
 def preflight_methods(datasets: Sequence[Dataset]) -> list[str]:
@@ -444,7 +449,7 @@ async def preflight(client: AsyncClient, datasets: Sequence[Dataset], head: int)
         if isinstance(result, TransientError):
             raise result  # what the run's first request would meet: no verdict on a node that did not answer
     found = {m: _check(m, r, client.endpoint) for m, r in zip(needed, results, strict=True)}
-    found["eth_getBlockByNumber"] = Check(name="eth_getBlockByNumber", status="served")
+    found |= {m: Check(name=m, status="served") for m in _EVERY_NODE}  # assumed, not asked
     names = {d.name for d in checked}
     picked = {r.dataset: r for r in routes(found, None) if r.dataset in names}
     for dataset in checked:
