@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, Fetch, Proof, RowChecks
+from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, Proof, RowChecks
 from chainframe.datasets._envelope import batch_rows, result_rows
 from chainframe.datasets._inputs import ADDRESS, EVENT, TOPICS, log_filters
 from chainframe.datasets._native import RESULT
@@ -38,7 +38,25 @@ LOG_ROWS = RowChecks(keys=("block_number", "block_hash", "log_index", "transacti
 """How logs are checked as answers: every dataset fetched as logs has its logs checked so, before its rows."""
 
 
-class Logs(ObjectDataset):
+class FetchedAsLogs(Dataset):
+    """A dataset made of logs (the logs themselves, or logs of one event decoded): fetched with eth_getLogs over
+    ranges split on providers' limits, checked and proven as logs before :meth:`from_logs` makes its rows."""
+
+    method = "eth_getLogs"
+    fetched = Fetch.LOGS
+    null_checked = True
+    row_checks = LOG_ROWS
+    row_hashed = True
+    proof = Proof.LOGS
+
+    def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        return log_filters(super().check_inputs(given))
+
+    def calls(self, blocks: int, filters: Mapping[str, Any]) -> int | None:
+        return None  # pieces follow the answers' sizes
+
+
+class Logs(FetchedAsLogs, ObjectDataset):
     name = "logs"
     aliases = ("events",)  # cryo's name
     doc = "Event logs (eth_getLogs), one row per log."
@@ -50,19 +68,7 @@ class Logs(ObjectDataset):
     sort = ("block_number", "log_index")
     answers = RESULT
     fetched_with = "eth_getLogs (split on limit errors); eth_getBlockReceipts for a block over a provider's limit"
-    method = "eth_getLogs"
-    fetched = Fetch.LOGS
     inputs = (ADDRESS, TOPICS, EVENT)
-    null_checked = True
-    row_checks = LOG_ROWS
-    row_hashed = True
-    proof = Proof.LOGS
-
-    def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        return log_filters(super().check_inputs(given))
-
-    def calls(self, blocks: int, filters: Mapping[str, Any]) -> int | None:
-        return None  # pieces follow the answers' sizes
 
     def log_filter(self, filters: Mapping[str, Any]) -> dict[str, Any]:
         return dict(filters)

@@ -12,9 +12,9 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, Proof
-from chainframe.datasets._inputs import ADDRESS, log_filters
-from chainframe.datasets._logs import LOG_ROWS, LOGS
+from chainframe.datasets._dataset import BlockRange
+from chainframe.datasets._inputs import ADDRESS
+from chainframe.datasets._logs import LOGS, FetchedAsLogs
 
 # The decoder's event signatures, written here too: the datasets package must not import the decoder at import time.
 ERC20_TRANSFER = "Transfer(address indexed from_address, address indexed to_address, uint256 value)"
@@ -25,24 +25,12 @@ TRANSFER_TOPIC0 = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df52
 """keccak256("Transfer(address,address,uint256)"), the same for ERC-20 and ERC-721 (a test checks it)."""
 
 
-class TokenTransfers(Dataset):
+class TokenTransfers(FetchedAsLogs):
     """Logs of one event, decoded: a dataset fetched like ``logs`` (split on limits) but stored as typed columns."""
 
     event: str
     topics: list[Any] = [TRANSFER_TOPIC0]
-    method = "eth_getLogs"
-    fetched = Fetch.LOGS
     inputs = (ADDRESS,)
-    null_checked = True
-    row_checks = LOG_ROWS
-    row_hashed = True
-    proof = Proof.LOGS
-
-    def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        return log_filters(super().check_inputs(given))
-
-    def calls(self, blocks: int, filters: Mapping[str, Any]) -> int | None:
-        return None  # pieces follow the answers' sizes
 
     def log_filter(self, filters: Mapping[str, Any]) -> dict[str, Any]:
         return {**filters, "topics": self.topics}
