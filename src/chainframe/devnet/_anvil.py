@@ -6,12 +6,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 from chainframe.devnet._contracts import EvmVersion
 from chainframe.devnet._errors import DevnetError
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.devnet._process import Child
+from chainframe.devnet._running import RunningNode
 
 ANVIL_NPM_PACKAGE = "@foundry-rs/anvil-linux-amd64"
 ANVIL_VERSION = "1.7.1"
@@ -59,7 +59,7 @@ class AnvilOptions:
     """Write the whole chain, historical states included, to this file when the node stops."""
 
 
-class AnvilNode:
+class AnvilNode(RunningNode):
     """A running anvil. Use as a context manager, or call :meth:`stop`."""
 
     name = "anvil"
@@ -101,26 +101,9 @@ class AnvilNode:
         self.url = self._child.ready_value
         self.rpc = NodeRPC(self.url)
 
-    @property
-    def pid(self) -> int:
-        return self._child.pid
-
     def mine(self, timestamp: int) -> None:
         """Mine the pending transactions into one block with this timestamp."""
         self.rpc.call("evm_mine", {"timestamp": timestamp})
 
     def automine(self, on: bool) -> None:
         self.rpc.call("evm_setAutomine", on)
-
-    def stop(self, grace: float = 10.0) -> None:
-        """Stop the node (SIGTERM, so it can write its state dump; SIGKILL after ``grace`` seconds)."""
-        self.rpc.close()
-        self._child.stop(grace)
-
-    def __enter__(self) -> AnvilNode:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 
 from chainframe.devnet._anvil import AnvilOptions
 from chainframe.devnet._contracts import EvmVersion
@@ -17,13 +16,14 @@ from chainframe.devnet._hardhat import TEST_MNEMONIC
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.devnet._npm import find_in_node_modules, free_port, node_binary
 from chainframe.devnet._process import Child
+from chainframe.devnet._running import RunningNode
 
 GANACHE_VERSION = "7.9.2"
 _HINT = f"run scripts/setup (it installs ganache@{GANACHE_VERSION} into ./node_modules), or set CHAINFRAME_GANACHE"
 _LISTENING = re.compile(r"RPC Listening on ([0-9.]+):(\d+)")
 
 
-class GanacheNode:
+class GanacheNode(RunningNode):
     """A running ``ganache``. Use as a context manager, or call :meth:`stop`."""
 
     name = "ganache"
@@ -58,25 +58,9 @@ class GanacheNode:
         if not options.auto_mine:
             self.automine(False)
 
-    @property
-    def pid(self) -> int:
-        return self._child.pid
-
     def mine(self, timestamp: int) -> None:
         """Mine the pending transactions into one block with this timestamp (also while mining is stopped)."""
         self.rpc.call("evm_mine", {"timestamp": timestamp})
 
     def automine(self, on: bool) -> None:
         self.rpc.call("miner_start" if on else "miner_stop")
-
-    def stop(self, grace: float = 10.0) -> None:
-        self.rpc.close()
-        self._child.stop(grace)
-
-    def __enter__(self) -> GanacheNode:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()

@@ -14,7 +14,6 @@ import shutil
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 
 from chainframe.devnet._anvil import AnvilOptions
 from chainframe.devnet._contracts import EvmVersion
@@ -22,6 +21,7 @@ from chainframe.devnet._errors import DevnetError
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.devnet._npm import find_in_node_modules, free_port, node_binary
 from chainframe.devnet._process import Child
+from chainframe.devnet._running import RunningNode
 
 HARDHAT_VERSION = "2.29.1"
 TEST_MNEMONIC = "test test test test test test test test test test test junk"
@@ -42,7 +42,7 @@ def hardhat_config(options: AnvilOptions) -> str:
     return f"module.exports = {json.dumps({'networks': {'hardhat': network}})};\n"
 
 
-class HardhatNode:
+class HardhatNode(RunningNode):
     """A running ``hardhat node``. Use as a context manager, or call :meth:`stop`."""
 
     name = "hardhat"
@@ -79,10 +79,6 @@ class HardhatNode:
         self.url = self._child.ready_value
         self.rpc = NodeRPC(self.url)
 
-    @property
-    def pid(self) -> int:
-        return self._child.pid
-
     def mine(self, timestamp: int) -> None:
         """Mine the pending transactions into one block with this timestamp."""
         self.rpc.call("evm_mine", timestamp)
@@ -91,14 +87,5 @@ class HardhatNode:
         self.rpc.call("evm_setAutomine", on)
 
     def stop(self, grace: float = 10.0) -> None:
-        self.rpc.close()
-        self._child.stop(grace)
+        super().stop(grace)
         shutil.rmtree(self._folder, ignore_errors=True)
-
-    def __enter__(self) -> HardhatNode:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
