@@ -44,23 +44,28 @@ async def _fetch_proofs(client: Any, blocks: BlockRange, filters: dict[str, Any]
     return [await fetch_with_context(client, calls, [{"block": n} for n in blocks for _ in accounts])]
 
 
-class AccountProofs(ObjectDataset):
-    name = "account_proofs"
-    doc = "eth_getProof accounts: balance, nonce, code and storage roots, and the Merkle proof, per block and address."
-    sources = _ACCOUNT
-    columns = ("chain_id", "block_number", "address", "balance", "nonce", "code_hash", "storage_hash", "account_proof")
-    sort = ("block_number", "address")
-    fetched_with = "eth_getProof, per block and address"
+class _ProofAnswers(ObjectDataset):
+    """eth_getProof at each block for each of ``--addresses`` (with ``--storage-key``'s slots)."""
+
     method = "eth_getProof"
     reads_state = True
     chunk_size = 100
     inputs = (ADDRESSES, STORAGE_KEYS)
     needs = frozenset({"addresses"})
     per_block = "addresses"
-    proof = Proof.ACCOUNTS
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await _fetch_proofs(client, blocks, filters)
+
+
+class AccountProofs(_ProofAnswers):
+    name = "account_proofs"
+    doc = "eth_getProof accounts: balance, nonce, code and storage roots, and the Merkle proof, per block and address."
+    sources = _ACCOUNT
+    columns = ("chain_id", "block_number", "address", "balance", "nonce", "code_hash", "storage_hash", "account_proof")
+    sort = ("block_number", "address")
+    fetched_with = "eth_getProof, per block and address"
+    proof = Proof.ACCOUNTS
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         tables = []
@@ -73,23 +78,14 @@ class AccountProofs(ObjectDataset):
         return self.concat(tables, u256)
 
 
-class StorageProofs(ObjectDataset):
+class StorageProofs(_ProofAnswers):
     name = "storage_proofs"
     doc = "eth_getProof storage slots: value and Merkle proof, per block, address and key (in the order asked)."
     sources = _STORAGE
     columns = ("chain_id", "block_number", "address", "storage_key", "storage_value", "storage_proof")
     sort = ("block_number", "address", "storage_key")
     fetched_with = "eth_getProof, per block, address and storage key"
-    method = "eth_getProof"
-    reads_state = True
-    chunk_size = 100
-    inputs = (ADDRESSES, STORAGE_KEYS)
-    needs = frozenset({"addresses"})
-    per_block = "addresses"
     proof = Proof.SLOTS
-
-    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
-        return await _fetch_proofs(client, blocks, filters)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         result = pl.Struct({"address": pl.String(), "storageProof": pl.List(pl.Struct(read_fields(self.sources)))})
