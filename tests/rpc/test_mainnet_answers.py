@@ -11,7 +11,7 @@ import pytest
 
 from chainframe import InputError
 from chainframe.rpc import AsyncClient, MalformedResponse, RetryPolicy
-from chainframe.rpc import _params as p
+from chainframe.rpc import params as p
 from chainframe.rpc._transports import MemoryTransport, Reply
 
 HASH = "0x" + "ab" * 32

@@ -23,7 +23,7 @@ from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._extract import client_options
 from chainframe.engine import endpoint_of
 from chainframe.rpc import AsyncClient, MethodNotFound
-from chainframe.rpc import _params as p
+from chainframe.rpc import params as p
 
 _QUANTITY = re.compile(r"0x[0-9a-fA-F]+\Z")
 

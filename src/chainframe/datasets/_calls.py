@@ -124,9 +124,9 @@ class EthCalls(Dataset):
     unprovable = dict.fromkeys(columns, CALLED)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
-        from chainframe.rpc import _params
+        from chainframe.rpc import params
 
-        calls = _params.call_list(filters.get("calls"))
+        calls = params.call_list(filters.get("calls"))
         answers = await call_answers(client, calls, blocks)
         return [json.dumps({"blocks": list(blocks), "calls": calls, "answers": answers}).encode()]
 

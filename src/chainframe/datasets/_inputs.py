@@ -34,31 +34,31 @@ class Input:
 
 
 def _addresses(values: Any) -> list[str]:
-    from chainframe.rpc import _params
+    from chainframe.rpc import params
 
     if isinstance(values, str):
         values = [values]
-    return [_params.address(a, f"addresses[{i}]") for i, a in enumerate(values)]
+    return [params.address(a, f"addresses[{i}]") for i, a in enumerate(values)]
 
 
 def _tokens(values: Any) -> list[str]:
-    from chainframe.rpc import _params
+    from chainframe.rpc import params
 
     if isinstance(values, str):
         values = [values]
-    return [_params.address(a, f"tokens[{i}]") for i, a in enumerate(values)]
+    return [params.address(a, f"tokens[{i}]") for i, a in enumerate(values)]
 
 
 def _storage_keys(values: Any) -> list[str]:
-    from chainframe.rpc import _params
+    from chainframe.rpc import params
 
-    return _params.storage_keys(values)
+    return params.storage_keys(values)
 
 
 def _calls(values: Any) -> list[dict[str, str]]:
-    from chainframe.rpc import _params
+    from chainframe.rpc import params
 
-    return _params.call_list(values)
+    return params.call_list(values)
 
 
 def _every(value: Any) -> int:
@@ -117,14 +117,14 @@ def check_inputs(
 def log_filters(given: Mapping[str, Any]) -> dict[str, Any]:
     """Log filters (``address``, ``topics``, ``event``) in their checked form: topic-0 signatures hashed, ``event``
     as its events' full text with topic 0 set to their hashes."""
-    from chainframe.rpc import _params
+    from chainframe.rpc import params
 
     topics = _signature_topics(given.get("topics"))
     out: dict[str, Any] = {}
     if given.get("event"):
         events, topics = _event_topics(given["event"], topics)
         out["event"] = events
-    flt = _params.log_filter(address_=given.get("address"), topics=topics)
+    flt = params.log_filter(address_=given.get("address"), topics=topics)
     out |= {k: v for k, v in (("address", flt.get("address")), ("topics", flt.get("topics"))) if v is not None}
     return out
 

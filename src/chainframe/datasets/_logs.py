@@ -90,9 +90,9 @@ class Logs(FetchedAsLogs, ObjectDataset):
         return with_event_columns(logs, as_events(list(filters["event"])), u256=u256)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
-        from chainframe.rpc import _params
+        from chainframe.rpc import params
 
-        flt = _params.log_filter(
+        flt = params.log_filter(
             from_block=blocks.start, to_block=blocks.end, address_=filters.get("address"), topics=filters.get("topics")
         )
         return [await client.request_bytes("eth_getLogs", [flt])]

@@ -33,13 +33,13 @@ _STORAGE = {"storage_key": "key", "storage_value": "value", "storage_proof": "pr
 
 
 async def _fetch_proofs(client: Any, blocks: BlockRange, filters: dict[str, Any]) -> list[bytes]:
-    from chainframe.rpc import _params
+    from chainframe.rpc import params
 
     addresses = filters.get("addresses")
     if not addresses:
         raise ValueError("proofs need addresses=[...] (and optionally storage_keys=[...])")
-    accounts = [_params.address(a, f"addresses[{i}]") for i, a in enumerate(addresses)]
-    keys = _params.storage_keys(filters.get("storage_keys", ()))
+    accounts = [params.address(a, f"addresses[{i}]") for i, a in enumerate(addresses)]
+    keys = params.storage_keys(filters.get("storage_keys", ()))
     calls = [("eth_getProof", [a, keys, hex(n)]) for n in blocks for a in accounts]
     return [await fetch_with_context(client, calls, [{"block": n} for n in blocks for _ in accounts])]
 

@@ -40,9 +40,9 @@ _FRAME = {
 
 
 async def _fetch_traces(client: Any, blocks: BlockRange, options: dict[str, Any], filters: Mapping[str, Any]) -> bytes:
-    from chainframe.rpc import _params
+    from chainframe.rpc import params
 
-    calls = _params.call_list(filters.get("calls"))
+    calls = params.call_list(filters.get("calls"))
     requests = [("debug_traceCall", [c, hex(n), options]) for n in blocks for c in calls]
     contexts = [{"block": n, "call": i} for n in blocks for i in range(len(calls))]
     return await fetch_with_context(client, requests, contexts)

@@ -25,9 +25,7 @@ from chainframe import _kernels as pc
 from chainframe._errors import first_error
 from chainframe.datasets import LOGS, RECEIPTS, U256, BlockRange, with_block_timestamps
 from chainframe.engine._answers import checked
-from chainframe.rpc import LimitExceeded
-from chainframe.rpc import _params as params
-from chainframe.rpc._client import ANSWER_BYTES
+from chainframe.rpc import ANSWER_BYTES, LimitExceeded, params
 
 if TYPE_CHECKING:
     import polars as pl

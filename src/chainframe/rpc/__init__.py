@@ -1,7 +1,7 @@
 """The JSON-RPC client: endpoints and keys, HTTP and WebSocket transports, batches, classified errors, retries,
 pacing, failover, and typed wrappers for every method of the service spec."""
 
-from chainframe.rpc._client import AsyncClient, ClientStats
+from chainframe.rpc._client import ANSWER_BYTES, AsyncClient, ClientStats
 from chainframe.rpc._endpoint import INFURA_NETWORKS, KEY_ENV, Endpoint
 from chainframe.rpc._errors import (
     InvalidParams,
@@ -25,6 +25,7 @@ from chainframe.rpc._sync import Client
 from chainframe.rpc._transports import MemoryTransport, Reply, Timeout, Transport
 
 __all__ = [
+    "ANSWER_BYTES",
     "AccessListEntry",
     "AccountProof",
     "AsyncClient",

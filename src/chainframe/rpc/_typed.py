@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from chainframe.rpc import _params as p
+from chainframe.rpc import params as p
 from chainframe.rpc._errors import MalformedResponse
 
 if TYPE_CHECKING:  # imported where used: an extraction reads raw answers and never pays for the typed classes
