@@ -182,7 +182,7 @@ def _topic(text: str | None) -> str | list[str] | None:
     parameters stay together; topic 0's signatures are hashed by the filter check)."""
     if text is None:
         return None
-    from chainframe.decode._abi import split_top
+    from chainframe.decode import split_top
 
     items = split_top(text)
     return items if len(items) > 1 else items[0]

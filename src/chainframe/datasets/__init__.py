@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from chainframe.datasets._blocks import BLOCKS, TRANSACTIONS
     from chainframe.datasets._columns import COLUMNS, U256, Column
     from chainframe.datasets._convert import DecodeError, ValueOutOfRange
-    from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, Proof, RowChecks
+    from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, Proof, RowChecks, build_arrow
     from chainframe.datasets._ether import wei_to_ether
     from chainframe.datasets._hex_view import hex_view, register_duckdb
     from chainframe.datasets._inputs import Input
@@ -40,6 +40,7 @@ _WHERE = {
     "ValueOutOfRange": "_convert",
     "BlockRange": "_dataset",
     "Dataset": "_dataset",
+    "build_arrow": "_dataset",
     "Fetch": "_dataset",
     "Proof": "_dataset",
     "RowChecks": "_dataset",
@@ -107,6 +108,7 @@ __all__ = [
     "U256",
     "UNCLES",
     "ValueOutOfRange",
+    "build_arrow",
     "hex_view",
     "register",
     "register_duckdb",

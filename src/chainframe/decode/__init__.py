@@ -1,7 +1,7 @@
 """Decoding event logs into typed columns: signatures and ABIs, keccak, and the token-transfer frames."""
 
 from chainframe._keccak import keccak256
-from chainframe.decode._abi import AbiType, Event, Param, as_events, events_from_abi, parse_event
+from chainframe.decode._abi import AbiType, Event, Param, as_events, events_from_abi, parse_event, split_top
 from chainframe.decode._binary import binary, unhex0x
 from chainframe.decode._events import decode_event, decode_events, event_fields, with_event_columns
 from chainframe.decode._transfers import (
@@ -33,6 +33,7 @@ __all__ = [
     "events_from_abi",
     "keccak256",
     "parse_event",
+    "split_top",
     "unhex0x",
     "with_event_columns",
 ]

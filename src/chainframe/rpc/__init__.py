@@ -19,7 +19,7 @@ from chainframe.rpc._errors import (
     TransportError,
     WrongURL,
 )
-from chainframe.rpc._pacing import INFURA_CREDITS, Pacing
+from chainframe.rpc._pacing import DEFAULT_CREDITS, INFURA_CREDITS, Pacing
 from chainframe.rpc._retry import RetryPolicy
 from chainframe.rpc._sync import Client
 from chainframe.rpc._transports import MemoryTransport, Reply, Timeout, Transport
@@ -35,6 +35,7 @@ __all__ = [
     "CallLog",
     "Client",
     "ClientStats",
+    "DEFAULT_CREDITS",
     "Endpoint",
     "INFURA_CREDITS",
     "INFURA_NETWORKS",

@@ -33,7 +33,7 @@ def receipts_and_logs(bodies: Sequence[bytes], *, chain_id: int) -> tuple[pa.Tab
 
 
 def _scanned(bodies: Sequence[bytes], *, chain_id: int) -> tuple[pa.Table, pa.Table] | None:
-    from chainframe.datasets._dataset import build_arrow
+    from chainframe.datasets import build_arrow
 
     # A receipt's log count is its logs' list's length (the Count kind reads the same list): one key, read once.
     kinds = {name: kind for name, kind in RECEIPTS.native_kinds("binary").items() if name != "log_count"}

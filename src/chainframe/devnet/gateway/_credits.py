@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from chainframe.rpc._pacing import DEFAULT_CREDITS as DEFAULT_COST
-from chainframe.rpc._pacing import INFURA_CREDITS as CREDIT_COST
+from chainframe.rpc import DEFAULT_CREDITS as DEFAULT_COST
+from chainframe.rpc import INFURA_CREDITS as CREDIT_COST
 
 
 def cost(methods: Iterable[str]) -> int:
