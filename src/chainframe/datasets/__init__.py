@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from chainframe.datasets._hex_view import hex_view, register_duckdb
     from chainframe.datasets._inputs import Input
     from chainframe.datasets._logs import LOGS, with_block_timestamps
+    from chainframe.datasets._native import null_result
     from chainframe.datasets._proofs import ACCOUNT_PROOFS, STORAGE_PROOFS
     from chainframe.datasets._receipts import RECEIPTS
     from chainframe.datasets._traces import CALL_TRACES, PRESTATE_ACCOUNTS, PRESTATE_STORAGE
@@ -40,6 +41,7 @@ _WHERE = {
     "ValueOutOfRange": "_convert",
     "BlockRange": "_dataset",
     "Dataset": "_dataset",
+    "null_result": "_native",
     "build_arrow": "_dataset",
     "Fetch": "_dataset",
     "Proof": "_dataset",
@@ -110,6 +112,7 @@ __all__ = [
     "ValueOutOfRange",
     "build_arrow",
     "hex_view",
+    "null_result",
     "register",
     "register_duckdb",
     "unregister",

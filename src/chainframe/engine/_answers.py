@@ -28,8 +28,7 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._kernels import constant
-from chainframe.datasets import BlockRange, DecodeError, RowChecks, ValueOutOfRange
-from chainframe.datasets._native import null_result
+from chainframe.datasets import BlockRange, DecodeError, RowChecks, ValueOutOfRange, null_result
 from chainframe.rpc import TransientError
 
 T = TypeVar("T")
