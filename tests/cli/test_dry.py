@@ -40,7 +40,9 @@ def test_the_plan_asks_only_the_chain_state_and_writes_nothing(
     assert not out.exists()
 
 
-@pytest.mark.parametrize("dataset", ["blocks", "receipts", "logs", "erc20_transfers"])
+@pytest.mark.parametrize(
+    "dataset", ["blocks", "receipts", "logs", "erc20_transfers", "traces", "address_appearances", "four_byte_counts"]
+)
 def test_the_predicted_calls_and_credits_are_the_runs_within_10_percent(
     devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str], dataset: str
 ) -> None:

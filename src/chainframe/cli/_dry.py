@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -52,18 +52,24 @@ class Estimate:
     overhead_batches: int = 0
     checked_credits: int = 0
     """The calls a run makes to pick its routes (:func:`chainframe.engine.preflight_methods`), at their weights."""
+    others: dict[str, int] = field(default_factory=dict)
+    """Calls of other methods the dataset makes beside its method's
+    (:meth:`~chainframe.datasets.Dataset.other_calls`)."""
 
     @property
     def credits(self) -> int:
         pacing = Pacing()
-        batches = 0 if self.floor or self.method == "eth_getLogs" else math.ceil(self.calls / BATCH)
+        calls = self.calls + sum(self.others.values())
+        batches = 0 if self.floor or self.method == "eth_getLogs" else math.ceil(calls / BATCH)
         batches += self.overhead_batches
-        weight = pacing.credit_costs.get(self.method, pacing.default_cost)
-        return self.calls * weight + (self.overhead + batches) * pacing.default_cost + self.checked_credits
+        weighed = {self.method: self.calls, **self.others}
+        paid = sum(n * pacing.credit_costs.get(m, pacing.default_cost) for m, n in weighed.items())
+        return paid + (self.overhead + batches) * pacing.default_cost + self.checked_credits
 
     @property
     def all_calls(self) -> int:
-        return self.calls + self.overhead + len(preflight_methods([DATASETS[self.plan.dataset]]))
+        preflight = len(preflight_methods([DATASETS[self.plan.dataset]]))
+        return self.calls + sum(self.others.values()) + self.overhead + preflight
 
 
 def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool = False,
@@ -87,7 +93,8 @@ def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool 
             pacing = Pacing()
             overhead, batches = overhead + 1, batches + (len(asked) > 1)
             checked = sum(pacing.credit_costs.get(m, pacing.default_cost) for m in asked)
-    return Estimate(series, blocks, dataset.method, calls, floor, overhead, batches, checked)
+    others = dataset.other_calls(blocks, series.filters)
+    return Estimate(series, blocks, dataset.method, calls, floor, overhead, batches, checked, others)
 
 
 STATE_CALLS = 6
@@ -143,6 +150,7 @@ def _report(
         reasons = {r: sum(t.reason == r for t in e.plan.tasks) for r in ("new", "extend", "overwrite", "repair")}
         chunks = ", ".join(f"{n} {r}" for r, n in reasons.items() if n) or "none"
         fetch = f"{'>= ' if e.floor else '~' if e.method == 'eth_getLogs' else ''}{e.calls:,} {e.method}"
+        fetch += "".join(f" + {n:,} {m}" for m, n in e.others.items())
         lines.append(
             f"  {e.plan.series:<26} chunks: {chunks}; {e.plan.skipped} stored; {e.blocks:,} blocks to fetch: {fetch} "
             f"calls (+{e.overhead:,} the run's own), {'>= ' if e.floor else ''}{e.credits:,} credits"

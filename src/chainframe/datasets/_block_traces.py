@@ -243,6 +243,9 @@ class _BlockTraced(Dataset):
     chunk_size = 100
     sort: tuple[str, ...] = ("block_number", "transaction_index", "trace_address")
 
+    def other_calls(self, blocks: int, filters: Mapping[str, Any]) -> dict[str, int]:
+        return {"eth_getBlockReceipts": blocks}  # the first route's receipts, for the top frames' gas
+
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await fetch_traces(client, blocks, dataset=self.name)
 

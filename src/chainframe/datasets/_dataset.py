@@ -142,8 +142,14 @@ class Dataset(ABC):
         return check_inputs(self.name, self.inputs, self.needs, given)
 
     def calls(self, blocks: int, filters: Mapping[str, Any]) -> int | None:
-        """The calls ``blocks`` blocks take (``--dry``); None: it depends on the answers (log ranges)."""
+        """The calls of :attr:`method` ``blocks`` blocks take (``--dry``); None: it depends on the answers (log
+        ranges)."""
         return blocks * (len(filters[self.per_block]) if self.per_block else 1)
+
+    def other_calls(self, blocks: int, filters: Mapping[str, Any]) -> dict[str, int]:
+        """The calls of other methods ``blocks`` blocks take beside :attr:`method`'s, by method (``--dry`` counts
+        and prices them at their own weights): a receipts batch read with the blocks, say."""
+        return {}
 
     def log_filter(self, filters: Mapping[str, Any]) -> dict[str, Any]:
         """The eth_getLogs filter for a :attr:`Fetch.LOGS` dataset's ``filters``."""

@@ -52,8 +52,8 @@ class Derived(Dataset):
     def _receipts(self) -> bool:
         return RECEIPTS in self.derived_from
 
-    def calls(self, blocks: int, filters: Any) -> int | None:
-        return blocks * (2 if self._receipts else 1)
+    def other_calls(self, blocks: int, filters: Any) -> dict[str, int]:
+        return {"eth_getBlockReceipts": blocks} if self._receipts else {}
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         answers: dict[str, list[bytes]] = {}
