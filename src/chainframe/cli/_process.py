@@ -24,15 +24,22 @@ import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
-from chainframe.datasets._registry import REGISTRY  # the catalogue's lines only: no dataset (nor pyarrow) is imported
+from chainframe.datasets import _inputs  # the declared inputs: plain Python, no dataset (nor pyarrow) is imported
+from chainframe.datasets._registry import REGISTRY  # the catalogue's lines, likewise
 
+_INPUT_FLAGS = frozenset(
+    flag
+    for given in vars(_inputs).values()
+    if isinstance(given, _inputs.Input) and given.parse != "own"  # topics and --event may decode signatures
+    for flag in (given.flag, *given.also)
+)
 PLAIN_OPTIONS = frozenset({
     "--blocks", "--rpc", "--rpc-env", "--rpc-file", "--network", "--out", "--chunk-size", "--concurrency",
     "--overwrite", "--align", "--follow", "--poll", "--u256", "--confirmations", "--report", "--no-progress",
-    "--requests-per-second", "--credits-per-second", "--max-in-flight", "--transport", "--address", "--contract",
-    "--addresses", "--storage-key", "--every", "--call", "--tokens",  # inputs of datasets that decode nothing
+    "--requests-per-second", "--credits-per-second", "--max-in-flight", "--transport", *_INPUT_FLAGS,
 })  # fmt: skip
-"""``extract`` options that decode, verify and distribute nothing (an abbreviated option is not among them)."""
+"""``extract`` options that decode, verify and distribute nothing (an abbreviated option is not among them): the
+run's own, and the datasets' declared inputs (whether a dataset itself needs numpy, its catalogue line says)."""
 
 
 def numpy_free(argv: Sequence[str]) -> bool:
