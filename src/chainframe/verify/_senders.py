@@ -17,7 +17,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from chainframe.verify._hashing import keccak
 
@@ -29,17 +29,19 @@ THREADED = 512
 _known: OrderedDict[bytes, bytes | None] = OrderedDict()
 _lock = threading.Lock()  # pieces are proven on several decode threads at once
 
+T = TypeVar("T")
 Signed = tuple[bytes, int, bytes]
 """A recovery's input: r || s (64 bytes), the recovery id (0 or 1), and the signed payload's hash."""
 
 
 def senders(
-    txs: Sequence[dict[str, Any]],
+    txs: Sequence[T],
     hashes: Sequence[bytes],
-    signed: Callable[[dict[str, Any]], Signed | None],
-    one: Callable[[dict[str, Any]], bytes | None],
+    signed: Callable[[T], Signed | None],
+    one: Callable[[T], bytes | None],
 ) -> list[bytes | None]:
-    """The sender of each of ``txs`` (None: its signature recovers no key). ``hashes``: each one's hash computed from
+    """The sender of each of ``txs`` (rows, or what names them: ``signed`` and ``one`` read them) (None: its signature
+    recovers no key). ``hashes``: each one's hash computed from
     its signed encoding; ``signed``: a transaction's recovery input (None: it has none); ``one``: the reference
     recovery, for where the binding cannot be used."""
     out: list[bytes | None] = [None] * len(txs)

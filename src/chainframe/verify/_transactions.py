@@ -6,12 +6,13 @@ and blob fee; the network form with blobs is never in a block), EIP-7702 (4, aut
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pyarrow as pa
 
 from chainframe import _kernels as pc
-from chainframe.verify._columns import binary, binary_lists, ints, lists, sorted_by, zeros
+from chainframe.verify._columns import binary, binary_lists, integers, ints, lists, sorted_by, zeros
 from chainframe.verify._hashing import NATIVE, RlpItem, keccak, rlp, uint
 from chainframe.verify._headers import integer
 from chainframe.verify._report import Failure, Report
@@ -170,25 +171,218 @@ def _native_encoded(table: pa.Table) -> tuple[bytes, bytes, bytes, dict[int, byt
     return hashes, payloads, flags, dict(roots)
 
 
+def _rows_at(table: pa.Table, positions: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """The rows at ``positions`` as Python dicts, by position (only these rows are materialized)."""
+    if not positions:
+        return {}
+    taken = pc.take(table, integers(positions, pa.int64()))
+    return dict(zip(positions, taken.to_pylist(), strict=True))
+
+
+def _null(table: pa.Table, name: str) -> Any:
+    """Where column ``name`` is null, as a numpy bool array (all of it where the column is not there)."""
+    import numpy as np
+
+    if name not in table.column_names:
+        return np.ones(table.num_rows, dtype=bool)
+    column = table[name]
+    if not column.null_count:
+        return np.zeros(table.num_rows, dtype=bool)
+    return pc.is_null(column).to_numpy(zero_copy_only=False)
+
+
+def _ints(table: pa.Table, name: str, null: int = 0) -> Any:
+    """Column ``name`` as a numpy int64 array, nulls as ``null``."""
+    import numpy as np
+
+    values, offset = ints(table[name], null=null)
+    return np.frombuffer(values, dtype=np.int64, count=table.num_rows, offset=8 * offset)
+
+
+def _words(table: pa.Table, name: str, size: int) -> Any:
+    """A fixed-size binary column as an ``(n, size)`` uint8 numpy array (None: not that type, or nulls in it)."""
+    import numpy as np
+
+    column = table[name]
+    if column.type != pa.binary(size) or column.null_count:
+        return None
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    data = np.frombuffer(array.buffers()[1], dtype=np.uint8)
+    return data[size * array.offset : size * (array.offset + len(array))].reshape(len(array), size)
+
+
+def _proven_rows(table: pa.Table, hashes: bytes, flags: bytes) -> tuple[Any, Any]:
+    """Per row of ``table`` (sorted by block and index): whether its type is one of KNOWN_TYPES, and whether it is
+    certainly proven by C's encoding (a known type, every field its type needs there, encoded, its hash the stored
+    one). A row that is not certain goes through the reference path, which names what is wrong."""
+    import numpy as np
+
+    n = table.num_rows
+    kind = _ints(table, "transaction_type")
+    known = (kind >= 0) & (kind <= 4)
+    missing = {name: _null(table, name) for name in {f for fields in REQUIRED.values() for f in fields}}
+    no_parity = _null(table, "y_parity") & _null(table, "v")
+    encodable = np.ones(n, dtype=bool)
+    for k, fields in REQUIRED.items():
+        mine = kind == k
+        for name in fields:
+            encodable &= ~(mine & missing[name])
+        if k:
+            encodable &= ~(mine & no_parity)
+    encoded = (np.frombuffer(flags, dtype=np.uint8) & 1).astype(bool)
+    stored = _words(table, "transaction_hash", 32)
+    computed = np.frombuffer(hashes, dtype=np.uint8).reshape(n, 32)
+    if stored is not None:
+        same = (stored == computed).all(axis=1)
+    else:  # another type, or nulls: Arrow compares (a null is not the same)
+        ours = pa.Array.from_buffers(pa.binary(32), n, [None, pa.py_buffer(hashes)])
+        equal = pc.equal(pc.cast(table["transaction_hash"], pa.binary()), pc.cast(ours, pa.binary()))
+        same = pc.coalesce(equal, pc.constant(False, n, pa.bool_())).to_numpy(zero_copy_only=False)
+    return known, known & encodable & encoded & same
+
+
+Recovery = tuple[list[bool], Callable[[int], Signed | None]]
+"""Which rows of a batch the columns give the recovery input of, and that input of the ``k``-th."""
+
+
+def _recovery_inputs(table: pa.Table, signed: bytes, flags: bytes, claims: Any) -> Recovery | None:
+    """The recovery input of the ``k``-th row of ``claims`` (numpy positions) whose signed payload C hashed, as
+    :func:`recovery_input` gives it, read from whole columns; None where r and s are not 32-byte words without nulls."""
+    import numpy as np
+
+    r, s = _words(table, "r", 32), _words(table, "s", 32)
+    if r is None or s is None or not len(signed):
+        return None
+    kind = _ints(table, "transaction_type")[claims]
+    v, v_null = _ints(table, "v")[claims], _null(table, "v")[claims]
+    parity, parity_null = _ints(table, "y_parity")[claims], _null(table, "y_parity")[claims]
+    by_v = (kind == 0) | parity_null  # a legacy transaction's v, or a typed one's y_parity (its v without one)
+    chosen = np.where(by_v, v, parity)
+    recovery = np.where((chosen == 27) | (chosen == 28), chosen - 27, np.where(kind == 0, (chosen - 35) % 2, chosen))
+    valid = (~(by_v & v_null) & ((recovery == 0) | (recovery == 1))).tolist()
+    hashed = (np.frombuffer(flags, dtype=np.uint8)[claims] & 2).astype(bool).tolist()
+    rs = np.concatenate([r[claims], s[claims]], axis=1).tobytes()
+    ids, positions = recovery.tolist(), claims.tolist()
+
+    def given(k: int) -> Signed | None:
+        i = positions[k]
+        return (rs[64 * k : 64 * k + 64], ids[k], signed[32 * i : 32 * i + 32]) if valid[k] else None
+
+    return hashed, given
+
+
+Claim = tuple[int, int, int]
+"""Rows whose ``from_address`` is to be proven: block, first and past-the-last position."""
+
+
+def _check_senders(
+    table: pa.Table,
+    found: list[Failure | Claim],
+    native: tuple[bytes, bytes, bytes, dict[int, bytes]] | None,
+    txs: dict[int, dict[str, Any]],
+    digests: dict[int, bytes],
+    report: Report,
+) -> None:
+    """Report ``found`` in its order, each claim's senders recovered (all in one batch) where it falls. ``txs``: the
+    rows read into Python already; ``digests``: the hashes Python computed (the others are C's)."""
+    import numpy as np
+
+    claims = [item for item in found if isinstance(item, tuple)]
+    positions = np.array([i for _, start, stop in claims for i in range(start, stop)], dtype=np.int64)
+    if not len(positions):
+        report.failures.extend(item for item in found if isinstance(item, Failure))
+        return
+    hashes, signed, flags = native[:3] if native is not None else (b"", b"", b"")
+    columns = _recovery_inputs(table, signed, flags, positions)
+    at = positions.tolist()
+
+    def row(k: int) -> dict[str, Any]:
+        i = at[k]
+        if i not in txs:  # read into Python only where the reference needs it
+            txs.update(_rows_at(table, [i]))
+        return txs[i]
+
+    def given(k: int) -> Signed | None:
+        if columns is not None and columns[0][k]:
+            return columns[1](k)
+        i = at[k]
+        return recovery_input(row(k), signed[32 * i : 32 * i + 32] if flags and flags[i] & 2 else None)
+
+    computed = [digests[i] if i in digests else hashes[32 * i : 32 * i + 32] for i in at]
+    recovered = senders(range(len(at)), computed, given, lambda k: sender(row(k)))
+    stored = _words(table, "from_address", 20)
+    if stored is not None:
+        joined = stored[positions].tobytes()
+        claimed: list[bytes | None] = [joined[20 * k : 20 * k + 20] for k in range(len(at))]
+    else:
+        claimed = pc.take(table["from_address"], integers(at, pa.int64())).to_pylist()
+    wrong = {i: got for i, got, want in zip(at, recovered, claimed, strict=True) if got != want}
+    shown = _rows_at(table, sorted(wrong))
+    for item in found:
+        if isinstance(item, Failure):
+            report.failures.append(item)
+            continue
+        number, start, stop = item
+        for i in sorted(wrong.keys() & range(start, stop)) if wrong else ():
+            tx, address = shown[i], wrong[i]
+            signer = "an unrecoverable signature" if address is None else f"0x{address.hex()} signed"
+            named = f"transaction {tx['transaction_index']} 0x{tx['transaction_hash'].hex()}"
+            claimed_by = f"{named} from 0x{(tx['from_address'] or b'').hex()}"
+            report.failures.append(Failure("transactions", number, "sender", claimed_by, signer))
+
+
 def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: Report) -> None:
+    """Each block's ``transactionsRoot`` and each row's ``transaction_hash`` from the rows' encodings, and each row's
+    ``from_address`` from its signature. Blocks whose rows C encoded, and whose hashes and root match, are proven
+    from whole columns; the others (and every block where C is not built) row by row in Python, which names what
+    differs."""
+    import numpy as np
+
     table = sorted_by(transactions.select([n for n in NAMES if n in transactions.column_names]),
                       "block_number", "transaction_index")  # fmt: skip
     native = _native_encoded(table)
-    by_block: dict[int, list[int]] = {}
-    txs = table.to_pylist()
-    for position, tx in enumerate(txs):
-        by_block.setdefault(tx["block_number"], []).append(position)
-    # The signed payloads' hashes the C side computed, by row (a row it left to Python has none).
-    payloads: dict[int, bytes] = {}
-    if native is not None:
-        hashes, signed, flags, native_roots = native
-        payloads = {id(txs[i]): signed[32 * i : 32 * i + 32] for i in range(len(txs)) if flags[i] & 2}
+    numbers = _ints(table, "block_number")
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(numbers)) + 1]) if len(numbers) else numbers
+    stops = np.append(starts[1:], len(numbers))
+    spans = dict(zip(numbers[starts].tolist(), zip(starts.tolist(), stops.tolist(), strict=True), strict=True))
+    clean: dict[int, bool] = {}  # block -> C proved all its rows (True), or one is of an unknown type (False)
+    native_roots: dict[int, bytes] = {}
+    if native is not None and len(numbers):
+        hashes, _, flags, native_roots = native
+        known, proven = _proven_rows(table, hashes, flags)
+        all_known = np.logical_and.reduceat(known, starts).tolist()
+        all_proven = np.logical_and.reduceat(proven, starts).tolist()
+        for number, every_known, every_proven in zip(numbers[starts].tolist(), all_known, all_proven, strict=True):
+            if not every_known:
+                clean[number] = False
+            elif every_proven and number in native_roots:
+                clean[number] = True
+    block_numbers = blocks["block_number"].to_pylist()
+    stored_roots = blocks["transactions_root"].to_pylist()
+    proven_blocks = {
+        number
+        for number, stored in zip(block_numbers, stored_roots, strict=True)
+        if clean.get(number) and native_roots[number] == stored
+    }
+    # Only the rows of the other blocks are read into Python: the reference path names what is wrong in them.
+    slow = [i for number in dict.fromkeys(block_numbers) if number in spans and number not in proven_blocks
+            and clean.get(number) is not False for i in range(*spans[number])]  # fmt: skip
+    txs = _rows_at(table, slow)
+    has_sender = "from_address" in table.column_names
+    digests: dict[int, bytes] = {}  # the hashes Python computed, by position
     foreign = 0
     # Failures in block order, each block's senders where they fall: recovered after the loop, all in one batch.
-    found: list[Failure | tuple[int, dict[str, Any], bytes]] = []
-    for number, stored in zip(blocks["block_number"].to_pylist(), blocks["transactions_root"].to_pylist(), strict=True):
-        positions = by_block.get(number, [])
-        rows = [txs[i] for i in positions]
+    found: list[Failure | Claim] = []
+    for number, stored in zip(block_numbers, stored_roots, strict=True):
+        start, stop = spans.get(number, (0, 0))
+        if number in proven_blocks:
+            if has_sender:
+                found.append((number, start, stop))
+            continue
+        if clean.get(number) is False:
+            foreign += 1
+            continue
+        rows = [txs[i] for i in range(start, stop)]
         if any((r["transaction_type"] or 0) not in KNOWN_TYPES for r in rows):
             foreign += 1
             continue
@@ -207,13 +401,14 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
         if broken:
             continue
         if native is not None and number in native_roots:
-            digests = [hashes[32 * i : 32 * i + 32] for i in positions]
+            hashed = [native[0][32 * i : 32 * i + 32] for i in range(start, stop)]
             computed = native_roots[number]
         else:
             encoded = [transaction_bytes(r) for r in rows]
-            digests = [keccak(raw) for raw in encoded]
+            hashed = [keccak(raw) for raw in encoded]
             computed = ordered_root(encoded)
-        for row, digest in zip(rows, digests, strict=True):
+            digests.update(zip(range(start, stop), hashed, strict=True))
+        for row, digest in zip(rows, hashed, strict=True):
             if digest != row["transaction_hash"]:
                 found.append(
                     Failure(
@@ -230,21 +425,8 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
             if not rows and stored == _KECCAK_EMPTY:
                 shown += _EMPTY_HEADER
             found.append(Failure("transactions", number, "transactions_root", "0x" + (stored or b"").hex(), shown))
-        found.extend((number, row, digest) for row, digest in zip(rows, digests, strict=True) if "from_address" in row)
-    claims = [item for item in found if isinstance(item, tuple)]
-    signed_by = [row for _, row, _ in claims]
-    given = lambda tx: recovery_input(tx, payloads.get(id(tx)))  # noqa: E731
-    signers = iter(senders(signed_by, [d for _, _, d in claims], given, sender))
-    for item in found:
-        if isinstance(item, Failure):
-            report.failures.append(item)
-            continue
-        number, row, _ = item
-        recovered = next(signers)
-        if recovered != row["from_address"]:
-            signer = "an unrecoverable signature" if recovered is None else f"0x{recovered.hex()} signed"
-            at = f"transaction {row['transaction_index']} 0x{row['transaction_hash'].hex()}"
-            claimed = f"{at} from 0x{(row['from_address'] or b'').hex()}"
-            report.failures.append(Failure("transactions", number, "sender", claimed, signer))
+        if has_sender and rows:
+            found.append((number, start, stop))
+    _check_senders(table, found, native, txs, digests, report)
     report.skip("transactions", "transactions_root", "transaction types other than 0-4 (e.g. OP deposits)",
                 blocks=foreign)  # fmt: skip
