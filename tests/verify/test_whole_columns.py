@@ -1,9 +1,11 @@
-"""The checks that prove blocks from whole columns report exactly what the row-by-row reference reports.
+"""The checks that prove rows from whole columns report exactly what the row-by-row reference reports.
 
 ``check_transactions_roots`` proves a block from C's hashes and root and the columns' recovery inputs when all agree,
-and reads a block's rows into Python only when something differs: on real devnet transactions and random ones of
-every type, each column changed in turn (to another value, to null), its failures, in their order, and its skips must
-be those of the reference path (``NATIVE`` off: every row in Python).
+and reads a block's rows into Python only when something differs; ``check_transaction_fields`` and
+``check_receipts_with_transactions`` screen the columns for the rows that may be wrong and read only those. On real
+devnet rows (and random transactions of every type), each column changed in turn (to another value, to null), the
+failures, in their order, and the skips must be those of the reference: ``NATIVE`` off (every row in Python), or no
+screen (every row read).
 """
 
 from __future__ import annotations
@@ -18,16 +20,22 @@ import pytest
 
 from chainframe.devnet import Devnet
 from chainframe.engine import extract
-from chainframe.verify import Report, _senders, _transactions
+from chainframe.verify import Report, _derived, _senders, _transactions
 from chainframe.verify._folder import read_folder
 from tests.verify.test_native import _random_transaction
 
 
 @pytest.fixture(scope="module")
-def stored(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> tuple[pa.Table, pa.Table]:
+def folder(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("whole_columns")
-    extract(["blocks", "transactions"], blocks="0:60", rpc=devnet_session.node.url, out=out, progress=False)
-    blocks, transactions = read_folder(Path(out), "blocks"), read_folder(Path(out), "transactions")
+    extract(["blocks", "transactions", "receipts"], blocks="0:60", rpc=devnet_session.node.url, out=out,
+            progress=False)  # fmt: skip
+    return Path(out)
+
+
+@pytest.fixture(scope="module")
+def stored(folder: Path) -> tuple[pa.Table, pa.Table]:
+    blocks, transactions = read_folder(folder, "blocks"), read_folder(folder, "transactions")
     assert blocks is not None
     assert transactions is not None
     return blocks, transactions
@@ -135,3 +143,73 @@ def test_a_changed_column_fails_as_the_reference_says(
             assert _outcome(edited, against, monkeypatch, native=True) == _outcome(
                 edited, against, monkeypatch, native=False
             )
+
+
+def _screened(check: Any, *tables: pa.Table, monkeypatch: pytest.MonkeyPatch, screen: bool) -> Any:
+    import numpy as np
+
+    with monkeypatch.context() as m:
+        if not screen:
+            m.setattr(_derived, "_fields_screen", lambda t, _: np.ones(t.num_rows, dtype=bool))
+            m.setattr(_derived, "_receipts_screen", lambda r, _t, _b: np.arange(r.num_rows))
+        report = Report()
+        try:
+            check(*tables, report)
+        except Exception as error:  # the reference's exception is the behaviour to match
+            return type(error).__name__
+        return report.failures
+
+
+def _each_change(table: pa.Table, columns: Any, seed: str) -> Any:
+    """``table`` with one value changed: each of ``columns`` in a few rows, to another value and to null."""
+    rng = random.Random(seed)
+    for column in columns:
+        if column not in table.column_names:
+            continue
+        field = table.schema.field(column)
+        values = table[column].to_pylist()
+        for index in sorted(rng.sample(range(table.num_rows), min(3, table.num_rows))):
+            for value in (_changed(values[index], field, rng), None):
+                yield column, _set(table, column, index, value)
+
+
+def _as_words(table: pa.Table | None, u256: str) -> pa.Table:
+    """``table`` with its wei columns as 32-byte words (``u256="binary"``) or as stored."""
+    assert table is not None
+    if u256 == "decimal":
+        return table
+    for i, field in enumerate(table.schema):
+        if pa.types.is_decimal(field.type):
+            values = [None if v is None else int(v).to_bytes(32, "big") for v in table[field.name].to_pylist()]
+            table = table.set_column(i, pa.field(field.name, pa.binary(32)), pa.array(values, pa.binary(32)))
+    return table
+
+
+@pytest.mark.parametrize("u256", ["decimal", "binary"])
+def test_screened_derived_checks_fail_as_the_reference_says(
+    u256: str, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocks, transactions, receipts = (
+        _as_words(read_folder(folder, name), u256) for name in ("blocks", "transactions", "receipts")
+    )
+    fields = lambda t, b, r: _derived.check_transaction_fields(t, b, r)  # noqa: E731
+    paired = lambda rc, t, b, r: _derived.check_receipts_with_transactions(rc, t, b, r)  # noqa: E731
+    both = {"screen": True}, {"screen": False}
+    assert _screened(fields, transactions, blocks, monkeypatch=monkeypatch, **both[0]) == []
+    assert _screened(paired, receipts, transactions, blocks, monkeypatch=monkeypatch, **both[0]) == []
+    found = 0
+    for column, changed in _each_change(transactions, _derived.TX_NAMES, "transactions"):
+        want = _screened(fields, changed, blocks, monkeypatch=monkeypatch, screen=False)
+        assert _screened(fields, changed, blocks, monkeypatch=monkeypatch, screen=True) == want, column
+        want = _screened(paired, receipts, changed, blocks, monkeypatch=monkeypatch, screen=False)
+        assert _screened(paired, receipts, changed, blocks, monkeypatch=monkeypatch, screen=True) == want, column
+        found += bool(want)
+    for column, changed in _each_change(receipts, _derived.RECEIPT_NAMES, "receipts"):
+        want = _screened(paired, changed, transactions, blocks, monkeypatch=monkeypatch, screen=False)
+        assert _screened(paired, changed, transactions, blocks, monkeypatch=monkeypatch, screen=True) == want, column
+        found += bool(want)
+    for column, changed in _each_change(blocks, ["base_fee_per_gas", "block_number"], "blocks"):
+        for check, given in ((fields, (transactions, changed)), (paired, (receipts, transactions, changed))):
+            want = _screened(check, *given, monkeypatch=monkeypatch, screen=False)
+            assert _screened(check, *given, monkeypatch=monkeypatch, screen=True) == want, column
+    assert found > 20  # the changes were seen: the comparison above means something

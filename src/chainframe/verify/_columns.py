@@ -90,3 +90,93 @@ def sorted_by(table: pa.Table, *names: str) -> pa.Table:
     if pc.all(pc.equal(order, ranks)).as_py() is not False:
         return table  # sorted already, as stored files and most answers are: no copy
     return pc.take(table, order)
+
+
+# Whole-column screens: which rows a check must look at in Python (the others certainly pass), with numpy and Arrow
+# kernels over the columns. A screen may name rows that pass; it never leaves out one that fails.
+
+
+def bools(column: pa.Array | pa.ChunkedArray) -> Any:
+    """A boolean column as a numpy bool array, nulls as False (read from its bits: ``to_numpy`` imports pandas)."""
+    import numpy as np
+
+    array = _array(column)
+    if array.null_count:
+        array = pc.coalesce(array, pc.constant(False, len(array), pa.bool_()))
+    bits = np.unpackbits(np.frombuffer(array.buffers()[1], dtype=np.uint8), bitorder="little")
+    return bits[array.offset : array.offset + len(array)].astype(bool)
+
+
+def int_values(column: pa.Array | pa.ChunkedArray, *, null: int = 0) -> Any:
+    """An integer column as a numpy int64 array, nulls as ``null``."""
+    import numpy as np
+
+    values, offset = ints(column, null=null)
+    return np.frombuffer(values, dtype=np.int64, count=len(column), offset=8 * offset)
+
+
+def nulls(column: pa.Array | pa.ChunkedArray) -> Any:
+    """Where ``column`` is null, as a numpy bool array."""
+    import numpy as np
+
+    if not column.null_count:
+        return np.zeros(len(column), dtype=bool)
+    return bools(pc.is_null(_array(column)))
+
+
+def filled(column: pa.Array | pa.ChunkedArray) -> Any:
+    """Where ``column`` holds a value other than null or an empty list (what a type must not have), as numpy bools."""
+    if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
+        lengths = pc.list_value_length(_array(column))
+        return bools(pc.greater(lengths, pc.constant(0, len(lengths), lengths.type)))  # a null list: none
+    return ~nulls(column)
+
+
+def words(column: pa.Array | pa.ChunkedArray, size: int) -> Any:
+    """A fixed-size binary column as an ``(n, size)`` uint8 numpy array (None: not that type, or nulls in it)."""
+    import numpy as np
+
+    if column.type != pa.binary(size) or column.null_count:
+        return None
+    array = _array(column)
+    data = np.frombuffer(array.buffers()[1], dtype=np.uint8)
+    return data[size * array.offset : size * (array.offset + len(array))].reshape(len(array), size)
+
+
+def differs(stored: pa.Array | pa.ChunkedArray, computed: pa.Array | pa.ChunkedArray) -> Any:
+    """Where ``stored != computed`` as Python compares the values (null equal to null only), as numpy bools; None
+    when the two are not of one type (the rows are then compared in Python)."""
+    if stored.type != computed.type:
+        return None
+    left, right = _array(stored), _array(computed)
+    unequal = pc.not_equal(left, right)
+    if unequal.null_count:
+        one_null = pc.not_equal(pc.is_null(left), pc.is_null(right))
+        unequal = pc.coalesce(unequal, one_null)
+    return bools(unequal)
+
+
+WIDE = pa.decimal256(61, 0)
+"""Wei values with room for a sum of two (Arrow's decimal128 holds 38 digits, and its sum would not fit)."""
+
+
+def wide(column: pa.Array | pa.ChunkedArray) -> pa.Array | None:
+    """A wei column as decimal256 integers, or None when it is not decimal integers (32-byte words: u256="binary")."""
+    kind = column.type
+    if not (pa.types.is_decimal(kind) and kind.scale == 0 and kind.precision <= WIDE.precision - 1):
+        return None
+    return pc.cast(_array(column), WIDE)
+
+
+def unequal_wide(stored: pa.Array, computed: pa.Array) -> Any:
+    """Where two wide columns differ, or ``stored`` is null (nulls of ``computed`` are the caller's), as numpy bools."""
+    unequal = pc.not_equal(stored, computed)
+    return bools(pc.coalesce(unequal, pc.is_null(stored)))
+
+
+def positions(values: Any) -> pa.Array:
+    """Row positions (a numpy integer array) as an Arrow int64 array, for ``take`` (from the buffer, as above)."""
+    import numpy as np
+
+    items = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(items), [None, pa.py_buffer(items)])

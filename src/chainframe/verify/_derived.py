@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from chainframe.verify._columns import WIDE, differs, filled, int_values, nulls, positions, unequal_wide, wide
 from chainframe.verify._hashing import keccak, rlp, uint
 from chainframe.verify._report import Failure, Report
 
@@ -274,11 +275,85 @@ TX_NAMES = (
 )  # fmt: skip
 
 
+def _bools(values: Any) -> pa.Array:
+    """A numpy bool array as an Arrow one (from its bits: an array made from Python values imports pandas)."""
+    import numpy as np
+
+    bits = np.packbits(values, bitorder="little")
+    return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits.tobytes())])
+
+
+def _paid(rows: pa.Table, kind: Any, blocks: pa.Table) -> tuple[pa.Array, Any] | None:
+    """What each row's transaction paid per gas (:func:`effective_price`) as a wide decimal column, and where it is
+    known, from whole columns; None where they are not decimals, or a block number repeats in ``blocks``."""
+    import numpy as np
+    from pyarrow._compute import SetLookupOptions, call_function
+
+    from chainframe import _kernels as pc
+
+    numbers = blocks["block_number"].combine_chunks()
+    price, cap, tip = (wide(rows[n]) for n in ("gas_price", "max_fee_per_gas", "max_priority_fee_per_gas"))
+    fees = wide(blocks["base_fee_per_gas"])
+    if (
+        price is None
+        or cap is None
+        or tip is None
+        or fees is None
+        or len(np.unique(int_values(numbers))) < len(numbers)
+    ):
+        return None
+    at = call_function("index_in", [rows["block_number"].combine_chunks()], SetLookupOptions(value_set=numbers))
+    base = pc.take(fees, at)  # null: the row's block has no header here
+    plain = (kind == 0) | (kind == 1)
+    market = (kind == 2) | (kind == 3) | (kind == 4)
+    capped = call_function("min_element_wise", [cap, pc.cast(pc.add(base, tip), WIDE)])
+    known = (plain & ~nulls(price)) | (market & ~nulls(base) & ~nulls(cap) & ~nulls(tip))
+    return pc.if_else(_bools(plain), price, capped), known
+
+
+def _fields_screen(table: pa.Table, blocks: pa.Table) -> Any:
+    """The rows :func:`check_transaction_fields` may find wrong (a superset), as numpy bools."""
+    import numpy as np
+
+    kind = int_values(table["transaction_type"])
+    market = (kind == 2) | (kind == 3) | (kind == 4)
+    paid = _paid(table, kind, blocks)
+    if paid is None:
+        screened = market.copy()
+    else:
+        price, known = paid
+        screened = market & known & unequal_wide(wide(table["gas_price"]), price)
+    v, v_null = int_values(table["v"]), nulls(table["v"])
+    parity, parity_null = int_values(table["y_parity"]), nulls(table["y_parity"])
+    chain, chain_null = int_values(table["transaction_chain_id"]), nulls(table["transaction_chain_id"])
+    legacy = (kind == 0) & ~v_null
+    eip155 = v >= 35
+    screened |= legacy & np.where(eip155, chain_null | (chain != (v - 35) // 2), ~chain_null)
+    screened |= legacy & ~parity_null & (parity != np.where(eip155, (v - 35) % 2, v - 27))
+    screened |= (kind >= 1) & (kind <= 4) & ~v_null & ~parity_null & (v != parity)
+    for k, columns in NOT_OF_TYPE.items():
+        for column in columns:
+            if column in table.column_names:
+                screened |= (kind == k) & filled(table[column])
+    return screened
+
+
 def check_transaction_fields(transactions: pa.Table, blocks: pa.Table, report: Report) -> None:
     """The columns of a transaction outside its type's signed encoding (see the module docstring)."""
+    import numpy as np
+
+    from chainframe import _kernels as pc
+
+    table = transactions.select([n for n in TX_NAMES if n in transactions.column_names])
+    try:
+        screened = np.flatnonzero(_fields_screen(table, blocks))
+    except (KeyError, pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a column missing or out of range: all rows
+        screened = np.arange(table.num_rows)
+    if not len(screened):
+        return
     base = _base_fees(blocks)
     keys = ("transaction_index",)
-    for tx in transactions.select([n for n in TX_NAMES if n in transactions.column_names]).to_pylist():
+    for tx in pc.take(table, positions(screened)).to_pylist():
         kind, number = tx["transaction_type"] or 0, tx["block_number"]
         wrong: list[tuple[str, Any, Any]] = []
         if kind in (2, 3, 4):
@@ -316,16 +391,75 @@ RECEIPT_NAMES = (
 )  # fmt: skip
 
 
+def _pairs(receipts: pa.Table, transactions: pa.Table) -> tuple[Any, Any]:
+    """Each receipt's row and its transaction's (the last of a block and index, as a dict by them keeps), as numpy
+    positions; receipts without a transaction left out."""
+    keys = ["block_number", "transaction_index"]
+    left = pl.DataFrame(pl.from_arrow(receipts.select(keys))).with_row_index("__receipt")
+    right = pl.DataFrame(pl.from_arrow(transactions.select(keys))).with_row_index("__transaction")
+    joined = left.join(right.unique(keys, keep="last"), on=keys, how="inner")
+    return joined["__receipt"].to_numpy(), joined["__transaction"].to_numpy()
+
+
+def _receipts_screen(receipts: pa.Table, transactions: pa.Table, blocks: pa.Table) -> Any:
+    """The receipts :func:`check_receipts_with_transactions` may find wrong (a superset), as numpy positions."""
+    import numpy as np
+
+    from chainframe import _kernels as pc
+
+    mine, theirs = _pairs(receipts, transactions)
+    rows = pc.take(receipts, positions(mine))
+    txs = pc.take(transactions, positions(theirs))
+    screened = np.zeros(rows.num_rows, dtype=bool)
+    for column in ("transaction_hash", "transaction_type", "from_address", "to_address"):
+        if column in rows.column_names:
+            unequal = differs(rows[column], txs[column])
+            screened |= True if unequal is None else unequal
+    kind = int_values(txs["transaction_type"])
+    if "contract_address" in rows.column_names:  # a creation's address is computed in Python: few rows
+        screened |= nulls(txs["to_address"]) | ~nulls(rows["contract_address"])
+    if "effective_gas_price" in rows.column_names:
+        paid = _paid(txs, kind, blocks)
+        stored = wide(rows["effective_gas_price"])
+        if paid is None or stored is None:
+            screened |= True
+        else:
+            screened |= paid[1] & unequal_wide(stored, paid[0])
+    if "blob_gas_used" in rows.column_names:
+        used, unused = int_values(rows["blob_gas_used"]), nulls(rows["blob_gas_used"])
+        if "blob_versioned_hashes" in txs.column_names:
+            lengths = pc.list_value_length(txs["blob_versioned_hashes"].combine_chunks())
+            blobs = int_values(lengths)  # a null list: none
+        else:
+            blobs = np.zeros(rows.num_rows, dtype=np.int64)
+        screened |= np.where(kind == 3, unused | (used != blobs * GAS_PER_BLOB), ~unused & (used != 0))
+    return mine[screened]
+
+
 def check_receipts_with_transactions(
     receipts: pa.Table, transactions: pa.Table, blocks: pa.Table, report: Report, *, name: str = "receipts"
 ) -> None:
     """A receipt's transaction columns are its proven transaction's; what it paid and created follow from them."""
-    base = _base_fees(blocks)
+    import numpy as np
+
+    from chainframe import _kernels as pc
+
     # What a receipt is checked against (the nested lists of every transaction are the costly ones to read).
     names = [n for n in TX_NAMES if n in transactions.column_names and n not in NOT_FOR_RECEIPTS]
-    txs = {(t["block_number"], t["transaction_index"]): t for t in transactions.select(names).to_pylist()}
+    transactions = transactions.select(names)
+    receipts = receipts.select([n for n in RECEIPT_NAMES if n in receipts.column_names])
+    try:
+        screened = np.sort(_receipts_screen(receipts, transactions, blocks))
+    except (KeyError, pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a column missing or out of range: all rows
+        screened = np.arange(receipts.num_rows)
+    if not len(screened):
+        return
+    receipts = pc.take(receipts, positions(screened))
+    wanted = pc.is_in(transactions["block_number"], value_set=receipts["block_number"].combine_chunks())
+    base = _base_fees(blocks)
+    txs = {(t["block_number"], t["transaction_index"]): t for t in pc.filter(transactions, wanted).to_pylist()}
     keys = ("transaction_index",)
-    for receipt in receipts.select([n for n in RECEIPT_NAMES if n in receipts.column_names]).to_pylist():
+    for receipt in receipts.to_pylist():
         number = receipt["block_number"]
         tx = txs.get((number, receipt["transaction_index"]))
         if tx is None:

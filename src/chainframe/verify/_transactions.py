@@ -12,7 +12,19 @@ from typing import Any
 import pyarrow as pa
 
 from chainframe import _kernels as pc
-from chainframe.verify._columns import binary, binary_lists, integers, ints, lists, sorted_by, zeros
+from chainframe.verify._columns import (
+    binary,
+    binary_lists,
+    bools,
+    int_values,
+    integers,
+    ints,
+    lists,
+    nulls,
+    sorted_by,
+    words,
+    zeros,
+)
 from chainframe.verify._hashing import NATIVE, RlpItem, keccak, rlp, uint
 from chainframe.verify._headers import integer
 from chainframe.verify._report import Failure, Report
@@ -183,32 +195,11 @@ def _null(table: pa.Table, name: str) -> Any:
     """Where column ``name`` is null, as a numpy bool array (all of it where the column is not there)."""
     import numpy as np
 
-    if name not in table.column_names:
-        return np.ones(table.num_rows, dtype=bool)
-    column = table[name]
-    if not column.null_count:
-        return np.zeros(table.num_rows, dtype=bool)
-    return pc.is_null(column).to_numpy(zero_copy_only=False)
+    return nulls(table[name]) if name in table.column_names else np.ones(table.num_rows, dtype=bool)
 
 
-def _ints(table: pa.Table, name: str, null: int = 0) -> Any:
-    """Column ``name`` as a numpy int64 array, nulls as ``null``."""
-    import numpy as np
-
-    values, offset = ints(table[name], null=null)
-    return np.frombuffer(values, dtype=np.int64, count=table.num_rows, offset=8 * offset)
-
-
-def _words(table: pa.Table, name: str, size: int) -> Any:
-    """A fixed-size binary column as an ``(n, size)`` uint8 numpy array (None: not that type, or nulls in it)."""
-    import numpy as np
-
-    column = table[name]
-    if column.type != pa.binary(size) or column.null_count:
-        return None
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    data = np.frombuffer(array.buffers()[1], dtype=np.uint8)
-    return data[size * array.offset : size * (array.offset + len(array))].reshape(len(array), size)
+def _ints(table: pa.Table, name: str) -> Any:
+    return int_values(table[name])
 
 
 def _proven_rows(table: pa.Table, hashes: bytes, flags: bytes) -> tuple[Any, Any]:
@@ -230,14 +221,14 @@ def _proven_rows(table: pa.Table, hashes: bytes, flags: bytes) -> tuple[Any, Any
         if k:
             encodable &= ~(mine & no_parity)
     encoded = (np.frombuffer(flags, dtype=np.uint8) & 1).astype(bool)
-    stored = _words(table, "transaction_hash", 32)
+    stored = words(table["transaction_hash"], 32)
     computed = np.frombuffer(hashes, dtype=np.uint8).reshape(n, 32)
     if stored is not None:
         same = (stored == computed).all(axis=1)
     else:  # another type, or nulls: Arrow compares (a null is not the same)
         ours = pa.Array.from_buffers(pa.binary(32), n, [None, pa.py_buffer(hashes)])
         equal = pc.equal(pc.cast(table["transaction_hash"], pa.binary()), pc.cast(ours, pa.binary()))
-        same = pc.coalesce(equal, pc.constant(False, n, pa.bool_())).to_numpy(zero_copy_only=False)
+        same = bools(equal)  # a null is not the same
     return known, known & encodable & encoded & same
 
 
@@ -250,7 +241,7 @@ def _recovery_inputs(table: pa.Table, signed: bytes, flags: bytes, claims: Any) 
     :func:`recovery_input` gives it, read from whole columns; None where r and s are not 32-byte words without nulls."""
     import numpy as np
 
-    r, s = _words(table, "r", 32), _words(table, "s", 32)
+    r, s = words(table["r"], 32), words(table["s"], 32)
     if r is None or s is None or not len(signed):
         return None
     kind = _ints(table, "transaction_type")[claims]
@@ -310,7 +301,7 @@ def _check_senders(
 
     computed = [digests[i] if i in digests else hashes[32 * i : 32 * i + 32] for i in at]
     recovered = senders(range(len(at)), computed, given, lambda k: sender(row(k)))
-    stored = _words(table, "from_address", 20)
+    stored = words(table["from_address"], 20)
     if stored is not None:
         joined = stored[positions].tobytes()
         claimed: list[bytes | None] = [joined[20 * k : 20 * k + 20] for k in range(len(at))]
