@@ -213,3 +213,28 @@ def test_screened_derived_checks_fail_as_the_reference_says(
             want = _screened(check, *given, monkeypatch=monkeypatch, screen=False)
             assert _screened(check, *given, monkeypatch=monkeypatch, screen=True) == want, column
     assert found > 20  # the changes were seen: the comparison above means something
+
+
+def test_block_hashes_from_columns_are_the_reference(folder: Path) -> None:
+    from chainframe.verify import _headers
+
+    def both(blocks: pa.Table) -> tuple[Any, Any]:
+        outcomes = []
+        for check in (_headers.check_block_hashes, _headers._row_by_row):
+            report = Report()
+            check(blocks, report)
+            outcomes.append((report.failures, report.skipped, report.blocks_verified))
+        return outcomes[0], outcomes[1]
+
+    blocks = read_folder(folder, "blocks")
+    assert blocks is not None
+    fast, reference = both(blocks)
+    assert fast == reference
+    assert fast[2] == {"blocks": blocks.num_rows}
+    names = (*_headers.FIXED, *_headers.LATER, "block_hash")
+    for column, changed in _each_change(blocks, names, "blocks"):
+        fast, reference = both(changed)
+        assert fast == reference, column
+    for table in (blocks.slice(3, 20), blocks.drop_columns(["withdrawals_root"]), blocks.drop_columns(["miner"])):
+        fast, reference = both(table)
+        assert fast == reference
