@@ -238,3 +238,45 @@ def test_block_hashes_from_columns_are_the_reference(folder: Path) -> None:
     for table in (blocks.slice(3, 20), blocks.drop_columns(["withdrawals_root"]), blocks.drop_columns(["miner"])):
         fast, reference = both(table)
         assert fast == reference
+
+
+def test_screened_block_lists_fail_as_the_reference_says(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocks, transactions = read_folder(folder, "blocks"), read_folder(folder, "transactions")
+    assert blocks is not None
+    assert transactions is not None
+
+    def both(blocks: pa.Table, transactions: pa.Table | None) -> tuple[Any, Any]:
+        outcomes = []
+        for screen in (True, False):
+            with monkeypatch.context() as m:
+                if not screen:
+                    m.setattr(_derived, "_lists_screen", lambda *_, **__: None)
+                report = Report()
+                try:
+                    _derived.check_block_lists(blocks, report, transactions=transactions)
+                except Exception as error:  # the reference's exception is the behaviour to match
+                    outcomes.append(type(error).__name__)
+                    continue
+                outcomes.append(report.failures)
+        return outcomes[0], outcomes[1]
+
+    found = 0
+    columns = ("block_number", "transaction_count", "transaction_hashes", "sha3_uncles", "uncles")
+    for given in (None, transactions):
+        fast, reference = both(blocks, given)
+        assert fast == reference == []
+        for column, changed in _each_change(blocks, columns, "lists"):
+            fast, reference = both(changed, given)
+            assert fast == reference, column
+            found += bool(reference)
+    for column, changed in _each_change(transactions, ("block_number", "transaction_index", "transaction_hash"), "tx"):
+        fast, reference = both(blocks, changed)
+        assert fast == reference, column
+        found += bool(reference)
+    fast, reference = both(blocks, pa.concat_tables([transactions, transactions]))
+    assert fast == reference
+    for given in (None, transactions):  # an uncle listed under the empty uncles hash
+        fast, reference = both(_set(blocks, "uncles", 2, [b"\x01" * 32]), given)
+        assert fast == reference
+        found += bool(reference)
+    assert found > 10
