@@ -161,11 +161,24 @@ WIDE = pa.decimal256(61, 0)
 
 
 def wide(column: pa.Array | pa.ChunkedArray) -> pa.Array | None:
-    """A wei column as decimal256 integers, or None when it is not decimal integers (32-byte words: u256="binary")."""
+    """A wei column (decimal integers, or 32-byte big-endian words: u256="binary") as decimal256 integers; None when
+    it is neither, or a word is too large for them (the rows are then compared in Python)."""
+    import numpy as np
+
     kind = column.type
-    if not (pa.types.is_decimal(kind) and kind.scale == 0 and kind.precision <= WIDE.precision - 1):
+    array = _array(column)
+    if pa.types.is_decimal(kind) and kind.scale == 0 and kind.precision < WIDE.precision:
+        return pc.cast(array, WIDE)
+    if kind != pa.binary(32):
         return None
-    return pc.cast(_array(column), WIDE)
+    if not len(array):
+        return pa.Array.from_buffers(WIDE, 0, [None, pa.py_buffer(b"")])
+    buffers = array.buffers()
+    words = np.frombuffer(buffers[1], dtype=np.uint8).reshape(-1, 32)
+    if words[array.offset : array.offset + len(array), :7].any():  # 2**200 and above: more than 61 digits
+        return None
+    little = np.ascontiguousarray(words[:, ::-1])  # decimal256 is a little-endian two's complement integer
+    return pa.Array.from_buffers(WIDE, len(array), [buffers[0], pa.py_buffer(little)], offset=array.offset)
 
 
 def unequal_wide(stored: pa.Array, computed: pa.Array) -> Any:
