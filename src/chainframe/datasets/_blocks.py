@@ -75,6 +75,7 @@ class Blocks(ObjectDataset):
     answers = BATCH
     fetched_with = "eth_getBlockByNumber (transaction hashes), batched"
     method = "eth_getBlockByNumber"
+    block_params = (False,)
     null_checked = True
     row_checks = RowChecks(keys=("block_number", "block_hash", "parent_hash"), one_per_block=True)
     row_hashed = True
@@ -146,6 +147,7 @@ class Transactions(ObjectDataset):
     answers = BATCH  # of blocks: the rows are their transaction objects (see scan_answers)
     fetched_with = "eth_getBlockByNumber (full transaction objects), batched"
     method = "eth_getBlockByNumber"
+    block_params = (True,)
     null_checked = True
     row_checks = RowChecks(
         keys=("block_number", "block_hash", "transaction_index", "transaction_hash"), index="transaction_index"

@@ -103,6 +103,10 @@ class Dataset(ABC):
     """How it is fetched, in words (``chainframe schema``)."""
     method: ClassVar[str]
     """The JSON-RPC method its answers come from: named in errors, priced by ``--dry``."""
+    block_params: ClassVar[tuple[Any, ...] | None] = None
+    """Where each block's answer is one call of ``method`` (the block's number, then these parameters), as a block's
+    headers, bodies and receipts are: the datasets of a run that verifies share those answers (one's rows are
+    another's proof). None: its answers are not a block's whole."""
     routes: ClassVar[tuple[tuple[str, ...], ...]] = ()
     """The ways a node can serve it, best first, each the methods it needs (``debug_traceCall callTracer`` for a
     tracer): what ``chainframe probe`` checks. Empty: ``method`` alone."""

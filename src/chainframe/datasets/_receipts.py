@@ -61,6 +61,7 @@ class Receipts(ObjectDataset):
     answers = BATCH_LISTS
     fetched_with = "eth_getBlockReceipts, batched; eth_getTransactionReceipt per transaction where a node lacks it"
     method = "eth_getBlockReceipts"
+    block_params = ()
     routes = (("eth_getBlockReceipts",), ("eth_getBlockByNumber", "eth_getTransactionReceipt"))
     null_checked = True
     row_checks = RowChecks(

@@ -29,6 +29,7 @@ import pyarrow as pa
 from chainframe import _kernels as pc
 from chainframe._kernels import constant
 from chainframe.datasets import BlockRange, DecodeError, RowChecks, ValueOutOfRange, null_result
+from chainframe.engine._shared import SharedAnswers
 from chainframe.rpc import TransientError
 
 T = TypeVar("T")
@@ -171,6 +172,8 @@ async def checked(fetch: Callable[[], Awaitable[T]], *, method: str, blocks: Blo
         except DecodeError as exc:
             failure = WrongAnswer(str(exc), check="decodes")
         if attempt + 1 < ANSWER_ATTEMPTS:
+            if isinstance(client, SharedAnswers):  # the answers shared in the run are asked again
+                client.forget(blocks)
             await anyio.sleep(0.1 * 2**attempt)
     assert failure is not None
     endpoint = getattr(getattr(client, "endpoint", None), "display", "")

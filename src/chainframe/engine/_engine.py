@@ -35,9 +35,10 @@ from chainframe.engine._canonical import (
 )
 from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
+from chainframe.engine._shared import SharedAnswers, asking
 from chainframe.engine._sink import InOrder
-from chainframe.engine._verified import Material, Proven, material, verify_piece
-from chainframe.store import ChunkMeta, ChunkWriter, Written, read_batches, read_meta
+from chainframe.engine._verified import Material, Proven, material, reads, verify_piece
+from chainframe.store import ChunkMeta, ChunkWriter, Written, read_batches, read_meta, series_name
 
 DECODE_THREADS = 2  # this machine's cores; decoding releases the GIL in Polars and Arrow
 
@@ -246,6 +247,8 @@ async def run_chunk(
     for attempt in range(ATTEMPTS):
         if attempt:
             report.refetched += 1
+            if isinstance(client, SharedAnswers):  # answers of the fork that moved are not handed on again
+                client.forget(BlockRange(task.fetch_start, task.end))
             task = ChunkTask(**{**task.to_json(), "keep_through": None})  # the kept rows may be what moved
         done, outcome = await on_one_fork(
             partial(_attempt, task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=state,
@@ -284,9 +287,11 @@ async def _attempt(
         sink = InOrder(task.fetch_start, write)
         check = ChunkCheck(task.dataset, finalized)
         proven = Proven() if task.verify else None
-        await fetch_and_decode(
-            task, client, chain_id=chain_id, state=state, decode=decode, sink=sink, check=check, proven=proven
-        )
+        # As its series: the answers it shares with the run's other series are kept until it has read them.
+        with asking(series_name(task.dataset, task.filters, task.u256)):
+            await fetch_and_decode(
+                task, client, chain_id=chain_id, state=state, decode=decode, sink=sink, check=check, proven=proven
+            )
         blocks = f"{task.start}..{task.end}"
         chain = await chain_for(client, task, finalized)
         check.confirm(chain, blocks=blocks)
@@ -357,6 +362,13 @@ async def run_tasks(
     """Run every task with ``concurrency`` workers, publishing each file as it is done; ``on_chunk(task, rows,
     written)`` after each."""
     decode = anyio.CapacityLimiter(DECODE_THREADS)
+    # The datasets of a run that verifies read each other's answers as proof: each block's is asked once.
+    shared = SharedAnswers(client, through=finalized)
+    planned = list(tasks)  # a round's tasks: who will read what is known before the first is fetched
+    for task in planned:
+        if task.verify:
+            shared.expect(series_name(task.dataset, task.filters, task.u256), reads(DATASETS[task.dataset]))
+    tasks = iter(planned)
 
     async def worker() -> None:
         for task in tasks:  # a shared iterator: each task goes to exactly one worker
@@ -364,8 +376,8 @@ async def run_tasks(
             report.chunks += 1
             report.blocks += task.end - task.fetch_start + 1
             rows, written = await run_chunk(
-                task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=counters.split,
-                decode=decode, report=report,
+                task, shared if task.verify else client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
+                state=counters.split, decode=decode, report=report,
             )  # fmt: skip
             await anyio.to_thread.run_sync(publish, written)
             report.written += 1

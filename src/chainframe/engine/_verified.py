@@ -42,6 +42,7 @@ from chainframe.datasets import (
     Proof,
 )
 from chainframe.engine._answers import WrongAnswer
+from chainframe.engine._shared import mark_proven, proven_before
 from chainframe.store import ChunkMeta, Location, storage
 
 if TYPE_CHECKING:
@@ -117,6 +118,20 @@ async def material(
     transactions = await TRANSACTIONS.fetch(client, part) if dataset.proof is Proof.RECEIPTS or moved else []
     accounts = await ACCOUNT_PROOFS.fetch(client, part, addresses=list(addresses)) if addresses else []
     return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [], transactions, accounts)
+
+
+def reads(dataset: Dataset) -> set[tuple[str, tuple[Any, ...]]]:
+    """The calls per block (a method and its parameters after the block) that extracting ``dataset`` with ``verify``
+    makes whose answers are a block's whole: its own (:attr:`Dataset.block_params`) and what :func:`material`
+    fetches in an extraction. The run shares them between its datasets (engine._shared)."""
+    read = [dataset, *dataset.derived_from]  # a derived dataset's answers are those of the datasets it is made of
+    if dataset.proof not in (None, Proof.HEADERS):
+        read.append(BLOCKS)
+    if dataset.proof in (Proof.RECEIPTS, Proof.NATIVE_TRANSFERS):
+        read.append(TRANSACTIONS)
+    if dataset.proof in (Proof.LOGS, Proof.NATIVE_TRANSFERS):
+        read.append(RECEIPTS)
+    return {(d.method, d.block_params) for d in read if d.block_params is not None}
 
 
 async def _inputs(client: Any, dataset: Dataset, part: BlockRange, headers: list[bytes], *, stored: bool) -> Material:
@@ -246,9 +261,13 @@ def prove(
     # verify_tables counts what it proves per dataset (headers among them): only its failures and skips are kept,
     # and the rows counted are this series' own.
     found = _report()
+    # In an extraction, answers another dataset of the run proved already (the same answers: engine._shared) are
+    # not proven again; the rows made of them still are.
+    known = dataset.proof is not Proof.HEADERS and proven_before(proof.headers, "header")
     if dataset.proof is Proof.LOGS:
         receipts, logs = receipts_and_logs(proof.receipts, chain_id=chain_id)
-        verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found)
+        if not (known and proven_before(proof.receipts, "receipts")):
+            verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found, headers=not known)
         _same_logs(dataset, rows, logs, filters, u256, found)
         # Columns a receipt's logs do not carry: the rows' own block columns, chain and removed flag.
         from chainframe.verify import check_header_columns, check_not_removed
@@ -260,8 +279,9 @@ def prove(
     elif dataset.proof is Proof.RECEIPTS:
         _, logs = receipts_and_logs(list(bodies or proof.receipts), chain_id=chain_id)
         transactions = TRANSACTIONS.transform(proof.transactions, chain_id=chain_id, u256="binary")
+        proven = _proven(proof.transactions) | (_RECEIPTS if bodies and proven_before(bodies, "receipts") else _NONE)
         verify_tables(blocks=headers, receipts=rows, logs=logs, transactions=transactions, report=found,
-                      chain_id=chain_id)  # fmt: skip
+                      chain_id=chain_id, headers=not known, proven=proven)  # fmt: skip
     elif dataset.proof is Proof.HEADERS:
         verify_tables(blocks=rows, report=found, chain_id=chain_id)
     elif dataset.proof is Proof.SLOTS:
@@ -271,7 +291,8 @@ def prove(
         accounts = ACCOUNT_PROOFS.transform(answers, chain_id=chain_id, u256="binary") if answers else None
         verify_tables(blocks=headers, account_proofs=accounts, storage_proofs=rows, report=found, chain_id=chain_id)
     elif dataset.proof is Proof.TRANSACTIONS:
-        verify_tables(blocks=headers, transactions=rows, report=found, chain_id=chain_id)
+        verify_tables(blocks=headers, transactions=rows, report=found, chain_id=chain_id, headers=not known,
+                      proven=_proven(bodies))  # fmt: skip
     elif dataset.proof is Proof.DERIVED:
         _prove_derived(dataset, rows, headers, proof, bodies, chain_id=chain_id, report=found, name=name)
     elif dataset.proof is Proof.NATIVE_TRANSFERS:
@@ -293,6 +314,28 @@ def prove(
     for (_, what), blocks in found.notes.items():
         report.note(name, what, blocks=blocks)
     report.count(name, blocks=len(part), rows=rows.num_rows)
+
+
+_NONE, _RECEIPTS = frozenset[str](), frozenset({"receipts"})
+
+
+def _proven(transactions: Sequence[bytes]) -> frozenset[str]:
+    """``{"transactions"}`` where these full blocks' transactions were proven by another dataset of the run."""
+    return frozenset({"transactions"}) if proven_before(transactions, "transactions") else _NONE
+
+
+def _said_proven(dataset: Dataset, proof: Material, bodies: Sequence[bytes]) -> None:
+    """A piece proven: what its answers were proven to be, for the run's other datasets reading the same ones."""
+    mark_proven(proof.headers, "header")
+    if dataset.proof is Proof.HEADERS:
+        mark_proven(bodies, "header")
+    elif dataset.proof is Proof.TRANSACTIONS:
+        mark_proven(bodies, "transactions")
+    elif dataset.proof is Proof.RECEIPTS:  # the receipts with their logs (the piece's own), and their transactions
+        mark_proven(bodies, "receipts")
+        mark_proven(proof.transactions, "transactions")
+    elif dataset.proof is Proof.LOGS:
+        mark_proven(proof.receipts, "receipts")
 
 
 _NODE_REPEATS = (
@@ -352,6 +395,8 @@ def verify_piece(
             f"block {first.block_number}: answered {first.expected}, computed {first.actual}{more}",
             check=f"verify {first.check}",
         )
+    if proof is not None:
+        _said_proven(dataset, proof, bodies)
     return Proven(
         blocks=len(part) if proof is not None else 0,
         rows=rows.num_rows if proof is not None else 0,

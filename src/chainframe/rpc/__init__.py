@@ -21,6 +21,7 @@ from chainframe.rpc._errors import (
 )
 from chainframe.rpc._pacing import DEFAULT_CREDITS, INFURA_CREDITS, Pacing
 from chainframe.rpc._retry import RetryPolicy
+from chainframe.rpc._split import split_answers
 from chainframe.rpc._sync import Client
 from chainframe.rpc._transports import MemoryTransport, Reply, Timeout, Transport
 
@@ -68,6 +69,7 @@ __all__ = [
     "TransportError",
     "Withdrawal",
     "WrongURL",
+    "split_answers",
 ]
 
 

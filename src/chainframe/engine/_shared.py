@@ -1,0 +1,281 @@
+"""One answer per call in a run that verifies: the datasets of a run are each other's proof material.
+
+A run that verifies asks for the same blocks again and again: the transactions' full blocks are the receipts' proof,
+the receipts are the logs', and every dataset's proof starts from the headers the blocks dataset reads. Through
+:class:`SharedAnswers` each such call (``eth_getBlockByNumber`` or ``eth_getBlockReceipts`` of one block) is asked
+once and its answer handed to every asker of the run:
+
+- each series of the run says which kinds of calls it reads (:meth:`SharedAnswers.expect`) and makes its calls
+  inside :func:`asking`; an answer is dropped once every series expected to read it has;
+- at most :data:`KEPT_BYTES` of answers are kept: memory is bounded by that, never by the range. When that many
+  are kept, new answers are not: a series ahead of the others must not push out what those behind are about to
+  read (they ask the node again for what was not kept);
+- a call asked and not yet answered is waited for, not asked twice;
+- answers of blocks above the run's finalized block are never shared (the chain there may move between askers);
+- answers of blocks whose rows failed a check, or moved to another fork, are forgotten (:meth:`SharedAnswers.forget`)
+  before they are fetched again, so a retry asks the node.
+
+Sharing changes no check: every asker checks an answer against what it asked, as it checks one of its own, and an
+asker's answers keep its calls' order (their ids are numbered again in that order). What it saves beyond the calls:
+answers come as :class:`SharedBody`, which knows the answers it holds, so what one dataset proved of them
+(:func:`mark_proven`: these transactions against their headers' roots) another that reads the very same answers does
+not prove again (:func:`proven_before`); answers asked again are new answers, proven again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from chainframe.datasets import BlockRange
+from chainframe.rpc import split_answers
+
+SHARED_METHODS = frozenset({"eth_getBlockByNumber", "eth_getBlockReceipts"})
+"""The block methods whose answers the datasets of a run read for each other."""
+
+KEPT_BYTES = 64_000_000
+"""Answers kept for the askers still to read them, at most, counted as the batch answers that hold them (about 700
+blocks of the benchmark chain's receipts)."""
+
+REMEMBERED = 20_000
+"""Calls whose askers are remembered (so an answer the others read already, when it was not kept, is not kept
+for them): about 3 MB."""
+
+_HEADS = (b'{"jsonrpc":"2.0","id":', b'{"id":')
+"""How an envelope begins when it can be numbered again without parsing it (anvil, geth, Erigon, Nethermind): others
+are handed on, not shared."""
+
+Kind = tuple[str, tuple[Any, ...]]
+"""A kind of call: its method and its parameters after the block number."""
+Key = tuple[str, int, tuple[Any, ...]]
+
+_ASKER: ContextVar[str] = ContextVar("chainframe_asker", default="")
+
+
+@contextmanager
+def asking(asker: str) -> Iterator[None]:
+    """The calls made inside are ``asker``'s (a series of the run)."""
+    token = _ASKER.set(asker)
+    try:
+        yield
+    finally:
+        _ASKER.reset(token)
+
+
+@dataclass(slots=True)
+class _Batch:
+    """A batch answer some of whose envelopes are kept (it is held whole while any is: counted whole)."""
+
+    size: int
+    kept: int = 0
+
+
+@dataclass(slots=True)
+class _Answer:
+    envelope: memoryview
+    """Its text, in the batch answer it came in."""
+    batch: _Batch
+    id_at: int
+    """Where its id's digits start (and ``id_end``, end): numbered again for each asker."""
+    id_end: int
+    proven: set[str] = field(default_factory=set)
+    """What a dataset of the run proved it to be (``"header"``, ``"transactions"``, ``"receipts"``)."""
+
+
+class SharedBody(bytes):
+    """A batch answer of shared answers, knowing which: what one asker proves of them, the others need not."""
+
+    answers: Sequence[_Answer] = ()
+
+
+def proven_before(bodies: Sequence[bytes], what: str) -> bool:
+    """Every answer in ``bodies`` is a shared one that a dataset of the run proved to be ``what`` already."""
+    return bool(bodies) and all(
+        isinstance(body, SharedBody) and body.answers and all(what in a.proven for a in body.answers) for body in bodies
+    )
+
+
+def mark_proven(bodies: Sequence[bytes], what: str) -> None:
+    """``bodies`` were proven to be ``what`` (all of them, nothing failed): said to their other askers."""
+    for body in bodies:
+        for answer in body.answers if isinstance(body, SharedBody) else ():
+            answer.proven.add(what)
+
+
+@dataclass
+class Sharing:
+    """What sharing saved in a run: calls answered with another asker's answer, and calls asked of the node."""
+
+    shared: int = 0
+    asked: int = 0
+
+
+class SharedAnswers:
+    """``client`` with its block calls' answers shared between askers (see the module). Everything else, and every
+    call above ``through``, goes to ``client`` as it is."""
+
+    def __init__(self, client: Any, *, through: int, kept_bytes: int = KEPT_BYTES) -> None:
+        self._client = client
+        self._through = through
+        self._limit = kept_bytes
+        self._kept: dict[Key, _Answer] = {}
+        self._bytes = 0
+        self._asked: dict[Key, anyio.Event] = {}
+        self._askers: dict[Kind, set[str]] = {}
+        self._readers: OrderedDict[Key, set[str]] = OrderedDict()
+        """Who has read each call's answer (kept or not), for the latest :data:`REMEMBERED` calls."""
+        self.sharing = Sharing()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def expect(self, asker: str, kinds: Iterable[Kind]) -> None:
+        """``asker`` will read the answers of these kinds of calls: each is kept until all who will have read it
+        (an asker not expected finds an answer only while another is still to read it)."""
+        for kind in kinds:
+            self._askers.setdefault(kind, set()).add(asker)
+
+    async def batch_bytes(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[bytes]:
+        """As :meth:`chainframe.rpc.AsyncClient.batch_bytes`, each call asked of the node once while its answer is
+        kept; answers given by others come as one batch answer, numbered in the calls' order."""
+        keys = [self._key(method, params) for method, params in calls]
+        wanted = [k for k in keys if k is not None]
+        if not wanted or len(wanted) != len(calls):
+            return list(await self._client.batch_bytes(calls))
+        asker = _ASKER.get()
+        waits = {self._asked[k] for k in wanted if k in self._asked}
+        mine = [i for i, k in enumerate(wanted) if k not in self._kept and k not in self._asked]
+        self.sharing.asked += len(mine)
+        if len(mine) == len(calls):  # nothing to share: asked as one, handed on as received
+            bodies, _ = await self._ask(calls, wanted)
+            self._read(wanted, asker)
+            return bodies
+        found: list[_Answer | None] = [None] * len(calls)
+        if mine:
+            _, answers = await self._ask([calls[i] for i in mine], [wanted[i] for i in mine])
+            for i, answer in zip(mine, answers or (), strict=False):  # none where they could not be cut
+                found[i] = answer
+        for event in waits:
+            await event.wait()
+        for i, key in enumerate(wanted):
+            found[i] = found[i] or self._kept.get(key)
+        missing = [i for i, answer in enumerate(found) if answer is None]
+        if missing:  # not kept, forgotten, failed or not shareable meanwhile: asked again, as any call
+            again = await self._client.batch_bytes([calls[i] for i in missing])
+            cut = _envelopes(again, len(missing))
+            if cut is None:
+                return list(await self._client.batch_bytes(calls))
+            for i, answer in zip(missing, [a for each in cut for a in each], strict=True):
+                found[i] = answer
+        self.sharing.shared += len(calls) - len(set(mine) | set(missing))
+        given = [a for a in found if a is not None]
+        self._read(wanted, asker)
+        body = SharedBody(_numbered(given))
+        body.answers = given
+        return [body]
+
+    async def _ask(
+        self, calls: Sequence[tuple[str, Sequence[Any]]], keys: list[Key]
+    ) -> tuple[list[bytes], list[_Answer] | None]:
+        """Ask the node, keeping each answer for the others (who wait for it meanwhile): the batch answers as
+        received, and each call's answer (None: they could not be cut into them, and are not kept)."""
+        asked = {k: anyio.Event() for k in keys}
+        self._asked.update(asked)
+        try:
+            bodies = [SharedBody(body) for body in await self._client.batch_bytes(calls)]
+            cut = _envelopes(bodies, len(keys))
+            if cut is None:
+                return list(bodies), None
+            for body, each in zip(bodies, cut, strict=True):
+                body.answers = each
+            answers = [a for each in cut for a in each]
+            for key, answer in zip(keys, answers, strict=True):
+                self._keep(key, answer)
+            return list(bodies), answers
+        finally:
+            for key, event in asked.items():
+                if self._asked.get(key) is event:
+                    del self._asked[key]
+                event.set()
+
+    def _keep(self, key: Key, answer: _Answer) -> None:
+        self._drop(key)
+        batch = answer.batch
+        if batch.kept or self._bytes + batch.size <= self._limit:
+            self._kept[key] = answer
+            self._bytes += 0 if batch.kept else batch.size
+            batch.kept += 1
+
+    def _drop(self, key: Key) -> None:
+        answer = self._kept.pop(key, None)
+        if answer is not None:
+            answer.batch.kept -= 1
+            self._bytes -= 0 if answer.batch.kept else answer.batch.size
+
+    def _read(self, keys: Sequence[Key], asker: str) -> None:
+        """``asker`` has the answers of ``keys``: one that all its expected askers have read is dropped."""
+        for key in keys:
+            readers = self._readers.get(key)
+            if readers is None:
+                readers = self._readers[key] = set()
+                if len(self._readers) > REMEMBERED:
+                    self._readers.popitem(last=False)
+            readers.add(asker)
+            if readers >= self._askers.get((key[0], key[2]), set()):
+                self._drop(key)
+
+    def forget(self, blocks: BlockRange) -> None:
+        """Drop the answers of ``blocks``: their rows failed a check or their chain moved; they are asked again."""
+        for key in [k for k in self._kept if blocks.start <= k[1] <= blocks.end]:
+            self._drop(key)
+
+    def _key(self, method: str, params: Sequence[Any]) -> Key | None:
+        if method not in SHARED_METHODS or not params or not isinstance(params[0], str):
+            return None
+        try:
+            number = int(params[0], 16)
+        except ValueError:  # a tag ("latest"): its block is not fixed
+            return None
+        if number > self._through:
+            return None
+        return method, number, tuple(params[1:])
+
+
+def _envelopes(bodies: Sequence[bytes], calls: int) -> list[list[_Answer]] | None:
+    """Each batch answer's envelopes by id (so in the calls' order: a batch's ids are given in its calls' order, and
+    the answers come in the batches' order), or None when the answers cannot be cut so (not one envelope per call,
+    or envelopes that begin otherwise)."""
+    out: list[list[_Answer]] = []
+    for body in bodies:
+        spans = split_answers(body)
+        if spans is None:
+            return None
+        batch, view = _Batch(len(body)), memoryview(body)
+        each: list[_Answer] = []
+        out.append(each)
+        for number, start, end in sorted(spans):
+            digits = str(number).encode()
+            head = next((h for h in _HEADS if body.startswith(h + digits, start, end)), None)
+            if head is None:
+                return None
+            each.append(_Answer(view[start:end], batch, len(head), len(head) + len(digits)))
+    return out if sum(map(len, out)) == calls else None
+
+
+def _numbered(answers: Sequence[_Answer]) -> bytearray:
+    """One batch answer of these envelopes, their ids 0, 1, ... in order (decoders order rows by id)."""
+    out = bytearray(b"[")
+    for number, answer in enumerate(answers):
+        if number:
+            out += b","
+        out += answer.envelope[: answer.id_at]
+        out += str(number).encode()
+        out += answer.envelope[answer.id_end :]
+    out += b"]"
+    return out

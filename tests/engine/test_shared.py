@@ -1,0 +1,164 @@
+"""A run that verifies asks each block's header, body and receipts once (engine._shared): the datasets of the run are
+each other's proof material. Counted by the gateway on the real devnet; the rows are those of a run that does not
+verify; an answer that fails a check is not handed on again; memory is bounded by what is kept, not by the range."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import polars as pl
+import pytest
+
+from chainframe import extract
+from chainframe.datasets import BlockRange
+from chainframe.devnet import Devnet
+from chainframe.engine._shared import SharedAnswers, asking, mark_proven, proven_before
+from chainframe.rpc import AsyncClient
+from tests.engine.hostile import Hostile
+
+MAIN = ["blocks", "transactions", "receipts", "logs"]
+
+
+def _last_final(devnet: Devnet) -> int:
+    """A block well below the devnet's finalized one (answers above it are not shared)."""
+    last = min(150, devnet.truth.head - 70)
+    assert last > 100
+    return last
+
+
+def _tables(out: Path) -> dict[str, pl.DataFrame]:
+    tables = {}
+    for name in MAIN:
+        frame = pl.read_parquet(next(out.glob(f"{name}*")) / "*.parquet")
+        keys = [c for c in ("block_number", "transaction_index", "log_index") if c in frame.columns]
+        tables[name] = frame.sort(keys)
+    return tables
+
+
+def test_a_verified_run_of_four_datasets_asks_each_block_once_per_method(devnet: Devnet, tmp_path: Path) -> None:
+    assert devnet.gateway is not None
+    last = _last_final(devnet)
+    blocks = last + 1
+    report = extract(MAIN, blocks=f"0:{last}", rpc=devnet.http_url, out=tmp_path / "verified", progress=False,
+                     verify=True)  # fmt: skip
+    for name in MAIN:
+        assert report.datasets[name]["verified_blocks"] == blocks, name
+    calls = devnet.gateway.stats()["calls"]
+    # Unshared, the four datasets and their proofs ask each block's receipts twice (the receipts', the logs' proof)
+    # and eth_getBlockByNumber six times (the blocks' headers, the headers of three proofs, the transactions' bodies,
+    # the receipts' proof's bodies). Shared: once per kind (an answer read by all before a late asker of it came is
+    # asked again), plus the few headers the chunks' commits read.
+    assert blocks <= calls["eth_getBlockReceipts"] <= blocks + 3, calls
+    assert 2 * blocks <= calls["eth_getBlockByNumber"] <= 2 * blocks + 10, calls
+
+    # The same rows as a run that proves nothing.
+    extract(MAIN, blocks=f"0:{last}", rpc=devnet.http_url, out=tmp_path / "plain", progress=False)
+    verified, plain = _tables(tmp_path / "verified"), _tables(tmp_path / "plain")
+    for name in MAIN:
+        assert verified[name].equals(plain[name]), name
+
+
+def test_a_shared_answer_that_fails_a_check_is_asked_again(devnet: Devnet, tmp_path: Path) -> None:
+    """The changed receipt reaches the receipts and the logs' proof alike; whichever check fails first forgets it,
+    and the run ends equal to a clean one."""
+    last = _last_final(devnet)
+    options: dict[str, Any] = {"blocks": f"0:{last}", "progress": False, "verify": True, "chunk_size": 50}
+    with Hostile(devnet.node.url, "a receipt's gas used changed", times=1) as proxy:
+        extract(MAIN, rpc=proxy.url, out=tmp_path / "again", **options)
+        assert proxy.rewritten == 1
+    extract(MAIN, rpc=devnet.node.url, out=tmp_path / "clean", **options)
+    again, clean = _tables(tmp_path / "again"), _tables(tmp_path / "clean")
+    for name in MAIN:
+        assert again[name].equals(clean[name]), name
+
+
+def _results(body: bytes) -> list[Any]:
+    """A batch answer's results in the order of its ids."""
+    return [e["result"] for e in sorted(json.loads(body), key=lambda e: e["id"])]
+
+
+@pytest.mark.anyio
+async def test_askers_get_the_nodes_answers_in_their_calls_order_each_asked_once(devnet: Devnet) -> None:
+    assert devnet.gateway is not None
+    last = _last_final(devnet)
+    headers = [("eth_getBlockByNumber", [hex(n), False]) for n in range(last + 1)]
+    async with AsyncClient(devnet.http_url, batch_size=20) as client:
+        truth = [r for body in await client.batch_bytes(headers) for r in _results(body)]
+        devnet.gateway.reset_stats()
+        shared = SharedAnswers(client, through=last)
+        shared.expect("a", [("eth_getBlockByNumber", (False,))])
+        shared.expect("b", [("eth_getBlockByNumber", (False,))])
+        got: dict[str, list[bytes]] = {}
+
+        async def ask(asker: str, calls: list[tuple[str, list[Any]]]) -> None:
+            with asking(asker):
+                got[asker] = await shared.batch_bytes(calls)
+
+        # Overlapping, concurrently, the second in another order: every block asked of the node once.
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask, "a", headers[: last // 2 + 10])
+            tg.start_soon(ask, "b", list(reversed(headers[last // 2 - 10 :])))
+        assert devnet.gateway.stats()["calls"]["eth_getBlockByNumber"] == last + 1
+        assert [r for body in got["a"] for r in _results(body)] == truth[: last // 2 + 10]
+        assert [r for body in got["b"] for r in _results(body)] == list(reversed(truth[last // 2 - 10 :]))
+        # What both expected askers read is no longer kept (asked again, it is the node's again); what one of them
+        # has still to read is.
+        assert sorted(k[1] for k in shared._kept) == [*range(last // 2 - 10), *range(last // 2 + 10, last + 1)]
+        with asking("a"):
+            await shared.batch_bytes(headers[last // 2 - 10 : last // 2 - 5])
+        assert devnet.gateway.stats()["calls"]["eth_getBlockByNumber"] == last + 6
+
+
+@pytest.mark.anyio
+async def test_what_is_kept_is_bounded_forgotten_on_failure_and_never_above_the_final_block(devnet: Devnet) -> None:
+    assert devnet.gateway is not None
+    last = _last_final(devnet)
+    receipts = [("eth_getBlockReceipts", [hex(n)]) for n in range(last + 1)]
+    async with AsyncClient(devnet.http_url, batch_size=10) as client:
+        truth = [r for body in await client.batch_bytes(receipts) for r in _results(body)]
+        limit = 20_000  # a few batches of the devnet's receipts
+        shared = SharedAnswers(client, through=last, kept_bytes=limit)
+        shared.expect("a", [("eth_getBlockReceipts", ())])
+        shared.expect("b", [("eth_getBlockReceipts", ())])
+        devnet.gateway.reset_stats()
+        with asking("a"):
+            first = await shared.batch_bytes(receipts)
+        assert 0 < shared._bytes <= limit  # what "b" will find; the rest it asks again
+        kept = len(shared._kept)
+        assert 0 < kept < last + 1
+        with asking("b"):
+            second = await shared.batch_bytes(receipts)
+        assert [r for body in first for r in _results(body)] == truth
+        assert [r for body in second for r in _results(body)] == truth
+        assert devnet.gateway.stats()["calls"]["eth_getBlockReceipts"] == 2 * (last + 1) - kept
+
+        # What one asker proved, another reading the same answers need not prove again.
+        shared = SharedAnswers(client, through=last)
+        shared.expect("a", [("eth_getBlockReceipts", ())])
+        shared.expect("b", [("eth_getBlockReceipts", ())])
+        with asking("a"):
+            mark_proven(await shared.batch_bytes(receipts[:10]), "receipts")
+        with asking("b"):
+            assert proven_before(await shared.batch_bytes(receipts[:10]), "receipts")
+        # A piece that failed a check: its blocks' answers are forgotten, asked of the node again, and new answers
+        # are proven again.
+        with asking("a"):
+            mark_proven(await shared.batch_bytes(receipts[10:20]), "receipts")
+        shared.forget(BlockRange(10, 19))
+        asked = devnet.gateway.stats()["calls"]["eth_getBlockReceipts"]
+        with asking("b"):
+            again = await shared.batch_bytes(receipts[10:20])
+        assert devnet.gateway.stats()["calls"]["eth_getBlockReceipts"] == asked + 10
+        assert not proven_before(again, "receipts")
+        assert [r for body in again for r in _results(body)] == truth[10:20]
+
+        # Above the final block, or by tag: the node's own answers, never kept.
+        devnet.gateway.reset_stats()
+        recent = [("eth_getBlockReceipts", [hex(last + 1)]), ("eth_getBlockReceipts", [hex(last + 1)])]
+        await shared.batch_bytes(recent[:1])
+        await shared.batch_bytes(recent[1:])
+        await shared.batch_bytes([("eth_getBlockReceipts", ["latest"])])
+        assert devnet.gateway.stats()["calls"]["eth_getBlockReceipts"] == 3
