@@ -25,7 +25,7 @@ not prove again (:func:`proven_before`); answers asked again are new answers, pr
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -84,8 +84,9 @@ class _Answer:
     id_at: int
     """Where its id's digits start (and ``id_end``, end): numbered again for each asker."""
     id_end: int
-    proven: set[str] = field(default_factory=set)
-    """What a dataset of the run proved it to be (``"header"``, ``"transactions"``, ``"receipts"``)."""
+    proven: set[Hashable] = field(default_factory=set)
+    """What a dataset of the run proved it to be (a :class:`~chainframe.datasets.Proof`: its header, its
+    transactions, its receipts)."""
 
 
 class SharedBody(bytes):
@@ -94,14 +95,14 @@ class SharedBody(bytes):
     answers: Sequence[_Answer] = ()
 
 
-def proven_before(bodies: Sequence[bytes], what: str) -> bool:
+def proven_before(bodies: Sequence[bytes], what: Hashable) -> bool:
     """Every answer in ``bodies`` is a shared one that a dataset of the run proved to be ``what`` already."""
     return bool(bodies) and all(
         isinstance(body, SharedBody) and body.answers and all(what in a.proven for a in body.answers) for body in bodies
     )
 
 
-def mark_proven(bodies: Sequence[bytes], what: str) -> None:
+def mark_proven(bodies: Sequence[bytes], what: Hashable) -> None:
     """``bodies`` were proven to be ``what`` (all of them, nothing failed): said to their other askers."""
     for body in bodies:
         for answer in body.answers if isinstance(body, SharedBody) else ():

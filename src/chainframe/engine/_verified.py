@@ -263,10 +263,10 @@ def prove(
     found = _report()
     # In an extraction, answers another dataset of the run proved already (the same answers: engine._shared) are
     # not proven again; the rows made of them still are.
-    known = dataset.proof is not Proof.HEADERS and proven_before(proof.headers, "header")
+    known = dataset.proof is not Proof.HEADERS and proven_before(proof.headers, Proof.HEADERS)
     if dataset.proof is Proof.LOGS:
         receipts, logs = receipts_and_logs(proof.receipts, chain_id=chain_id)
-        if not (known and proven_before(proof.receipts, "receipts")):
+        if not (known and proven_before(proof.receipts, Proof.RECEIPTS)):
             verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found, headers=not known)
         _same_logs(dataset, rows, logs, filters, u256, found)
         # Columns a receipt's logs do not carry: the rows' own block columns, chain and removed flag.
@@ -279,7 +279,8 @@ def prove(
     elif dataset.proof is Proof.RECEIPTS:
         _, logs = receipts_and_logs(list(bodies or proof.receipts), chain_id=chain_id)
         transactions = TRANSACTIONS.transform(proof.transactions, chain_id=chain_id, u256="binary")
-        proven = _proven(proof.transactions) | (_RECEIPTS if bodies and proven_before(bodies, "receipts") else _NONE)
+        ours = frozenset({RECEIPTS.name}) if bodies and proven_before(bodies, Proof.RECEIPTS) else _NONE  # by logs
+        proven = _proven(proof.transactions) | ours
         verify_tables(blocks=headers, receipts=rows, logs=logs, transactions=transactions, report=found,
                       chain_id=chain_id, headers=not known, proven=proven)  # fmt: skip
     elif dataset.proof is Proof.HEADERS:
@@ -316,26 +317,27 @@ def prove(
     report.count(name, blocks=len(part), rows=rows.num_rows)
 
 
-_NONE, _RECEIPTS = frozenset[str](), frozenset({"receipts"})
+_NONE = frozenset[str]()
 
 
 def _proven(transactions: Sequence[bytes]) -> frozenset[str]:
-    """``{"transactions"}`` where these full blocks' transactions were proven by another dataset of the run."""
-    return frozenset({"transactions"}) if proven_before(transactions, "transactions") else _NONE
+    """The transactions' table name where these full blocks' transactions were proven by another dataset of the
+    run (``verify_tables``'s ``proven``)."""
+    return frozenset({TRANSACTIONS.name}) if proven_before(transactions, Proof.TRANSACTIONS) else _NONE
 
 
 def _said_proven(dataset: Dataset, proof: Material, bodies: Sequence[bytes]) -> None:
     """A piece proven: what its answers were proven to be, for the run's other datasets reading the same ones."""
-    mark_proven(proof.headers, "header")
+    mark_proven(proof.headers, Proof.HEADERS)
     if dataset.proof is Proof.HEADERS:
-        mark_proven(bodies, "header")
+        mark_proven(bodies, Proof.HEADERS)
     elif dataset.proof is Proof.TRANSACTIONS:
-        mark_proven(bodies, "transactions")
+        mark_proven(bodies, Proof.TRANSACTIONS)
     elif dataset.proof is Proof.RECEIPTS:  # the receipts with their logs (the piece's own), and their transactions
-        mark_proven(bodies, "receipts")
-        mark_proven(proof.transactions, "transactions")
+        mark_proven(bodies, Proof.RECEIPTS)
+        mark_proven(proof.transactions, Proof.TRANSACTIONS)
     elif dataset.proof is Proof.LOGS:
-        mark_proven(proof.receipts, "receipts")
+        mark_proven(proof.receipts, Proof.RECEIPTS)
 
 
 _NODE_REPEATS = (
