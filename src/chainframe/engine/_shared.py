@@ -40,8 +40,7 @@ SHARED_METHODS = frozenset({"eth_getBlockByNumber", "eth_getBlockReceipts"})
 """The block methods whose answers the datasets of a run read for each other."""
 
 KEPT_BYTES = 64_000_000
-"""Answers kept for the askers still to read them, at most, counted as the batch answers that hold them (about 700
-blocks of the benchmark chain's receipts)."""
+"""Answers kept for the askers still to read them, at most (about 700 blocks of the benchmark chain's receipts)."""
 
 REMEMBERED = 20_000
 """Calls whose askers are remembered (so an answer the others read already, when it was not kept, is not kept
@@ -68,25 +67,21 @@ def asking(asker: str) -> Iterator[None]:
         _ASKER.reset(token)
 
 
-@dataclass(slots=True)
-class _Batch:
-    """A batch answer some of whose envelopes are kept (it is held whole while any is: counted whole)."""
-
-    size: int
-    kept: int = 0
-
-
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Answer:
-    envelope: memoryview
-    """Its text, in the batch answer it came in."""
-    batch: _Batch
+    """One call's answer, as its askers know it (its text is kept by :class:`SharedAnswers` only while kept: a
+    batch answer holding its answers' texts as well would hold itself twice)."""
+
     id_at: int
     """Where its id's digits start (and ``id_end``, end): numbered again for each asker."""
     id_end: int
     proven: set[Hashable] = field(default_factory=set)
     """What a dataset of the run proved it to be (a :class:`~chainframe.datasets.Proof`: its header, its
     transactions, its receipts)."""
+
+
+Held = tuple[_Answer, bytes]
+"""An answer and its envelope's text."""
 
 
 class SharedBody(bytes):
@@ -125,7 +120,7 @@ class SharedAnswers:
         self._client = client
         self._through = through
         self._limit = kept_bytes
-        self._kept: dict[Key, _Answer] = {}
+        self._kept: dict[Key, Held] = {}
         self._bytes = 0
         self._asked: dict[Key, anyio.Event] = {}
         self._askers: dict[Kind, set[str]] = {}
@@ -157,10 +152,10 @@ class SharedAnswers:
             bodies, _ = await self._ask(calls, wanted)
             self._read(wanted, asker)
             return bodies
-        found: list[_Answer | None] = [None] * len(calls)
+        found: list[Held | None] = [None] * len(calls)
         if mine:
-            _, answers = await self._ask([calls[i] for i in mine], [wanted[i] for i in mine])
-            for i, answer in zip(mine, answers or (), strict=False):  # none where they could not be cut
+            _, held = await self._ask([calls[i] for i in mine], [wanted[i] for i in mine])
+            for i, answer in zip(mine, held or (), strict=False):  # none where they could not be cut
                 found[i] = answer
         for event in waits:
             await event.wait()
@@ -178,12 +173,12 @@ class SharedAnswers:
         given = [a for a in found if a is not None]
         self._read(wanted, asker)
         body = SharedBody(_numbered(given))
-        body.answers = given
+        body.answers = [answer for answer, _ in given]
         return [body]
 
     async def _ask(
         self, calls: Sequence[tuple[str, Sequence[Any]]], keys: list[Key]
-    ) -> tuple[list[bytes], list[_Answer] | None]:
+    ) -> tuple[list[bytes], list[Held] | None]:
         """Ask the node, keeping each answer for the others (who wait for it meanwhile): the batch answers as
         received, and each call's answer (None: they could not be cut into them, and are not kept)."""
         asked = {k: anyio.Event() for k in keys}
@@ -194,30 +189,27 @@ class SharedAnswers:
             if cut is None:
                 return list(bodies), None
             for body, each in zip(bodies, cut, strict=True):
-                body.answers = each
-            answers = [a for each in cut for a in each]
-            for key, answer in zip(keys, answers, strict=True):
+                body.answers = [answer for answer, _ in each]
+            held = [h for each in cut for h in each]
+            for key, answer in zip(keys, held, strict=True):
                 self._keep(key, answer)
-            return list(bodies), answers
+            return list(bodies), held
         finally:
             for key, event in asked.items():
                 if self._asked.get(key) is event:
                     del self._asked[key]
                 event.set()
 
-    def _keep(self, key: Key, answer: _Answer) -> None:
+    def _keep(self, key: Key, answer: Held) -> None:
         self._drop(key)
-        batch = answer.batch
-        if batch.kept or self._bytes + batch.size <= self._limit:
+        if self._bytes + len(answer[1]) <= self._limit:
             self._kept[key] = answer
-            self._bytes += 0 if batch.kept else batch.size
-            batch.kept += 1
+            self._bytes += len(answer[1])
 
     def _drop(self, key: Key) -> None:
         answer = self._kept.pop(key, None)
         if answer is not None:
-            answer.batch.kept -= 1
-            self._bytes -= 0 if answer.batch.kept else answer.batch.size
+            self._bytes -= len(answer[1])
 
     def _read(self, keys: Sequence[Key], asker: str) -> None:
         """``asker`` has the answers of ``keys``: one that all its expected askers have read is dropped."""
@@ -248,35 +240,35 @@ class SharedAnswers:
         return method, number, tuple(params[1:])
 
 
-def _envelopes(bodies: Sequence[bytes], calls: int) -> list[list[_Answer]] | None:
+def _envelopes(bodies: Sequence[bytes], calls: int) -> list[list[Held]] | None:
     """Each batch answer's envelopes by id (so in the calls' order: a batch's ids are given in its calls' order, and
     the answers come in the batches' order), or None when the answers cannot be cut so (not one envelope per call,
     or envelopes that begin otherwise)."""
-    out: list[list[_Answer]] = []
+    out: list[list[Held]] = []
     for body in bodies:
         spans = split_answers(body)
         if spans is None:
             return None
-        batch, view = _Batch(len(body)), memoryview(body)
-        each: list[_Answer] = []
+        each: list[Held] = []
         out.append(each)
         for number, start, end in sorted(spans):
             digits = str(number).encode()
             head = next((h for h in _HEADS if body.startswith(h + digits, start, end)), None)
             if head is None:
                 return None
-            each.append(_Answer(view[start:end], batch, len(head), len(head) + len(digits)))
+            each.append((_Answer(len(head), len(head) + len(digits)), body[start:end]))
     return out if sum(map(len, out)) == calls else None
 
 
-def _numbered(answers: Sequence[_Answer]) -> bytearray:
+def _numbered(answers: Sequence[Held]) -> bytearray:
     """One batch answer of these envelopes, their ids 0, 1, ... in order (decoders order rows by id)."""
     out = bytearray(b"[")
-    for number, answer in enumerate(answers):
+    for number, (answer, envelope) in enumerate(answers):
         if number:
             out += b","
-        out += answer.envelope[: answer.id_at]
+        view = memoryview(envelope)
+        out += view[: answer.id_at]
         out += str(number).encode()
-        out += answer.envelope[answer.id_end :]
+        out += view[answer.id_end :]
     out += b"]"
     return out
