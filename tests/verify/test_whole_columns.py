@@ -281,3 +281,47 @@ def test_screened_block_lists_fail_as_the_reference_says(folder: Path, monkeypat
         assert fast == reference
         found += bool(reference)
     assert found > 10
+
+
+def test_log_counts_from_sorted_columns_are_the_reference(
+    devnet_session: Devnet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chainframe.verify import _logs
+
+    extract(["receipts", "logs"], blocks="0:40", rpc=devnet_session.node.url, out=tmp_path, progress=False)
+    receipts, logs = read_folder(tmp_path, "receipts"), read_folder(tmp_path, "logs")
+    assert receipts is not None
+    assert logs is not None
+    assert logs.num_rows > 10
+
+    def both(logs: pa.Table, receipts: pa.Table) -> tuple[Any, Any]:
+        outcomes = []
+        for fast in (True, False):
+            with monkeypatch.context() as m:
+                if not fast:
+                    m.setattr(_logs, "_counts_hold", lambda *_: None)
+                report = Report()
+                _logs.check_log_counts(logs, receipts, report)
+                outcomes.append((report.failures, report.blocks_verified, report.rows_verified))
+        return outcomes[0], outcomes[1]
+
+    fast, reference = both(logs, receipts)
+    assert fast == reference
+    assert fast[0] == []
+    found = 0
+    keys = ("block_number", "transaction_index", "log_index")
+    for column, changed in _each_change(logs, keys, "logs"):
+        fast, reference = both(changed, receipts)
+        assert fast == reference, column
+        found += bool(reference[0])
+    for column, changed in _each_change(receipts, ("block_number", "transaction_index", "log_count"), "receipts"):
+        fast, reference = both(logs, changed)
+        assert fast == reference, column
+        found += bool(reference[0])
+    for edited_logs, edited_receipts in ((logs.slice(1), receipts), (logs, receipts.slice(1)),
+                                         (pa.concat_tables([logs, logs]), receipts),
+                                         (logs, pa.concat_tables([receipts, receipts]))):  # fmt: skip
+        fast, reference = both(edited_logs, edited_receipts)
+        assert fast == reference
+        found += bool(reference[0])
+    assert found > 10
