@@ -325,3 +325,50 @@ def test_log_counts_from_sorted_columns_are_the_reference(
         assert fast == reference
         found += bool(reference[0])
     assert found > 10
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_sorted_by_is_a_stable_sort(seed: int) -> None:
+    from chainframe.verify._columns import sorted_by
+
+    rng = random.Random(seed)
+    n = rng.choice([0, 1, 2, 5, 50])
+    rows = sorted((rng.choice([0, 1, 2]), rng.choice([0, 1, 2]), i) for i in range(n))
+    if seed % 2:  # half of them out of order somewhere
+        rng.shuffle(rows)
+    table = pa.table({"a": pa.array([r[0] for r in rows], pa.uint64()), "b": pa.array([r[1] for r in rows], pa.uint8()),
+                      "i": pa.array([r[2] for r in rows], pa.int64())})  # fmt: skip
+    want = sorted(table.to_pylist(), key=lambda r: (r["a"], r["b"]))  # Python's sort is stable
+    assert sorted_by(table, "a", "b").to_pylist() == want
+
+
+def test_indexes_from_sorted_columns_are_the_reference(
+    folder: Path, tmp_path: Path, devnet_session: Devnet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    extract(["logs"], blocks="0:40", rpc=devnet_session.node.url, out=tmp_path, progress=False)
+    tables = {name: read_folder(folder, name) for name in ("transactions", "receipts")}
+    tables["logs"] = read_folder(tmp_path, "logs")
+
+    def both(dataset: str, rows: pa.Table) -> tuple[Any, Any]:
+        outcomes = []
+        for fast in (True, False):
+            with monkeypatch.context() as m:
+                if not fast:
+                    m.setattr(_derived, "_indexes_hold", lambda *_, **__: False)
+                report = Report()
+                _derived.check_indexes(dataset, rows, report)
+                outcomes.append(sorted(report.failures, key=repr))  # Polars's order of ties is its own
+        return outcomes[0], outcomes[1]
+
+    found = 0
+    for dataset, rows in tables.items():
+        assert rows is not None
+        fast, reference = both(dataset, rows)
+        assert fast == reference == []
+        for column, changed in _each_change(rows, ("block_number", "transaction_index", "log_index", "removed"), "i"):
+            fast, reference = both(dataset, changed)
+            assert fast == reference, (dataset, column)
+            found += bool(reference)
+        fast, reference = both(dataset, pa.concat_tables([rows, rows]))
+        assert fast == reference
+    assert found > 10

@@ -80,11 +80,35 @@ def binary_lists(column: pa.Array | pa.ChunkedArray) -> tuple[Ints, Binary]:
     return ints(array.offsets), binary(array.values)
 
 
+def _in_order(table: pa.Table, names: tuple[str, ...]) -> bool:
+    """Whether ``table``'s integer columns ``names`` are in ascending order already, read with numpy (False: not, or
+    not only integers without nulls, and sorting decides)."""
+    import numpy as np
+
+    if table.num_rows < 2:
+        return True
+    if not all(pa.types.is_integer(table[name].type) and not table[name].null_count for name in names):
+        return False
+    try:
+        keys = [int_values(table[name]) for name in names]
+    except pa.ArrowInvalid:  # beyond int64
+        return False
+    tied = np.ones(table.num_rows - 1, dtype=bool)  # the earlier keys of two neighbours are equal
+    for key in keys:
+        step = np.diff(key)
+        if (tied & (step < 0)).any():
+            return False
+        tied &= step == 0
+    return True
+
+
 def sorted_by(table: pa.Table, *names: str) -> pa.Table:
     """``table`` sorted by ``names``, ascending, stably (ties keep their order)."""
     import numpy as np
     from pyarrow._compute import SortOptions, call_function
 
+    if _in_order(table, names):
+        return table  # sorted already, as stored files and most answers are: no sort, no copy
     order = call_function("sort_indices", [table], SortOptions([(name, "ascending") for name in names]))
     ranks = pa.Array.from_buffers(order.type, len(order), [None, pa.py_buffer(np.arange(len(order), dtype=np.uint64))])
     if pc.all(pc.equal(order, ranks)).as_py() is not False:
