@@ -15,7 +15,7 @@ import pytest
 from chainframe import extract
 from chainframe.datasets import BlockRange, Proof
 from chainframe.devnet import Devnet
-from chainframe.engine._shared import SharedAnswers, asking, mark_proven, proven_before
+from chainframe.engine._shared import SharedAnswers, asking, receiving
 from chainframe.rpc import AsyncClient
 from tests.engine.hostile import Hostile
 
@@ -139,20 +139,20 @@ async def test_what_is_kept_is_bounded_forgotten_on_failure_and_never_above_the_
         shared = SharedAnswers(client, through=last)
         shared.expect("a", [("eth_getBlockReceipts", ())])
         shared.expect("b", [("eth_getBlockReceipts", ())])
-        with asking("a"):
-            mark_proven(await shared.batch_bytes(receipts[:10]), Proof.RECEIPTS)
-        with asking("b"):
-            assert proven_before(await shared.batch_bytes(receipts[:10]), Proof.RECEIPTS)
+        with asking("a"), receiving() as received:
+            received.mark(await shared.batch_bytes(receipts[:10]), Proof.RECEIPTS)
+        with asking("b"), receiving() as received:
+            assert received.proven(await shared.batch_bytes(receipts[:10]), Proof.RECEIPTS)
         # A piece that failed a check: its blocks' answers are forgotten, asked of the node again, and new answers
         # are proven again.
-        with asking("a"):
-            mark_proven(await shared.batch_bytes(receipts[10:20]), Proof.RECEIPTS)
+        with asking("a"), receiving() as received:
+            received.mark(await shared.batch_bytes(receipts[10:20]), Proof.RECEIPTS)
         shared.forget(BlockRange(10, 19))
         asked = devnet.gateway.stats()["calls"]["eth_getBlockReceipts"]
-        with asking("b"):
+        with asking("b"), receiving() as received:
             again = await shared.batch_bytes(receipts[10:20])
+            assert not received.proven(again, Proof.RECEIPTS)
         assert devnet.gateway.stats()["calls"]["eth_getBlockReceipts"] == asked + 10
-        assert not proven_before(again, Proof.RECEIPTS)
         assert [r for body in again for r in _results(body)] == truth[10:20]
 
         # Above the final block, or by tag: the node's own answers, never kept.

@@ -35,7 +35,7 @@ from chainframe.engine._canonical import (
 )
 from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
-from chainframe.engine._shared import SharedAnswers, asking
+from chainframe.engine._shared import Received, SharedAnswers, asking, receiving
 from chainframe.engine._sink import InOrder
 from chainframe.engine._verified import Material, Proven, material, reads, verify_piece
 from chainframe.store import ChunkMeta, ChunkWriter, Written, read_batches, read_meta, series_name
@@ -132,7 +132,9 @@ async def fetch_and_decode(
             check_rows(dataset.row_checks, table, asked, log_filters)
             return table
 
-        def decode_logs(part: BlockRange, logs: Answers, receipts: list[bytes], proof: Material | None) -> pa.Table:
+        def decode_logs(
+            part: BlockRange, logs: Answers, receipts: list[bytes], proof: Material | None, received: Received
+        ) -> pa.Table:
             # Each eth_getLogs answer is checked against the blocks its own call asked for (a piece may take several).
             tables = [answered(asked, [body], []) for asked, body in logs]
             if receipts:
@@ -141,32 +143,35 @@ async def fetch_and_decode(
             if table.num_rows and pc.any(table["removed"]).as_py():
                 raise StaleChunk(f"{task.dataset} {part.start}..{part.end}: the node flagged logs as removed (a reorg)")
             if proven is not None:
-                proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=log_filters))
+                proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=log_filters,
+                                        received=received))  # fmt: skip
             return sort_table(dataset.from_logs(table, task.filters, u256=task.u256), dataset.sort)
 
         async def decode_piece(part: BlockRange, logs: Answers, receipts: list[bytes]) -> pa.Table:
-            proof = await material(client, dataset, part) if proven is not None else None
-            return await anyio.to_thread.run_sync(decode_logs, part, logs, receipts, proof, limiter=decode)
+            with receiving() as received:
+                proof = await material(client, dataset, part) if proven is not None else None
+            return await anyio.to_thread.run_sync(decode_logs, part, logs, receipts, proof, received, limiter=decode)
 
         await fetch_logs(client, blocks, log_filters, state, decode_piece, put, wrap=witnessed)
     else:
 
-        def work(bodies: list[bytes], part: BlockRange, proof: Material | None) -> pa.Table:
+        def work(bodies: list[bytes], part: BlockRange, proof: Material | None, received: Received) -> pa.Table:
             if dataset.null_checked:
                 check_bodies(bodies)
             table = dataset.transform(bodies, chain_id=chain_id, u256=task.u256)
             check_rows(dataset.row_checks, table, part)
             if proven is not None:
                 proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
-                                        bodies=bodies))  # fmt: skip
+                                        bodies=bodies, received=received))  # fmt: skip
             return sort_table(table, dataset.sort)
 
         async def piece(part: BlockRange) -> None:
             async def answer() -> pa.Table:
-                bodies = await dataset.fetch(client, part, **task.filters)
-                state.observe_pieces(task.dataset, len(part), sum(map(len, bodies)))
-                proof = await material(client, dataset, part, filters=task.filters) if proven is not None else None
-                return await anyio.to_thread.run_sync(work, bodies, part, proof, limiter=decode)
+                with receiving() as received:  # the shared answers among them, for what was proven of them
+                    bodies = await dataset.fetch(client, part, **task.filters)
+                    state.observe_pieces(task.dataset, len(part), sum(map(len, bodies)))
+                    proof = None if proven is None else await material(client, dataset, part, filters=task.filters)
+                return await anyio.to_thread.run_sync(work, bodies, part, proof, received, limiter=decode)
 
             try:
                 await put(part, await checked(answer, method=dataset.method, blocks=part, client=client))

@@ -17,9 +17,9 @@ once and its answer handed to every asker of the run:
 
 Sharing changes no check: every asker checks an answer against what it asked, as it checks one of its own, and an
 asker's answers keep its calls' order (their ids are numbered again in that order). What it saves beyond the calls:
-answers come as :class:`SharedBody`, which knows the answers it holds, so what one dataset proved of them
-(:func:`mark_proven`: these transactions against their headers' roots) another that reads the very same answers does
-not prove again (:func:`proven_before`); answers asked again are new answers, proven again.
+a piece's calls made inside :func:`receiving` note which shared answers they were given, so what one dataset proved
+of them (:meth:`Received.mark`: these transactions against their headers' roots) another that reads the very same
+answers does not prove again (:meth:`Received.proven`); answers asked again are new answers, proven again.
 """
 
 from __future__ import annotations
@@ -84,24 +84,40 @@ Held = tuple[_Answer, bytes]
 """An answer and its envelope's text."""
 
 
-class SharedBody(bytes):
-    """A batch answer of shared answers, knowing which: what one asker proves of them, the others need not."""
-
-    answers: Sequence[_Answer] = ()
+_RECEIVED: ContextVar[Received | None] = ContextVar("chainframe_received", default=None)
 
 
-def proven_before(bodies: Sequence[bytes], what: Hashable) -> bool:
-    """Every answer in ``bodies`` is a shared one that a dataset of the run proved to be ``what`` already."""
-    return bool(bodies) and all(
-        isinstance(body, SharedBody) and body.answers and all(what in a.proven for a in body.answers) for body in bodies
-    )
+@dataclass
+class Received:
+    """The shared answers a piece's calls were given, by the batch answer holding them (kept while the piece holds
+    its answers anyway): what one dataset proved of them, another that reads the very same answers need not."""
+
+    answers: dict[int, tuple[bytes, Sequence[_Answer]]] = field(default_factory=dict)
+
+    def _of(self, body: bytes) -> Sequence[_Answer]:
+        held = self.answers.get(id(body))
+        return held[1] if held is not None and held[0] is body else ()
+
+    def proven(self, bodies: Sequence[bytes], what: Hashable) -> bool:
+        """Every answer in ``bodies`` is a shared one that a dataset of the run proved to be ``what`` already."""
+        return bool(bodies) and all((held := self._of(b)) and all(what in a.proven for a in held) for b in bodies)
+
+    def mark(self, bodies: Sequence[bytes], what: Hashable) -> None:
+        """``bodies`` were proven to be ``what`` (all of them, nothing failed): said to their other askers."""
+        for body in bodies:
+            for answer in self._of(body):
+                answer.proven.add(what)
 
 
-def mark_proven(bodies: Sequence[bytes], what: Hashable) -> None:
-    """``bodies`` were proven to be ``what`` (all of them, nothing failed): said to their other askers."""
-    for body in bodies:
-        for answer in body.answers if isinstance(body, SharedBody) else ():
-            answer.proven.add(what)
+@contextmanager
+def receiving() -> Iterator[Received]:
+    """The shared answers given to the calls made inside (a piece's), and what is known of them."""
+    received = Received()
+    token = _RECEIVED.set(received)
+    try:
+        yield received
+    finally:
+        _RECEIVED.reset(token)
 
 
 @dataclass
@@ -149,13 +165,15 @@ class SharedAnswers:
         mine = [i for i, k in enumerate(wanted) if k not in self._kept and k not in self._asked]
         self.sharing.asked += len(mine)
         if len(mine) == len(calls):  # nothing to share: asked as one, handed on as received
-            bodies, _ = await self._ask(calls, wanted)
+            bodies, cut = await self._ask(calls, wanted)
+            for body, each in zip(bodies, cut or (), strict=False):
+                _note(body, [answer for answer, _ in each])
             self._read(wanted, asker)
             return bodies
         found: list[Held | None] = [None] * len(calls)
         if mine:
-            _, held = await self._ask([calls[i] for i in mine], [wanted[i] for i in mine])
-            for i, answer in zip(mine, held or (), strict=False):  # none where they could not be cut
+            _, cut = await self._ask([calls[i] for i in mine], [wanted[i] for i in mine])
+            for i, answer in zip(mine, [h for each in cut or () for h in each], strict=False):  # none: not cut
                 found[i] = answer
         for event in waits:
             await event.wait()
@@ -172,28 +190,25 @@ class SharedAnswers:
         self.sharing.shared += len(calls) - len(set(mine) | set(missing))
         given = [a for a in found if a is not None]
         self._read(wanted, asker)
-        body = SharedBody(_numbered(given))
-        body.answers = [answer for answer, _ in given]
+        body = _numbered(given)
+        _note(body, [answer for answer, _ in given])
         return [body]
 
     async def _ask(
         self, calls: Sequence[tuple[str, Sequence[Any]]], keys: list[Key]
-    ) -> tuple[list[bytes], list[Held] | None]:
+    ) -> tuple[list[bytes], list[list[Held]] | None]:
         """Ask the node, keeping each answer for the others (who wait for it meanwhile): the batch answers as
-        received, and each call's answer (None: they could not be cut into them, and are not kept)."""
+        received, and each one's answers (None: they could not be cut into them, and are not kept)."""
         asked = {k: anyio.Event() for k in keys}
         self._asked.update(asked)
         try:
-            bodies = [SharedBody(body) for body in await self._client.batch_bytes(calls)]
+            bodies = list(await self._client.batch_bytes(calls))
             cut = _envelopes(bodies, len(keys))
             if cut is None:
-                return list(bodies), None
-            for body, each in zip(bodies, cut, strict=True):
-                body.answers = [answer for answer, _ in each]
-            held = [h for each in cut for h in each]
-            for key, answer in zip(keys, held, strict=True):
+                return bodies, None
+            for key, answer in zip(keys, [h for each in cut for h in each], strict=True):
                 self._keep(key, answer)
-            return list(bodies), held
+            return bodies, cut
         finally:
             for key, event in asked.items():
                 if self._asked.get(key) is event:
@@ -260,15 +275,18 @@ def _envelopes(bodies: Sequence[bytes], calls: int) -> list[list[Held]] | None:
     return out if sum(map(len, out)) == calls else None
 
 
-def _numbered(answers: Sequence[Held]) -> bytearray:
+def _note(body: bytes, answers: Sequence[_Answer]) -> None:
+    """``body`` holds ``answers``: noted for the piece whose call it answers, if it is :func:`receiving`."""
+    received = _RECEIVED.get()
+    if received is not None:
+        received.answers[id(body)] = (body, answers)
+
+
+def _numbered(answers: Sequence[Held]) -> bytes:
     """One batch answer of these envelopes, their ids 0, 1, ... in order (decoders order rows by id)."""
-    out = bytearray(b"[")
+    parts: list[bytes | memoryview] = [b"["]
     for number, (answer, envelope) in enumerate(answers):
-        if number:
-            out += b","
         view = memoryview(envelope)
-        out += view[: answer.id_at]
-        out += str(number).encode()
-        out += view[answer.id_end :]
-    out += b"]"
-    return out
+        parts += [b"," if number else b"", view[: answer.id_at], str(number).encode(), view[answer.id_end :]]
+    parts.append(b"]")
+    return b"".join(parts)

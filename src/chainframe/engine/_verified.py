@@ -42,7 +42,7 @@ from chainframe.datasets import (
     Proof,
 )
 from chainframe.engine._answers import WrongAnswer
-from chainframe.engine._shared import mark_proven, proven_before
+from chainframe.engine._shared import Received
 from chainframe.store import ChunkMeta, Location, storage
 
 if TYPE_CHECKING:
@@ -243,13 +243,16 @@ def prove(
     u256: U256 = "decimal",
     report: Report,
     name: str | None = None,
+    received: Received | None = None,
 ) -> None:
     """Prove ``rows`` (the dataset's rows for ``part``; in an extraction, the logs datasets' logs before decoding)
     against ``proof``, adding counts, failures and skips to ``report``. ``bodies``: the rows' own answers (receipts
-    carry their logs); without them, receipts are proven with the node's receipts' logs."""
+    carry their logs); without them, receipts are proven with the node's receipts' logs. ``received``: the shared
+    answers among the piece's (in an extraction: what another dataset proved of them is not proven again)."""
     from chainframe.verify import receipts_and_logs, verify_tables
 
     name = name or dataset.name
+    received = received or Received()
     if proof is None:
         reasons = "; ".join(sorted(set(dataset.unprovable.values()))) or "nothing to prove it against"
         report.skip(name, "all", reasons, blocks=len(part))
@@ -263,10 +266,10 @@ def prove(
     found = _report()
     # In an extraction, answers another dataset of the run proved already (the same answers: engine._shared) are
     # not proven again; the rows made of them still are.
-    known = dataset.proof is not Proof.HEADERS and proven_before(proof.headers, Proof.HEADERS)
+    known = dataset.proof is not Proof.HEADERS and received.proven(proof.headers, Proof.HEADERS)
     if dataset.proof is Proof.LOGS:
         receipts, logs = receipts_and_logs(proof.receipts, chain_id=chain_id)
-        if not (known and proven_before(proof.receipts, Proof.RECEIPTS)):
+        if not (known and received.proven(proof.receipts, Proof.RECEIPTS)):
             verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found, headers=not known)
         _same_logs(dataset, rows, logs, filters, u256, found)
         # Columns a receipt's logs do not carry: the rows' own block columns, chain and removed flag.
@@ -279,8 +282,8 @@ def prove(
     elif dataset.proof is Proof.RECEIPTS:
         _, logs = receipts_and_logs(list(bodies or proof.receipts), chain_id=chain_id)
         transactions = TRANSACTIONS.transform(proof.transactions, chain_id=chain_id, u256="binary")
-        ours = frozenset({RECEIPTS.name}) if bodies and proven_before(bodies, Proof.RECEIPTS) else _NONE  # by logs
-        proven = _proven(proof.transactions) | ours
+        ours = frozenset({RECEIPTS.name}) if received.proven(bodies, Proof.RECEIPTS) else _NONE  # by the logs
+        proven = _proven(received, proof.transactions) | ours
         verify_tables(blocks=headers, receipts=rows, logs=logs, transactions=transactions, report=found,
                       chain_id=chain_id, headers=not known, proven=proven)  # fmt: skip
     elif dataset.proof is Proof.HEADERS:
@@ -293,7 +296,7 @@ def prove(
         verify_tables(blocks=headers, account_proofs=accounts, storage_proofs=rows, report=found, chain_id=chain_id)
     elif dataset.proof is Proof.TRANSACTIONS:
         verify_tables(blocks=headers, transactions=rows, report=found, chain_id=chain_id, headers=not known,
-                      proven=_proven(bodies))  # fmt: skip
+                      proven=_proven(received, bodies))  # fmt: skip
     elif dataset.proof is Proof.DERIVED:
         _prove_derived(dataset, rows, headers, proof, bodies, chain_id=chain_id, report=found, name=name)
     elif dataset.proof is Proof.NATIVE_TRANSFERS:
@@ -320,24 +323,24 @@ def prove(
 _NONE = frozenset[str]()
 
 
-def _proven(transactions: Sequence[bytes]) -> frozenset[str]:
+def _proven(received: Received, transactions: Sequence[bytes]) -> frozenset[str]:
     """The transactions' table name where these full blocks' transactions were proven by another dataset of the
     run (``verify_tables``'s ``proven``)."""
-    return frozenset({TRANSACTIONS.name}) if proven_before(transactions, Proof.TRANSACTIONS) else _NONE
+    return frozenset({TRANSACTIONS.name}) if received.proven(transactions, Proof.TRANSACTIONS) else _NONE
 
 
-def _said_proven(dataset: Dataset, proof: Material, bodies: Sequence[bytes]) -> None:
+def _said_proven(dataset: Dataset, proof: Material, bodies: Sequence[bytes], received: Received) -> None:
     """A piece proven: what its answers were proven to be, for the run's other datasets reading the same ones."""
-    mark_proven(proof.headers, Proof.HEADERS)
+    received.mark(proof.headers, Proof.HEADERS)
     if dataset.proof is Proof.HEADERS:
-        mark_proven(bodies, Proof.HEADERS)
+        received.mark(bodies, Proof.HEADERS)
     elif dataset.proof is Proof.TRANSACTIONS:
-        mark_proven(bodies, Proof.TRANSACTIONS)
+        received.mark(bodies, Proof.TRANSACTIONS)
     elif dataset.proof is Proof.RECEIPTS:  # the receipts with their logs (the piece's own), and their transactions
-        mark_proven(bodies, Proof.RECEIPTS)
-        mark_proven(proof.transactions, Proof.TRANSACTIONS)
+        received.mark(bodies, Proof.RECEIPTS)
+        received.mark(proof.transactions, Proof.TRANSACTIONS)
     elif dataset.proof is Proof.LOGS:
-        mark_proven(proof.receipts, Proof.RECEIPTS)
+        received.mark(proof.receipts, Proof.RECEIPTS)
 
 
 _NODE_REPEATS = (
@@ -386,10 +389,13 @@ def verify_piece(
     chain_id: int,
     filters: Mapping[str, Any],
     bodies: Sequence[bytes] = (),
+    received: Received | None = None,
 ) -> Proven:
     """:func:`prove` in an extraction: the first failure raises :class:`WrongAnswer` naming the block and check."""
     report = _report()
-    prove(dataset, rows, part, proof, chain_id=chain_id, filters=filters, bodies=bodies, report=report)
+    received = received or Received()
+    prove(dataset, rows, part, proof, chain_id=chain_id, filters=filters, bodies=bodies, report=report,
+          received=received)  # fmt: skip
     if report.failures:
         first = report.failures[0]
         more = f" (and {len(report.failures) - 1} more)" if len(report.failures) > 1 else ""
@@ -398,7 +404,7 @@ def verify_piece(
             check=f"verify {first.check}",
         )
     if proof is not None:
-        _said_proven(dataset, proof, bodies)
+        _said_proven(dataset, proof, bodies, received)
     return Proven(
         blocks=len(part) if proof is not None else 0,
         rows=rows.num_rows if proof is not None else 0,
