@@ -372,3 +372,38 @@ def test_indexes_from_sorted_columns_are_the_reference(
         fast, reference = both(dataset, pa.concat_tables([rows, rows]))
         assert fast == reference
     assert found > 10
+
+
+def test_row_counts_from_numpy_are_the_reference(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chainframe.verify import _tables
+
+    blocks, transactions = read_folder(folder, "blocks"), read_folder(folder, "transactions")
+    assert blocks is not None
+    assert transactions is not None
+
+    def both(rows: pa.Table, blocks: pa.Table) -> tuple[Any, Any]:
+        outcomes = []
+        for fast in (True, False):
+            with monkeypatch.context() as m:
+                if not fast:
+                    m.setattr(_tables, "_counts_hold", lambda *_: False)
+                report = Report()
+                _tables._check_counts("transactions", rows, blocks, report)
+                outcomes.append((report.failures, report.blocks_verified, report.rows_verified))
+        return outcomes[0], outcomes[1]
+
+    found = 0
+    for rows, heads in ((transactions, blocks), (transactions.slice(1), blocks), (transactions.slice(0, 0), blocks),
+                        (pa.concat_tables([transactions, transactions]), blocks)):  # fmt: skip
+        fast, reference = both(rows, heads)
+        assert fast == reference
+        found += bool(reference[0])
+    for column, changed in _each_change(transactions, ("block_number",), "counts"):
+        fast, reference = both(changed, blocks)
+        assert fast == reference, column
+        found += bool(reference[0])
+    for column, changed in _each_change(blocks, ("block_number", "transaction_count"), "counts"):
+        fast, reference = both(transactions, changed)
+        assert fast == reference, column
+        found += bool(reference[0])
+    assert found > 5

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -127,7 +128,7 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
         covered = set.intersection(*(_covered(files[name], window.low, window.high) for name in present))
         if len(present) < len(group) or covered:
             chosen = pc.filter(blocks, pc.is_in(numbers, value_set=integers(sorted(covered), numbers.type)))
-            tables = {name: _rows(files[name], name, window.low, window.high) for name in present}
+            tables: dict[str, Any] = {name: _rows(files[name], name, window.low, window.high) for name in present}
             kept.update((name, tables[name]) for name in ACROSS if name in tables)
             verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, **tables)
         for name in present:  # blocks one dataset of the group covers and the other does not: checked alone
@@ -135,7 +136,8 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
             if alone and len(present) > 1:
                 chosen = pc.filter(blocks, pc.is_in(numbers, value_set=integers(sorted(alone), numbers.type)))
                 rows = _rows(files[name], name, min(alone), max(alone))
-                verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, **{name: rows})
+                given: dict[str, Any] = {name: rows}  # a table keyword of verify_tables's, by its dataset
+                verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, **given)
     _across_groups(files, window, blocks, report, kept)
 
 
