@@ -334,7 +334,7 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
     native = _native_encoded(table)
     numbers = _ints(table, "block_number")
     starts = np.concatenate([[0], np.flatnonzero(np.diff(numbers)) + 1]) if len(numbers) else numbers
-    stops = np.append(starts[1:], len(numbers))
+    stops = np.append(starts[1:], len(numbers)) if len(numbers) else numbers  # no rows: no block has any
     spans = dict(zip(numbers[starts].tolist(), zip(starts.tolist(), stops.tolist(), strict=True), strict=True))
     clean: dict[int, bool] = {}  # block -> C proved all its rows (True), or one is of an unknown type (False)
     native_roots: dict[int, bytes] = {}
