@@ -42,6 +42,9 @@ SHARED_METHODS = frozenset({"eth_getBlockByNumber", "eth_getBlockReceipts"})
 KEPT_BYTES = 64_000_000
 """Answers kept for the askers still to read them, at most (about 700 blocks of the benchmark chain's receipts)."""
 
+THREAD_BYTES = 1_000_000
+"""Answers at least this large are cut into envelopes in a worker thread."""
+
 REMEMBERED = 20_000
 """Calls whose askers are remembered (so an answer the others read already, when it was not kept, is not kept
 for them): about 3 MB."""
@@ -182,7 +185,7 @@ class SharedAnswers:
         missing = [i for i, answer in enumerate(found) if answer is None]
         if missing:  # not kept, forgotten, failed or not shareable meanwhile: asked again, as any call
             again = await self._client.batch_bytes([calls[i] for i in missing])
-            cut = _envelopes(again, len(missing))
+            cut = await _cut(again, len(missing))
             if cut is None:
                 return list(await self._client.batch_bytes(calls))
             for i, answer in zip(missing, [a for each in cut for a in each], strict=True):
@@ -203,7 +206,7 @@ class SharedAnswers:
         self._asked.update(asked)
         try:
             bodies = list(await self._client.batch_bytes(calls))
-            cut = _envelopes(bodies, len(keys))
+            cut = await _cut(bodies, len(keys))
             if cut is None:
                 return bodies, None
             for key, answer in zip(keys, [h for each in cut for h in each], strict=True):
@@ -253,6 +256,14 @@ class SharedAnswers:
         if number > self._through:
             return None
         return method, number, tuple(params[1:])
+
+
+async def _cut(bodies: Sequence[bytes], calls: int) -> list[list[Held]] | None:
+    """:func:`_envelopes`, in a worker thread when the answers are large (receipts): off the event loop, which
+    carries every request of the run, and beside Python work elsewhere (the cut releases the GIL)."""
+    if sum(map(len, bodies)) < THREAD_BYTES:
+        return _envelopes(bodies, calls)
+    return await anyio.to_thread.run_sync(_envelopes, bodies, calls)
 
 
 def _envelopes(bodies: Sequence[bytes], calls: int) -> list[list[Held]] | None:
