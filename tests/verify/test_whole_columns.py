@@ -407,3 +407,38 @@ def test_row_counts_from_numpy_are_the_reference(folder: Path, monkeypatch: pyte
         assert fast == reference, column
         found += bool(reference[0])
     assert found > 5
+
+
+def test_receipt_gas_from_numpy_is_the_reference(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chainframe.verify import _receipts
+
+    blocks, receipts = read_folder(folder, "blocks"), read_folder(folder, "receipts")
+    assert blocks is not None
+    assert receipts is not None
+
+    def both(receipts: pa.Table, blocks: pa.Table) -> tuple[Any, Any]:
+        outcomes = []
+        for fast in (True, False):
+            with monkeypatch.context() as m:
+                if not fast:
+                    m.setattr(_receipts, "_gas_holds", lambda *_: False)
+                report = Report()
+                _receipts.check_receipt_gas(receipts, blocks, report)
+                outcomes.append(sorted(report.failures, key=repr))  # Polars's order of ties is its own
+        return outcomes[0], outcomes[1]
+
+    found = 0
+    for rows in (receipts, receipts.slice(1), receipts.slice(0, 0), pa.concat_tables([receipts, receipts])):
+        fast, reference = both(rows, blocks)
+        assert fast == reference
+        found += bool(reference)
+    names = ("block_number", "transaction_index", "gas_used", "cumulative_gas_used")
+    for column, changed in _each_change(receipts, names, "gas"):
+        fast, reference = both(changed, blocks)
+        assert fast == reference, column
+        found += bool(reference)
+    for column, changed in _each_change(blocks, ("block_number", "gas_used"), "gas"):
+        fast, reference = both(receipts, changed)
+        assert fast == reference, column
+        found += bool(reference)
+    assert found > 10
