@@ -442,3 +442,28 @@ def test_receipt_gas_from_numpy_is_the_reference(folder: Path, monkeypatch: pyte
         assert fast == reference, column
         found += bool(reference)
     assert found > 10
+
+
+def test_empty_tables_are_proven_as_the_reference_proves_them(
+    stored: tuple[pa.Table, pa.Table], folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A piece without rows (blocks without transactions, an empty chunk): every whole-column path as the reference."""
+    blocks, transactions = stored
+    receipts = read_folder(folder, "receipts")
+    assert receipts is not None
+    none, no_receipts = transactions.slice(0, 0), receipts.slice(0, 0)
+    for heads in (blocks, blocks.slice(0, 0)):
+        fast = _outcome(none, heads, monkeypatch, native=True)
+        assert not isinstance(fast, str), fast  # no exception
+        assert fast == _outcome(none, heads, monkeypatch, native=False)
+        for check, given in (
+            (_derived.check_transaction_fields, (none, heads)),
+            (_derived.check_receipts_with_transactions, (no_receipts, none, heads)),
+            (_derived.check_receipts_with_transactions, (receipts, none, heads)),
+        ):
+            want = _screened(check, *given, monkeypatch=monkeypatch, screen=False)
+            assert _screened(check, *given, monkeypatch=monkeypatch, screen=True) == want
+        report = Report()
+        _derived.check_block_lists(heads, report, transactions=none)
+        _derived.check_indexes("transactions", none, report)
+        assert (report.failures == []) == (heads.num_rows == 0 or not any(heads["transaction_count"].to_pylist()))
