@@ -261,7 +261,10 @@ def _plan_round(
                 result.between[dataset] = gaps
             result.skipped[dataset] = result.skipped.get(dataset, 0) + len(untouched)
         tasks.append(planned)
-    return list(chain.from_iterable(tasks))
+    # Slot by slot across the series: the datasets of a run read the same blocks at about the same time, so what one
+    # reads is still kept when another proves its rows with it (engine._shared), and a run stopped early has every
+    # series through about the same block.
+    return sorted(chain.from_iterable(tasks), key=lambda t: t.start)
 
 
 def _series_of(task: ChunkTask) -> Location:
