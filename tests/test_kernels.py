@@ -96,3 +96,15 @@ def test_cast_table_keeps_names_and_refuses_others() -> None:
         pc.cast_table(table, pa.schema([pa.field("a", pa.uint32()), pa.field("c", pa.binary())]))
     with pytest.raises(pa.ArrowInvalid):
         pc.cast_table(pa.table({"a": [-1], "b": [b"x"]}), schema)
+
+
+@pytest.mark.parametrize(
+    ("value", "dtype"),
+    [(7, pa.uint64()), (-3, pa.int32()), (True, pa.bool_()), (False, pa.bool_()), (b"\x01" * 32, pa.binary(32)),
+     (b"ab", pa.binary()), ("x", pa.string())],
+)  # fmt: skip
+def test_constant_is_the_value_repeated_without_a_scalar(value: object, dtype: pa.DataType) -> None:
+    """The buffers built for integers, booleans and fixed-size bytes hold what pa.repeat of a scalar would (which
+    makes pyarrow import pandas where it is installed); other types take pa.repeat."""
+    for n in (0, 1, 9):
+        assert pc.constant(value, n, dtype).equals(pa.repeat(pa.scalar(value, dtype), n))

@@ -125,7 +125,10 @@ def check_receipt_outcomes(receipts: pa.Table, report: Report) -> None:
     """A receipt holds its outcome as a status (Byzantium on) or as the state root after it (before), never both and
     never neither: the root is built from the status when there is one, so a root stored beside it is proven by
     nothing and would pass unseen."""
-    import polars as pl
+    status, root = receipts["status"], receipts["root"]
+    if status.null_count == 0 and root.null_count == len(root):  # every receipt has a status and no root: Byzantium on
+        return
+    import polars as pl  # not imported by a run whose receipts all hold (it costs 0.4 s)
 
     frame = pl.DataFrame(pl.from_arrow(receipts.select(["block_number", "transaction_index", "status", "root"])))
     both = pl.col("status").is_not_null() & pl.col("root").is_not_null()
