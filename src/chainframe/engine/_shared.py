@@ -78,7 +78,7 @@ class _Answer:
     id_at: int
     """Where its id's digits start (and ``id_end``, end): numbered again for each asker."""
     id_end: int
-    proven: set[Hashable] = field(default_factory=set)
+    proven: frozenset[Hashable] = frozenset()
     """What a dataset of the run proved it to be (a :class:`~chainframe.datasets.Proof`: its header, its
     transactions, its receipts)."""
 
@@ -109,7 +109,7 @@ class Received:
         """``bodies`` were proven to be ``what`` (all of them, nothing failed): said to their other askers."""
         for body in bodies:
             for answer in self._of(body):
-                answer.proven.add(what)
+                answer.proven |= {what}
 
 
 @contextmanager
@@ -142,8 +142,11 @@ class SharedAnswers:
         self._kept: dict[Key, Held] = {}
         self._bytes = 0
         self._asked: dict[Key, anyio.Event] = {}
-        self._askers: dict[Kind, set[str]] = {}
-        self._readers: OrderedDict[Key, set[str]] = OrderedDict()
+        self._bits: dict[str, int] = {}
+        """Each asker's bit: who asks and who has read are sets of them as ints (thousands of small sets would be
+        objects the garbage collector walks)."""
+        self._askers: dict[Kind, int] = {}
+        self._readers: OrderedDict[Key, int] = OrderedDict()
         """Who has read each call's answer (kept or not), for the latest :data:`REMEMBERED` calls."""
         self.sharing = Sharing()
 
@@ -153,8 +156,12 @@ class SharedAnswers:
     def expect(self, asker: str, kinds: Iterable[Kind]) -> None:
         """``asker`` will read the answers of these kinds of calls: each is kept until all who will have read it
         (an asker not expected finds an answer only while another is still to read it)."""
+        bit = self._bit(asker)
         for kind in kinds:
-            self._askers.setdefault(kind, set()).add(asker)
+            self._askers[kind] = self._askers.get(kind, 0) | bit
+
+    def _bit(self, asker: str) -> int:
+        return self._bits.setdefault(asker, 1 << len(self._bits))
 
     async def batch_bytes(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[bytes]:
         """As :meth:`chainframe.rpc.AsyncClient.batch_bytes`, each call asked of the node once while its answer is
@@ -231,14 +238,16 @@ class SharedAnswers:
 
     def _read(self, keys: Sequence[Key], asker: str) -> None:
         """``asker`` has the answers of ``keys``: one that all its expected askers have read is dropped."""
+        bit = self._bit(asker)
         for key in keys:
             readers = self._readers.get(key)
             if readers is None:
-                readers = self._readers[key] = set()
-                if len(self._readers) > REMEMBERED:
+                readers = 0
+                if len(self._readers) >= REMEMBERED:
                     self._readers.popitem(last=False)
-            readers.add(asker)
-            if readers >= self._askers.get((key[0], key[2]), set()):
+            readers = self._readers[key] = readers | bit
+            expected = self._askers.get((key[0], key[2]), 0)
+            if readers & expected == expected:
                 self._drop(key)
 
     def forget(self, blocks: BlockRange) -> None:
