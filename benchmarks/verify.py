@@ -5,7 +5,8 @@ chain), blocks, transactions, receipts and logs, each run in a fresh process (so
 extractions interleaved round by round so that all see the same machine; the least wall time of ``--repeat`` rounds:
 
 - ``extract``: the four datasets into a fresh folder, no verification (the baseline of every ratio);
-- ``extract --verify``: the same, every piece proven before it is kept (headers and receipts fetched beside it);
+- ``extract --verify``: the same, every piece proven before it is kept (headers, bodies and receipts read once for the
+  run's four datasets, each one's proof material being another's rows);
 - ``verify DIR``: the folder proven offline against its stored headers;
 - ``verify DIR --rpc``: the folder proven against the node's headers and receipts (``--rpc`` to include it);
 - the two verifying ways again over the first half of the range: peak RSS must not grow with the range.
@@ -54,7 +55,15 @@ def child(mode: str, url: str, blocks: str, out: str) -> None:
                       "peak_rss_mb": usage.ru_maxrss / 1024, "rows": rows}))  # fmt: skip
 
 
-def _run(mode: str, url: str, blocks: str, out: Path) -> dict[str, Any]:
+def _node_cpu(pid: int) -> float:
+    """CPU seconds the node process has used so far (user and system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _run(mode: str, url: str, blocks: str, out: Path, node: int) -> dict[str, Any]:
+    """One run in a fresh process; with the node's CPU seconds it took (the node serves nothing else meanwhile)."""
+    before = _node_cpu(node)
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks.verify", "--child", mode, url, blocks, str(out)],
         capture_output=True, text=True, check=False, env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -62,6 +71,7 @@ def _run(mode: str, url: str, blocks: str, out: Path) -> dict[str, Any]:
     if done.returncode:
         raise RuntimeError(f"{mode} {blocks} failed:\n{done.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["node_cpu_seconds"] = _node_cpu(node) - before
     return result
 
 
@@ -83,33 +93,34 @@ def main() -> None:
 
     workload = BENCH_WORKLOAD if args.chain == "bench" else TEST_WORKLOAD
     with Devnet(workload=workload) as devnet, tempfile.TemporaryDirectory() as tmp:
-        url, head = devnet.node.url, devnet.truth.head
+        url, head, node = devnet.node.url, devnet.truth.head, devnet.node.pid
         full, half = f"0:{head}", f"0:{head // 2}"
         runs: dict[str, list[dict[str, Any]]] = {}
         folder = {"full": Path(tmp) / "plain-full", "half": Path(tmp) / "plain-half"}
         for i in range(args.repeat):
             for mode in ("extract", "extract --verify"):
                 out = folder["full"] if mode == "extract" and i == 0 else Path(tmp) / f"{mode}-{i}".replace(" ", "")
-                runs.setdefault(mode, []).append(_run(mode, url, full, out))
+                runs.setdefault(mode, []).append(_run(mode, url, full, out, node))
             modes = ["verify DIR (offline)"] + (["verify DIR --rpc"] if args.rpc else [])
             for mode in modes:
-                runs.setdefault(mode, []).append(_run(mode, url, full, folder["full"]))
-        _run("extract", url, half, folder["half"])
+                runs.setdefault(mode, []).append(_run(mode, url, full, folder["full"], node))
+        _run("extract", url, half, folder["half"], node)
         halves = {
-            "extract --verify": _run("extract --verify", url, half, Path(tmp) / "verified-half"),
-            "verify DIR (offline)": _run("verify DIR (offline)", url, half, folder["half"]),
+            "extract --verify": _run("extract --verify", url, half, Path(tmp) / "verified-half", node),
+            "verify DIR (offline)": _run("verify DIR (offline)", url, half, folder["half"], node),
         }
         best = {mode: _best(r) for mode, r in runs.items()}
         base = best["extract"]["seconds"]
         rows = best["extract"]["rows"]
         print(f"{args.chain} chain: blocks {full}, {rows:,} rows of {', '.join(MAIN)} (best of {args.repeat} rounds,")
-        print("each run its own process; wall seconds after imports)")
+        print("each run its own process; wall seconds after imports; CPU-s: the run's process, then the node's)")
         for mode, r in best.items():
             target = f"  (target {TARGETS[mode]}x)" if mode in TARGETS else ""
             half_rss = f", {halves[mode]['peak_rss_mb']:.0f} MB over half" if mode in halves else ""
             print(
                 f"  {mode:<22} {r['seconds']:>7.2f} s {r['seconds'] / base:>6.2f}x extract{target:<17}"
-                f" {r['cpu_seconds']:>6.1f} CPU-s  peak RSS {r['peak_rss_mb']:>4.0f} MB{half_rss}"
+                f" {r['cpu_seconds']:>5.1f} + node {r['node_cpu_seconds']:>4.1f} CPU-s"
+                f"  peak RSS {r['peak_rss_mb']:>4.0f} MB{half_rss}"
             )
 
 
