@@ -64,6 +64,37 @@ def test_the_predicted_calls_and_credits_are_the_runs_within_10_percent(
     assert abs(credits - real_credits) <= 0.1 * real_credits, (credits, real_credits)
 
 
+@pytest.mark.parametrize(
+    "datasets", [["logs"], ["transactions", "receipts"], ["blocks", "transactions", "receipts", "logs"]]
+)
+def test_what_verify_adds_is_the_runs_within_10_percent(
+    devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str], datasets: list[str]
+) -> None:
+    """--verify's proofs read headers, bodies and receipts: counted once per block for the run (the series share
+    them below the finalized block), only those no series fetches itself (none, for the four main datasets)."""
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(credits_per_second=1e6))
+    last = min(199, devnet.truth.head - 70)  # below the finalized block: shared
+    argv = [*datasets, "--blocks", f"0:{last}", "--rpc", devnet.http_url, "--out", str(tmp_path), "--chunk-size",
+            "100", "--credits-per-second", "1000000", "--verify"]  # fmt: skip
+    printed = "\n".join(_dry(capsys, *argv))
+    found = re.search(r"^  total: ([\d,]+) calls, ([\d,]+) credits", printed, re.M)
+    assert found is not None, printed
+    calls, credits = (int(g.replace(",", "")) for g in found.groups())
+    added = re.search(r"^  --verify: (.*) \(", printed, re.M)
+    assert added is not None, printed
+    if len(datasets) == 4:
+        assert added.group(1) == "no calls"
+    else:
+        assert "eth_getBlockByNumber" in added.group(1)
+    devnet.gateway.reset_stats()
+    assert main(["extract", *argv, "--no-progress"]) == 0
+    stats = devnet.gateway.stats()
+    real_calls, real_credits = sum(stats["calls"].values()), stats["credits"]
+    assert abs(calls - real_calls) <= 0.1 * real_calls, (calls, stats["calls"], printed)
+    assert abs(credits - real_credits) <= 0.1 * real_credits, (credits, real_credits)
+
+
 def test_the_plan_skips_what_is_stored_and_extends_the_tip(
     devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 
 from chainframe._errors import InputError
-from chainframe.datasets import DATASETS, BlockRange, Fetch
+from chainframe.datasets import DATASETS, BlockRange, Fetch, Proof
 from chainframe.engine import (
     Density,
     RunPlan,
@@ -31,6 +31,7 @@ from chainframe.engine import (
     predict_calls,
     preflight_methods,
     sample_density,
+    verify_reads,
 )
 from chainframe.rpc import AsyncClient, Pacing
 
@@ -136,12 +137,36 @@ def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mappi
     rpc, confirmations = args.rpc, args.confirmations
     densities, cheap, finalized = anyio.run(sampled, found, options, rpc, args.network, confirmations)
     estimates = [estimate(s, densities.get(s.series), cheap=cheap, finalized=finalized) for s in found.series]
-    print(_report(args, found, estimates, densities))
+    proofs = proof_calls(estimates, finalized) if getattr(args, "verify", False) else {}
+    print(_report(args, found, estimates, densities, proofs))
     return 0
 
 
+def proof_calls(estimates: list[Estimate], finalized: int) -> dict[str, int]:
+    """The calls ``--verify`` adds, by method: each block's header, body or receipts that a proof reads and that no
+    series of the run fetches itself. Below the finalized block a run asks each of them once, whichever series
+    reads it (engine._shared); above it, once per series that reads it."""
+    own = {(d.method, d.block_params) for d in (DATASETS[e.plan.dataset] for e in estimates)}
+    calls: dict[str, int] = {}
+    for kind in sorted(set().union(*(verify_reads(DATASETS[e.plan.dataset]) for e in estimates)) - own):
+        readers = [e for e in estimates if kind in verify_reads(DATASETS[e.plan.dataset])]
+        final = max((_blocks(e, through=finalized) for e in readers), default=0)
+        recent = sum(e.blocks - _blocks(e, through=finalized) for e in readers)
+        calls[kind[0]] = calls.get(kind[0], 0) + final + recent
+    return calls
+
+
+def _blocks(e: Estimate, *, through: int) -> int:
+    """The blocks ``e`` fetches up to ``through``."""
+    return sum(max(0, min(t.end, through) - t.fetch_start + 1) for t in e.plan.tasks)
+
+
 def _report(
-    args: argparse.Namespace, found: RunPlan, estimates: list[Estimate], densities: Mapping[str, Density]
+    args: argparse.Namespace,
+    found: RunPlan,
+    estimates: list[Estimate],
+    densities: Mapping[str, Density],
+    proofs: Mapping[str, int],
 ) -> str:
     blocks = found.blocks
     where = f"blocks {blocks.start}..{blocks.end}" if blocks is not None else "no whole chunk below the end (--align)"
@@ -163,6 +188,18 @@ def _report(
             )
     floor = any(e.floor for e in estimates)
     calls, credits = sum(e.all_calls for e in estimates), sum(e.credits for e in estimates)
+    if getattr(args, "verify", False):
+        pacing = Pacing()
+        paid = sum(n * pacing.credit_costs.get(m, pacing.default_cost) for m, n in proofs.items())
+        paid += math.ceil(sum(proofs.values()) / BATCH) * pacing.default_cost
+        added = " + ".join(f"{n:,} {m}" for m, n in proofs.items()) or "no calls"
+        lines.append(
+            f"  --verify: {added} ({paid:,} credits): what the proofs read that no series fetches itself, each "
+            "block's once for the run below the finalized block"
+        )
+        if any(DATASETS[e.plan.dataset].proof is Proof.STATE for e in estimates):
+            lines.append("  --verify: and the state reads' proofs, an eth_getProof per account and block: not counted")
+        calls, credits = calls + sum(proofs.values()), credits + paid
     at_least = ">= " if floor else ""
     lines.append(f"  total: {at_least}{calls:,} calls, {at_least}{credits:,} credits (Infura's weights)")
     paces = [(args.credits_per_second, credits, "credits"), (args.requests_per_second, calls, "calls")]
@@ -178,6 +215,4 @@ def _report(
         "block by block) and each chunk's ends. A folder holding series already also has them checked against the "
         "chain (not counted)."
     )
-    if getattr(args, "verify", False):
-        lines.append("  --verify adds a header fetch per block (and its receipts, for logs): not counted here.")
     return "\n".join(lines)

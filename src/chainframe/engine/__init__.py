@@ -30,6 +30,7 @@ from chainframe.engine._plan import ChunkTask
 from chainframe.engine._probe import Capabilities, aprobe, node_table, preflight_methods, probe
 from chainframe.engine._ranges import BlockSpec, RangeSpec, parse_blocks, parse_range
 from chainframe.engine._report import RunReport
+from chainframe.engine._verified import verify_reads
 from chainframe.store import ChunkMeta, folder_info
 
 __all__ = [
@@ -69,5 +70,6 @@ __all__ = [
     "scan",
     "series_folder",
     "vacuum",
+    "verify_reads",
     "verify_stored",
 ]

@@ -37,7 +37,7 @@ from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table,
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._shared import Received, SharedAnswers, asking, receiving
 from chainframe.engine._sink import InOrder
-from chainframe.engine._verified import Material, Proven, material, reads, verify_piece
+from chainframe.engine._verified import Material, Proven, material, verify_piece, verify_reads
 from chainframe.store import ChunkMeta, ChunkWriter, Written, read_batches, read_meta, series_name
 
 DECODE_THREADS = 2  # this machine's cores; decoding releases the GIL in Polars and Arrow
@@ -372,7 +372,7 @@ async def run_tasks(
     planned = list(tasks)  # a round's tasks: who will read what is known before the first is fetched
     for task in planned:
         if task.verify:
-            shared.expect(series_name(task.dataset, task.filters, task.u256), reads(DATASETS[task.dataset]))
+            shared.expect(series_name(task.dataset, task.filters, task.u256), verify_reads(DATASETS[task.dataset]))
     tasks = iter(planned)
 
     async def worker() -> None:

@@ -120,7 +120,7 @@ async def material(
     return Material(headers, await RECEIPTS.fetch(client, part) if wanted else [], transactions, accounts)
 
 
-def reads(dataset: Dataset) -> set[tuple[str, tuple[Any, ...]]]:
+def verify_reads(dataset: Dataset) -> set[tuple[str, tuple[Any, ...]]]:
     """The calls per block (a method and its parameters after the block) that extracting ``dataset`` with ``verify``
     makes whose answers are a block's whole: its own (:attr:`Dataset.block_params`) and what :func:`material`
     fetches in an extraction. The run shares them between its datasets (engine._shared)."""
