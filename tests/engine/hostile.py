@@ -200,12 +200,14 @@ class Hostile:
                 continue  # blocks asked by tag (the run's start: head, finalized) are left alone
             if self.rewrite is TAMPER["a transaction's value changed"][1] and call["params"][1] is not True:
                 continue  # headers asked to prove the rows by are not the rows
-            if not self._take():
+            if self.left is not None and self.left <= 0:
                 continue
             result = self.rewrite(call, copy.deepcopy(item["result"]))
             if isinstance(result, tuple) and result[0] == "next":
                 other = await self._forward({**call, "params": [hex(result[1]), *call["params"][1:]]})
                 result = other.get("result")
+            if result == item["result"] or not self._take():
+                continue  # an answer the case leaves as it is (a block with no transaction, say) is not counted
             item["result"] = result
         return web.Response(text=json.dumps(answer), content_type="application/json")
 
