@@ -14,7 +14,7 @@ import pytest
 
 from chainframe import extract
 from chainframe.datasets import BlockRange, Proof
-from chainframe.devnet import Devnet
+from chainframe.devnet import Devnet, FaultRule, GatewaySettings
 from chainframe.engine._shared import SharedAnswers, asking, receiving
 from chainframe.rpc import AsyncClient
 from tests.engine.hostile import Hostile
@@ -162,3 +162,40 @@ async def test_what_is_kept_is_bounded_forgotten_on_failure_and_never_above_the_
         await shared.batch_bytes(recent[1:])
         await shared.batch_bytes([("eth_getBlockReceipts", ["latest"])])
         assert devnet.gateway.stats()["calls"]["eth_getBlockReceipts"] == 3
+
+
+@pytest.mark.anyio
+async def test_an_asker_waiting_for_an_answer_whose_asker_stopped_asks_itself(devnet: Devnet) -> None:
+    """Ctrl-C (or a failed piece) cancels the asker of a call another waits for: that one asks the node itself, at
+    once, rather than wait for an answer that will never come."""
+    assert devnet.gateway is not None
+    last = _last_final(devnet)
+    receipts = [("eth_getBlockReceipts", [hex(n)]) for n in range(20)]
+    slow = FaultRule(kind="slow", delay=30.0, times=1, methods=("eth_getBlockReceipts",))
+    async with AsyncClient(devnet.http_url) as client:
+        truth = [r for body in await client.batch_bytes(receipts) for r in _results(body)]
+        shared = SharedAnswers(client, through=last)
+        shared.expect("a", [("eth_getBlockReceipts", ())])
+        shared.expect("b", [("eth_getBlockReceipts", ())])
+        devnet.gateway.configure(GatewaySettings(faults=(slow,)))  # "a"'s answer is 30 s away
+        got: list[bytes] = []
+        stop = anyio.CancelScope()
+
+        async def first() -> None:
+            with stop, asking("a"):
+                await shared.batch_bytes(receipts)
+
+        async def second() -> None:
+            await anyio.sleep(0.3)  # "a" has asked by then
+            with asking("b"):
+                got.extend(await shared.batch_bytes(receipts))
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(first)
+                tg.start_soon(second)
+                await anyio.sleep(1)
+                assert not got  # "b" waits for "a"'s answer
+                stop.cancel()  # "a" stops
+        assert [r for body in got for r in _results(body)] == truth
+        assert shared._asked == {}
