@@ -177,3 +177,31 @@ def test_exit_codes_and_last_line(stored: Path, copy: Path, capsys: pytest.Captu
     assert main(["verify", str(copy)]) == 1
     assert capsys.readouterr().out.splitlines()[-1] == "1 check(s) failed"
     assert main(["verify", str(copy / "nowhere")]) == 2
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_a_null_hash_and_an_unsigned_row_without_sender_fail_naming_their_rows(
+    copy: Path, native: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither raises nor passes: a null hash is a wrong hash, and a zeroed signature with a null sender no sender."""
+    from chainframe.verify import _transactions
+
+    if native == "0":
+        monkeypatch.setattr(_transactions, "NATIVE", None)  # as CHAINFRAME_NATIVE=0 leaves it
+    path = _largest(copy / "transactions")
+    table = pq.read_table(path)
+    hashless, unsigned = (table.slice(i, 1).to_pylist()[0] for i in (2, 6))
+    table = _set(table, "transaction_hash", 2, None)
+    for column, value in (("r", bytes(32)), ("s", bytes(32)), ("from_address", None)):
+        table = _set(table, column, 6, value)
+    _rewrite_in_place(path, table)
+    report = verify_folder(copy)
+    null_hash = next(f for f in report.failures if f.check == "transaction_hash" and f.expected == "null")
+    assert null_hash.block_number == hashless["block_number"]
+    assert null_hash.row == f"transaction_index {hashless['transaction_index']}"
+    assert null_hash.actual == f"0x{hashless['transaction_hash'].hex()}"
+    at = f"transaction {unsigned['transaction_index']} 0x{unsigned['transaction_hash'].hex()}"
+    assert _line(report, "sender") == (
+        f"FAILED   transactions block {unsigned['block_number']} sender: stored {at} from null, "
+        "computed an unrecoverable signature"
+    )

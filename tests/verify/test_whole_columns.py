@@ -20,7 +20,7 @@ import pytest
 
 from chainframe.devnet import Devnet
 from chainframe.engine import extract
-from chainframe.verify import Report, _derived, _senders, _transactions
+from chainframe.verify import Failure, Report, _derived, _senders, _transactions
 from chainframe.verify._folder import read_folder
 from tests.verify.test_native import _random_transaction
 
@@ -467,3 +467,106 @@ def test_empty_tables_are_proven_as_the_reference_proves_them(
         _derived.check_block_lists(heads, report, transactions=none)
         _derived.check_indexes("transactions", none, report)
         assert (report.failures == []) == (heads.num_rows == 0 or not any(heads["transaction_count"].to_pylist()))
+
+
+def _a_block_with_rows(transactions: pa.Table, rows: int) -> tuple[int, list[int]]:
+    """A block of ``transactions`` with at least ``rows`` rows, and the positions of its rows."""
+    numbers = transactions["block_number"].to_pylist()
+    block = next(n for n in dict.fromkeys(numbers) if numbers.count(n) >= rows)
+    return block, [i for i, n in enumerate(numbers) if n == block]
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_null_hash_fails_as_a_wrong_hash_naming_the_row(
+    native: bool, stored: tuple[pa.Table, pa.Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocks, transactions = stored
+    block, positions = _a_block_with_rows(transactions, 2)
+    index = positions[-1]
+    row = transactions.slice(index, 1).to_pylist()[0]
+    changed = _set(transactions, "transaction_hash", index, None)
+    outcome = _outcome(changed, blocks, monkeypatch, native=native)
+    assert not isinstance(outcome, str), outcome  # reported, not raised
+    failures, _ = outcome
+    assert [f.check for f in failures] == ["transaction_hash"]  # the root holds: the hash is not in the encoding
+    (failure,) = failures
+    assert (failure.dataset, failure.block_number) == ("transactions", block)
+    assert failure.row == f"transaction_index {row['transaction_index']}"
+    assert (failure.expected, failure.actual) == ("null", "0x" + row["transaction_hash"].hex())
+    assert outcome == _outcome(changed, blocks, monkeypatch, native=not native)
+
+
+def _unsigned(transactions: pa.Table, index: int, sender: bytes | None, r: bytes, s: bytes) -> pa.Table:
+    """``transactions`` with row ``index``'s signature replaced by ``r`` and ``s`` and its sender by ``sender``."""
+    for column, value in (("r", r), ("s", s), ("from_address", sender)):
+        transactions = _set(transactions, column, index, value)
+    return transactions
+
+
+UNRECOVERABLE = {"zeroed": (bytes(32), bytes(32)), "out of range": (b"\xff" * 32, b"\xff" * 32)}
+"""Signatures no key recovers from: r and s zero, and r and s above the curve's order."""
+
+
+@pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("signature", sorted(UNRECOVERABLE))
+@pytest.mark.parametrize("null_sender", [True, False])
+def test_an_unrecoverable_signature_fails_the_sender_naming_the_transaction(
+    null_sender: bool, signature: str, native: bool, stored: tuple[pa.Table, pa.Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transaction in a block always has a sender: a signature that recovers none fails ``sender``, also where the
+    stored sender is null (None is not a sender), whatever else fails with it (the hash and root, here)."""
+    blocks, transactions = stored
+    block, positions = _a_block_with_rows(transactions, 2)
+    index = positions[0]
+    row = transactions.slice(index, 1).to_pylist()[0]
+    stored_sender = None if null_sender else row["from_address"]
+    changed = _unsigned(transactions, index, stored_sender, *UNRECOVERABLE[signature])
+    outcome = _outcome(changed, blocks, monkeypatch, native=native)
+    assert not isinstance(outcome, str), outcome
+    failures, _ = outcome
+    assert {f.check for f in failures} == {"transaction_hash", "transactions_root", "sender"}
+    assert {f.block_number for f in failures} == {block}
+    (failure,) = [f for f in failures if f.check == "sender"]
+    at = f"transaction {row['transaction_index']} 0x{row['transaction_hash'].hex()}"
+    shown = "null" if null_sender else "0x" + row["from_address"].hex()
+    assert (failure.dataset, failure.block_number) == ("transactions", block)
+    assert failure.row == f"transaction_index {row['transaction_index']}"
+    assert (failure.expected, failure.actual) == (f"{at} from {shown}", "an unrecoverable signature")
+    assert outcome == _outcome(changed, blocks, monkeypatch, native=not native)
+
+
+@pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("null_sender", [True, False])
+def test_an_unrecoverable_signature_fails_where_the_hash_and_root_agree(
+    null_sender: bool, native: bool, stored: tuple[pa.Table, pa.Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The row's hash and its header's root made to agree with its zeroed signature: C proves the block's root from
+    whole columns, and the sender check alone is left to fail (it must be able to)."""
+    from chainframe.verify._hashing import keccak
+    from chainframe.verify._trie import ordered_root
+
+    blocks, transactions = stored
+    block, positions = _a_block_with_rows(transactions, 2)
+    index = positions[1]
+    changed = _unsigned(transactions, index, None if null_sender else b"\x33" * 20, bytes(32), bytes(32))
+    rows = changed.slice(positions[0], len(positions)).to_pylist()
+    encoded = [_transactions.transaction_bytes(r) for r in rows]
+    row = rows[1]
+    changed = _set(changed, "transaction_hash", index, keccak(encoded[1]))
+    heads = _set(blocks, "transactions_root", blocks["block_number"].to_pylist().index(block), ordered_root(encoded))
+    outcome = _outcome(changed, heads, monkeypatch, native=native)
+    assert not isinstance(outcome, str), outcome
+    failures, _ = outcome
+    at = f"transaction {row['transaction_index']} 0x{keccak(encoded[1]).hex()}"
+    shown = "null" if null_sender else "0x" + "33" * 20
+    assert failures == [
+        Failure(
+            "transactions",
+            block,
+            "sender",
+            f"{at} from {shown}",
+            "an unrecoverable signature",
+            row=f"transaction_index {row['transaction_index']}",
+        )
+    ]
+    assert outcome == _outcome(changed, heads, monkeypatch, native=not native)
