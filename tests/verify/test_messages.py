@@ -205,3 +205,75 @@ def test_a_null_hash_and_an_unsigned_row_without_sender_fail_naming_their_rows(
         f"FAILED   transactions block {unsigned['block_number']} sender: stored {at} from null, "
         "computed an unrecoverable signature"
     )
+
+
+def _block_of_three(table: pa.Table) -> list[int]:
+    """Positions of the rows of the first block ``table`` holds three or more rows of."""
+    numbers = table["block_number"].to_pylist()
+    number = next(n for n in numbers if numbers.count(n) >= 3)
+    return [i for i, n in enumerate(numbers) if n == number]
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_a_row_that_cannot_be_encoded_leaves_its_blocks_other_senders_checked(
+    copy: Path, native: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The root is lost with the row, not the other rows' proofs: a wrong sender beside it still fails, and the row
+    itself, with no signed payload to recover from, fails its sender rather than going unchecked."""
+    from chainframe.verify import _transactions
+
+    if native == "0":
+        monkeypatch.setattr(_transactions, "NATIVE", None)  # as CHAINFRAME_NATIVE=0 leaves it
+    path = _largest(copy / "transactions")
+    table = pq.read_table(path)
+    first, *_, last = _block_of_three(table)
+    broken, forged = (table.slice(i, 1).to_pylist()[0] for i in (first, last))
+    table = _set(_set(table, "r", first, None), "from_address", last, WRONG)
+    _rewrite_in_place(path, table)
+    report = verify_folder(copy)
+    root = _only(report, "transactions_root")
+    assert (root.block_number, root.row) == (broken["block_number"], f"transaction_index {broken['transaction_index']}")
+    kind = broken["transaction_type"] or 0
+    assert root.actual == f"transaction_index {broken['transaction_index']} cannot be encoded as type {kind}: missing r"
+    senders = {f.row: f for f in report.failures if f.check == "sender"}
+    assert set(senders) == {f"transaction_index {broken['transaction_index']}",
+                            f"transaction_index {forged['transaction_index']}"}  # fmt: skip
+    unsigned = senders[f"transaction_index {broken['transaction_index']}"]
+    assert unsigned.actual == f"no recoverable sender: cannot be encoded as type {kind}: missing r"
+    assert senders[f"transaction_index {forged['transaction_index']}"].actual == (
+        f"0x{forged['from_address'].hex()} signed"
+    )
+    assert not any(f.check == "transaction_hash" for f in report.failures)  # the other rows' hashes hold
+    assert not report.skipped or all(s.check != "sender" for s in report.skipped)
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_a_null_index_shows_as_null(copy: Path, native: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chainframe.verify import _transactions
+
+    if native == "0":
+        monkeypatch.setattr(_transactions, "NATIVE", None)
+    path = _largest(copy / "transactions")
+    table = pq.read_table(path)
+    first = _block_of_three(table)[0]
+    table = _set(_set(table, "r", first, None), "transaction_index", first, None)
+    _rewrite_in_place(path, table)
+    report = verify_folder(copy)
+    root = _only(report, "transactions_root")
+    assert root.row == "transaction_index null"
+    assert root.actual.startswith("transaction_index null cannot be encoded")
+    assert not any("None" in f"{f.expected} {f.actual} {f.row}" for f in report.failures), report.failures
+
+
+def test_a_null_hash_in_the_rows_shows_the_rows_list_as_stored_and_the_blocks_list_beside_it(copy: Path) -> None:
+    path = _largest(copy / "transactions")
+    table = pq.read_table(path)
+    row = table.slice(2, 1).to_pylist()[0]
+    _rewrite_in_place(path, _set(table, "transaction_hash", 2, None))
+    failure = _only(verify_folder(copy), "transaction_hashes")
+    assert failure.block_number == row["block_number"]
+    assert failure.expected.startswith("transactions' transaction_hash by transaction_index [")
+    assert "null" in failure.expected
+    assert failure.actual.startswith("the block's transaction_hashes [")
+    assert "null" not in failure.actual
+    assert f"0x{row['transaction_hash'].hex()}" in failure.actual

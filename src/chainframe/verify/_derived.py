@@ -262,13 +262,18 @@ def check_not_removed(name: str, rows: pa.Table, report: Report) -> None:
                  report)  # fmt: skip
 
 
-def _in_order(table: pa.Table, block: str, index: str) -> dict[int, list[bytes]]:
+def _in_order(table: pa.Table, block: str, index: str) -> dict[int, list[bytes | None]]:
     """Each block's row hashes (``transaction_hash``, or an uncle's ``block_hash``) in index order."""
     column = "transaction_hash" if "transaction_hash" in table.column_names else "block_hash"
-    pairs: dict[int, list[tuple[int, bytes]]] = {}
+    pairs: dict[int, list[tuple[int | None, bytes | None]]] = {}
     for row in table.select([block, index, column]).to_pylist():
         pairs.setdefault(row[block], []).append((row[index], row[column]))
-    return {n: [h for _, h in sorted(found)] for n, found in pairs.items()}
+
+    def key(pair: tuple[int | None, bytes | None]) -> tuple[bool, int, bool, bytes]:
+        # nulls last, as Arrow sorts them: a null index or hash is a row to fail, not a TypeError
+        return pair[0] is None, pair[0] or 0, pair[1] is None, pair[1] or b""
+
+    return {n: [h for _, h in sorted(found, key=key)] for n, found in pairs.items()}
 
 
 def _lists_screen(blocks: pa.Table, transactions: pa.Table | None, *, alone: bool) -> list[int] | None:
@@ -351,8 +356,11 @@ def check_block_lists(
             report.failures.append(Failure("blocks", number, "transaction_count", str(row["transaction_count"]),
                                            f"{len(listed)} transaction hashes"))  # fmt: skip
         if transactions is not None and listed is not None and listed != hashes.get(number, []):
-            report.failures.append(Failure("blocks", number, "transaction_hashes", shown(listed),
-                                           shown(hashes.get(number, []))))  # fmt: skip
+            # Both sides were stored: the rows' hashes on the stored side (as a row's column is, beside a header's
+            # field, in the other checks), the block's list beside them; each says which it is.
+            rows = f"transactions' transaction_hash by transaction_index {shown(hashes.get(number, []))}"
+            report.failures.append(Failure("blocks", number, "transaction_hashes", rows,
+                                           f"the block's transaction_hashes {shown(listed)}"))  # fmt: skip
         if "uncles" not in row:
             continue
         if uncles is not None:

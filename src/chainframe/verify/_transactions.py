@@ -66,6 +66,18 @@ def _shown(value: bytes | None) -> str:
     return "null" if value is None else "0x" + value.hex()
 
 
+def _at(tx: dict[str, Any]) -> str:
+    """Where a row is, by its index (a null index as ``null``, as the other checks show one)."""
+    index = tx["transaction_index"]
+    return f"transaction_index {'null' if index is None else index}"
+
+
+def _claimed(tx: dict[str, Any]) -> str:
+    """A row's stored sender with the transaction it is claimed for: a sender failure's stored side."""
+    index = "null" if tx["transaction_index"] is None else tx["transaction_index"]
+    return f"transaction {index} {_shown(tx['transaction_hash'])} from {_shown(tx['from_address'])}"
+
+
 def _word(value: bytes | None) -> bytes:
     return uint(int.from_bytes(value or b"", "big"))
 
@@ -324,10 +336,7 @@ def _check_senders(
         for i in sorted(wrong.keys() & range(start, stop)) if wrong else ():
             tx, address = shown[i], wrong[i]
             signer = "an unrecoverable signature" if address is None else f"0x{address.hex()} signed"
-            named = f"transaction {tx['transaction_index']} {_shown(tx['transaction_hash'])}"
-            claimed_by = f"{named} from {_shown(tx['from_address'])}"
-            where = f"transaction_index {tx['transaction_index']}"
-            report.failures.append(Failure("transactions", number, "sender", claimed_by, signer, row=where))
+            report.failures.append(Failure("transactions", number, "sender", _claimed(tx), signer, row=_at(tx)))
 
 
 def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: Report) -> None:
@@ -385,19 +394,26 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
         if any((r["transaction_type"] or 0) not in KNOWN_TYPES for r in rows):
             foreign += 1
             continue
-        broken = [(r, why) for r in rows if (why := unencodable(r)) is not None]
-        for row, why in broken:  # a malformed row fails its block's root, naming the row, rather than raising
-            found.append(
-                Failure(
-                    "transactions",
-                    number,
-                    "transactions_root",
-                    "0x" + (stored or b"").hex(),
-                    f"transaction_index {row['transaction_index']} {why}",
-                    row=f"transaction_index {row['transaction_index']}",
-                )
-            )
+        broken = {i: why for i, r in zip(range(start, stop), rows, strict=True) if (why := unencodable(r)) is not None}
+        for i, why in broken.items():  # a malformed row fails its block's root, naming the row, rather than raising
+            root = "0x" + (stored or b"").hex()
+            found.append(Failure("transactions", number, "transactions_root", root, f"{_at(txs[i])} {why}",
+                                 row=_at(txs[i])))  # fmt: skip
         if broken:
+            # The root is lost, not the other rows: each is still proven on its own (its hash, its sender), and a
+            # malformed row has no signed payload, so no sender: it fails rather than going unchecked.
+            for i, row in zip(range(start, stop), rows, strict=True):
+                if i in broken:
+                    if has_sender:
+                        found.append(Failure("transactions", number, "sender", _claimed(row),
+                                             f"no recoverable sender: {broken[i]}", row=_at(row)))  # fmt: skip
+                    continue
+                digests[i] = digest = keccak(transaction_bytes(row))
+                if digest != row["transaction_hash"]:
+                    found.append(Failure("transactions", number, "transaction_hash", _shown(row["transaction_hash"]),
+                                         "0x" + digest.hex(), row=_at(row)))  # fmt: skip
+                if has_sender:
+                    found.append((number, i, i + 1))
             continue
         if native is not None and number in native_roots:
             hashed = [native[0][32 * i : 32 * i + 32] for i in range(start, stop)]
@@ -416,7 +432,7 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
                         "transaction_hash",
                         _shown(row["transaction_hash"]),  # a null hash fails as a wrong one, not an AttributeError
                         "0x" + digest.hex(),
-                        row=f"transaction_index {row['transaction_index']}",
+                        row=_at(row),
                     )
                 )
         if computed != stored:
