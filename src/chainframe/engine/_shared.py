@@ -123,14 +123,6 @@ def receiving() -> Iterator[Received]:
         _RECEIVED.reset(token)
 
 
-@dataclass
-class Sharing:
-    """What sharing saved in a run: calls answered with another asker's answer, and calls asked of the node."""
-
-    shared: int = 0
-    asked: int = 0
-
-
 class SharedAnswers:
     """``client`` with its block calls' answers shared between askers (see the module). Everything else, and every
     call above ``through``, goes to ``client`` as it is."""
@@ -148,7 +140,6 @@ class SharedAnswers:
         self._askers: dict[Kind, int] = {}
         self._readers: OrderedDict[Key, int] = OrderedDict()
         """Who has read each call's answer (kept or not), for the latest :data:`REMEMBERED` calls."""
-        self.sharing = Sharing()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
@@ -173,7 +164,6 @@ class SharedAnswers:
         asker = _ASKER.get()
         waits = {self._asked[k] for k in wanted if k in self._asked}
         mine = [i for i, k in enumerate(wanted) if k not in self._kept and k not in self._asked]
-        self.sharing.asked += len(mine)
         if len(mine) == len(calls):  # nothing to share: asked as one, handed on as received
             bodies, cut = await self._ask(calls, wanted)
             for body, each in zip(bodies, cut or (), strict=False):
@@ -197,7 +187,6 @@ class SharedAnswers:
                 return list(await self._client.batch_bytes(calls))
             for i, answer in zip(missing, [a for each in cut for a in each], strict=True):
                 found[i] = answer
-        self.sharing.shared += len(calls) - len(set(mine) | set(missing))
         given = [a for a in found if a is not None]
         self._read(wanted, asker)
         body = _numbered(given)
