@@ -342,6 +342,32 @@ def test_sorted_by_is_a_stable_sort(seed: int) -> None:
     assert sorted_by(table, "a", "b").to_pylist() == want
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_rows_matched_in_numpy_are_the_joins_rows(seed: int) -> None:
+    """``matched_rows`` (receipts to their transactions, logs to their receipts) pairs exactly the rows an inner join
+    on block and index pairs, each with the last right row of its key; with ``unique`` it declines keys twice."""
+    import polars as pl
+
+    rng = random.Random(seed)
+
+    def table(n: int) -> pa.Table:
+        keys = [(rng.choice([None, 0, 1, 7, 2**31 - 1]), rng.choice([None, 0, 1, 3])) for _ in range(n)]
+        return pa.table({"block_number": pa.array([k[0] for k in keys], pa.uint64()),
+                         "transaction_index": pa.array([k[1] for k in keys], pa.uint64())})  # fmt: skip
+
+    left, right = table(rng.choice([0, 1, 5, 40])), table(rng.choice([0, 1, 5, 40]))
+    keys = ["block_number", "transaction_index"]
+    frames = [pl.DataFrame(pl.from_arrow(t)).with_row_index(f"__{side}") for t, side in ((left, "l"), (right, "r"))]
+    joined = frames[0].join(frames[1].unique(keys, keep="last"), on=keys, how="inner")
+    matched = _derived.matched_rows(left, right)
+    assert matched is not None
+    assert sorted(zip(*(m.tolist() for m in matched), strict=True)) == sorted(joined.select("__l", "__r").rows())
+    duplicated = right.drop_null().num_rows > len(set(zip(*right.drop_null().to_pydict().values(), strict=True)))
+    assert (_derived.matched_rows(left, right, unique=True) is None) == duplicated
+    wide = pa.table({"block_number": pa.array([2**31], pa.uint64()), "transaction_index": pa.array([0], pa.uint64())})
+    assert _derived.matched_rows(wide, right) is None  # beyond one int64 key: joined in Polars
+
+
 def test_indexes_from_sorted_columns_are_the_reference(
     folder: Path, tmp_path: Path, devnet_session: Devnet, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,7 +5,7 @@ the stored value. A check that does not apply to a block is reported as skipped 
 """
 
 from chainframe.verify._answers import receipts_and_logs
-from chainframe.verify._derived import check_header_columns, check_not_removed
+from chainframe.verify._derived import check_header_columns, check_not_removed, check_receipts_with_transactions
 from chainframe.verify._folder import read_folder, verify_folder
 from chainframe.verify._report import Failure, Report, Skip
 from chainframe.verify._tables import verify_tables
@@ -16,6 +16,7 @@ __all__ = [
     "Skip",
     "check_header_columns",
     "check_not_removed",
+    "check_receipts_with_transactions",
     "read_folder",
     "receipts_and_logs",
     "verify_folder",
