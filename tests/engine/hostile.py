@@ -127,17 +127,27 @@ class Lagging:
         return result
 
 
+def _about(call: Call, low: int, high: int) -> bool:
+    """Whether a call asks about blocks within ``low..high`` only (a block number, or a log filter's range)."""
+    first = call["params"][-1 if call.get("method") == "eth_getProof" else 0]
+    if isinstance(first, dict):
+        return low <= int(first["fromBlock"], 16) and int(first["toBlock"], 16) <= high
+    return low <= int(first, 16) <= high
+
+
 class Hostile:
     """Start the proxy on 127.0.0.1 (a thread of its own); ``url`` takes JSON-RPC; :meth:`stop` (or ``with``)."""
 
     def __init__(
         self, node_url: str, case: str | None = None, *, times: int | None = 1, status: int = 200,
-        lagging: Lagging | None = None,
+        lagging: Lagging | None = None, blocks: tuple[int, int] | None = None,
     ) -> None:  # fmt: skip
         """``case`` None forwards faithfully; ``status`` other than 200 answers every request with that status;
-        ``lagging`` rewrites every answer as a node that lacks the newest blocks would."""
+        ``lagging`` rewrites every answer as a node that lacks the newest blocks would; ``blocks``: only answers
+        about blocks in this range are rewritten (a run's own start, its preflight at the head, is left alone)."""
         self.method, self.rewrite = {**CASES, **TAMPER}[case] if case else ("", lambda call, result: result)
         self.lagging = lagging
+        self.blocks = blocks
         self.node_url, self.left, self.status = node_url, times, status
         self.seen: list[str] = []
         """What reached the proxy: each request's path and query, and its Authorization header."""
@@ -201,6 +211,8 @@ class Hostile:
             if self.rewrite is TAMPER["a transaction's value changed"][1] and call["params"][1] is not True:
                 continue  # headers asked to prove the rows by are not the rows
             if self.left is not None and self.left <= 0:
+                continue
+            if self.blocks is not None and not _about(call, *self.blocks):
                 continue
             result = self.rewrite(call, copy.deepcopy(item["result"]))
             if isinstance(result, tuple) and result[0] == "next":

@@ -107,8 +107,9 @@ def test_verify_catches_a_tampered_answer_naming_block_and_check(devnet: Devnet,
     assert "block " in wrong.detail
     assert "127.0.0.1" in str(wrong)
     assert not list((tmp_path / "got").rglob("*.parquet"))  # nothing unproven was kept
-    # Once: fetched again, and the run ends equal to a clean one.
-    with Hostile(devnet.node.url, case, times=1) as proxy:
+    # Once, in the rows' own blocks (not the run's preflight at the head): fetched again, and the run ends equal to
+    # a clean one.
+    with Hostile(devnet.node.url, case, times=1, blocks=(0, 60)) as proxy:
         extract(dataset, rpc=proxy.url, out=tmp_path / "again", **options)
         assert proxy.rewritten == 1
     extract(dataset, rpc=devnet.node.url, out=tmp_path / "clean", **options)
