@@ -33,6 +33,7 @@ from chainframe.engine._canonical import (
     headers,
     on_one_fork,
 )
+from chainframe.engine._joint import Group, Joint, Unproven
 from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._shared import Received, SharedAnswers, asking, receiving
@@ -80,6 +81,25 @@ class RunCounters:
         return self.datasets.setdefault(name, DatasetReport())
 
 
+class Place:
+    """A task's place among the round's fetching tasks (at most its concurrency): taken to fetch, given back while the
+    task waits for its group's proof (:mod:`chainframe.engine._joint`) so that another task fetches meanwhile."""
+
+    def __init__(self, places: anyio.Semaphore) -> None:
+        self._places = places
+        self._held = False
+
+    async def take(self) -> None:
+        if not self._held:
+            await self._places.acquire()
+            self._held = True
+
+    def give_back(self) -> None:
+        if self._held:
+            self._held = False
+            self._places.release()
+
+
 async def fetch_and_decode(
     task: ChunkTask,
     client: Any,
@@ -90,6 +110,7 @@ async def fetch_and_decode(
     sink: InOrder,
     check: ChunkCheck | None = None,
     proven: Proven | None = None,
+    group: Group | None = None,
 ) -> None:
     """Fetch the chunk's answers, decode them in a worker thread and hand the rows, sorted, to ``sink``.
 
@@ -97,16 +118,19 @@ async def fetch_and_decode(
     ``state.in_flight`` at once across chunks, and each is decoded and handed on as it arrives: memory is bounded by
     the pieces in flight, not by the chunk. With ``check``, pieces reaching above its finalized block carry
     witnesses and their rows' hashes are kept, for :meth:`ChunkCheck.confirm` at commit. With ``proven`` (the task
-    asks ``verify``), each piece's rows are proven against its blocks' headers first and counted there."""
+    asks ``verify``), each piece's rows are proven against its blocks' headers first and counted there; with
+    ``group`` instead, they are given to the group the task is proven in (:mod:`chainframe.engine._joint`)."""
     dataset = DATASETS[task.dataset]
     blocks = BlockRange(task.fetch_start, task.end)
 
-    async def put(part: BlockRange, table: pa.Table) -> None:
+    async def put(part: BlockRange, table: pa.Table, extra: dict[str, pa.Table] | None = None) -> None:
         if "removed" in table.column_names and pc.any(table["removed"]).as_py():
             raise StaleChunk(f"{task.dataset} {part.start}..{part.end}: the node flagged logs as removed (a reorg)")
         if check is not None and check.watches(part.end):
             check.see_rows(table)
         await sink.put(part, table)
+        if group is not None:
+            group.give(dataset.name, part, {dataset.name: table, **(extra or {})})
 
     def witnessed(run: Any) -> Any:
         async def piece(part: BlockRange) -> None:
@@ -155,7 +179,9 @@ async def fetch_and_decode(
         await fetch_logs(client, blocks, log_filters, state, decode_piece, put, wrap=witnessed)
     else:
 
-        def work(bodies: list[bytes], part: BlockRange, proof: Material | None, received: Received) -> pa.Table:
+        def work(
+            bodies: list[bytes], part: BlockRange, proof: Material | None, received: Received
+        ) -> tuple[pa.Table, dict[str, pa.Table]]:
             if dataset.null_checked:
                 check_bodies(bodies)
             table = dataset.transform(bodies, chain_id=chain_id, u256=task.u256)
@@ -163,10 +189,10 @@ async def fetch_and_decode(
             if proven is not None:
                 proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
                                         bodies=bodies, received=received))  # fmt: skip
-            return sort_table(table, dataset.sort)
+            return sort_table(table, dataset.sort), group.beside(dataset.name, bodies) if group is not None else {}
 
         async def piece(part: BlockRange) -> None:
-            async def answer() -> pa.Table:
+            async def answer() -> tuple[pa.Table, dict[str, pa.Table]]:
                 with receiving() as received:  # the shared answers among them, for what was proven of them
                     bodies = await dataset.fetch(client, part, **task.filters)
                     state.observe_pieces(task.dataset, len(part), sum(map(len, bodies)))
@@ -174,7 +200,7 @@ async def fetch_and_decode(
                 return await anyio.to_thread.run_sync(work, bodies, part, proof, received, limiter=decode)
 
             try:
-                await put(part, await checked(answer, method=dataset.method, blocks=part, client=client))
+                await put(part, *await checked(answer, method=dataset.method, blocks=part, client=client))
             finally:
                 state.in_flight.release()
 
@@ -245,23 +271,38 @@ async def run_chunk(
     state: SplitState,
     decode: Any,
     report: DatasetReport,
+    group: Group | None = None,
+    place: Place | None = None,
 ) -> tuple[int, Written]:
     """Write the chunk's file (kept rows, then fetched ones), checked against the chain; return the rows fetched and
     the file, whole but not yet published (only the run's coordinator publishes: :class:`chainframe.store.Publisher`).
-    A chunk whose rows turn out to mix forks is fetched again, whole, up to :data:`ATTEMPTS` times."""
-    for attempt in range(ATTEMPTS):
+    A chunk whose rows turn out to mix forks is fetched again, whole, up to :data:`ATTEMPTS` times; one proven in a
+    ``group`` that proved nothing is fetched again and proven piece by piece."""
+    attempt = 0
+    while attempt < ATTEMPTS:
         if attempt:
             report.refetched += 1
             if isinstance(client, SharedAnswers):  # answers of the fork that moved are not handed on again
                 client.forget(BlockRange(task.fetch_start, task.end))
             task = ChunkTask(**{**task.to_json(), "keep_through": None})  # the kept rows may be what moved
-        done, outcome = await on_one_fork(
-            partial(_attempt, task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized, state=state,
-                    decode=decode, report=report)
-        )  # fmt: skip
+        unproven = done = False
+        try:
+            done, outcome = await on_one_fork(
+                partial(_attempt, task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
+                        state=state, decode=decode, report=report, group=group, place=place)
+            )  # fmt: skip
+        except* Unproven:
+            unproven = True
+        finally:
+            if group is not None and not done:  # its other members do not wait for rows that will not come
+                group.abandon(f"{task.dataset} {task.fetch_start}..{task.end} was not written")
+        group = None  # a group is one attempt's: a chunk fetched again proves its own pieces
+        if unproven:
+            continue
         if done:
             assert outcome is not None
             return outcome
+        attempt += 1
     raise ChainUnstable(
         f"{task.dataset} blocks {task.start}..{task.end}: the chain reorganized under every one of {ATTEMPTS} "
         "attempts to read it; try again later, or stop further from the head (--confirmations)"
@@ -278,11 +319,17 @@ async def _attempt(
     state: SplitState,
     decode: Any,
     report: DatasetReport,
+    group: Group | None = None,
+    place: Place | None = None,
 ) -> tuple[int, Written]:
+    if place is not None:
+        await place.take()  # given back while it waited for a group that then proved nothing
     # No thread hop when nothing is kept: chunks then take the planning lock in the order they were handed out.
     kept = await anyio.to_thread.run_sync(kept_meta, task) if task.keep_through is not None else None
     if task.keep_through is not None and kept is None:
         task = ChunkTask(**{**task.to_json(), "keep_through": None})
+        if group is not None:  # it fetches blocks its group does not cover
+            raise Unproven(f"{task.dataset} {task.start}..{task.end}: its kept rows are gone")
     with ChunkWriter(task.target(), task.schema()) as writer:
         kept_rows = await anyio.to_thread.run_sync(copy_kept, task, writer) if kept is not None else 0
 
@@ -291,12 +338,15 @@ async def _attempt(
 
         sink = InOrder(task.fetch_start, write)
         check = ChunkCheck(task.dataset, finalized)
-        proven = Proven() if task.verify else None
+        proven = Proven() if task.verify and group is None else None
         # As its series: the answers it shares with the run's other series are kept until it has read them.
         with asking(series_name(task.dataset, task.filters, task.u256)):
-            await fetch_and_decode(
-                task, client, chain_id=chain_id, state=state, decode=decode, sink=sink, check=check, proven=proven
-            )
+            await fetch_and_decode(task, client, chain_id=chain_id, state=state, decode=decode, sink=sink,
+                                   check=check, proven=proven, group=group)  # fmt: skip
+        if group is not None:  # published once every member's rows are proven with the others'
+            if place is not None:
+                place.give_back()
+            proven = await group.proven(task.dataset)
         blocks = f"{task.start}..{task.end}"
         chain = await chain_for(client, task, finalized)
         check.confirm(chain, blocks=blocks)
@@ -364,32 +414,48 @@ async def run_tasks(
     publish: Callable[[Written], None],
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
 ) -> None:
-    """Run every task with ``concurrency`` workers, publishing each file as it is done; ``on_chunk(task, rows,
-    written)`` after each."""
+    """Run every task, at most ``concurrency`` fetching at once and handed out in order, publishing each file as it
+    is done; ``on_chunk(task, rows, written)`` after each."""
     decode = anyio.CapacityLimiter(DECODE_THREADS)
-    # The datasets of a run that verifies read each other's answers as proof: each block's is asked once.
-    shared = SharedAnswers(client, through=finalized)
     planned = list(tasks)  # a round's tasks: who will read what is known before the first is fetched
-    for task in planned:
-        if task.verify:
-            shared.expect(series_name(task.dataset, task.filters, task.u256), verify_reads(DATASETS[task.dataset]))
-    tasks = iter(planned)
+    fetching = anyio.Semaphore(max(1, concurrency))
+    # Tasks begun and not done: fetching, or waiting for their group's proof with the rows they gave it.
+    at_once = 2 * max(1, concurrency)
+    begun = anyio.Semaphore(at_once)
+    # The datasets of a run that verifies are each other's proof: those of one slot fetched together are proven
+    # together (engine._joint), the others read each block's answers once (engine._shared).
+    joint = Joint(planned, begun=at_once, chain_id=chain_id)
+    shared = SharedAnswers(client, through=finalized)
+    alone = [task for task in planned if task.verify and joint.group(task) is None]
+    for task in alone:
+        shared.expect(series_name(task.dataset, task.filters, task.u256), verify_reads(DATASETS[task.dataset]))
+    proving = shared if alone else client
 
-    async def worker() -> None:
-        for task in tasks:  # a shared iterator: each task goes to exactly one worker
+    async def run(task: ChunkTask, place: Place) -> None:
+        try:
             report = counters.dataset(task.dataset)
             report.chunks += 1
             report.blocks += task.end - task.fetch_start + 1
             rows, written = await run_chunk(
-                task, shared if task.verify else client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
-                state=counters.split, decode=decode, report=report,
+                task, proving if task.verify else client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
+                state=counters.split, decode=decode, report=report, group=joint.group(task), place=place,
             )  # fmt: skip
             await anyio.to_thread.run_sync(publish, written)
             report.written += 1
             report.rows += rows
             if on_chunk:
                 on_chunk(task, rows, True)
+        finally:
+            place.give_back()
+            begun.release()
 
-    async with anyio.create_task_group() as tg:
-        for _ in range(max(1, concurrency)):
-            tg.start_soon(worker)
+    async with anyio.create_task_group() as provers:
+        for group in joint.groups:
+            provers.start_soon(group.prove, decode)
+        async with anyio.create_task_group() as tg:
+            for task in planned:  # handed out in order, each as a place frees
+                await begun.acquire()
+                place = Place(fetching)
+                await place.take()
+                tg.start_soon(run, task, place)
+        provers.cancel_scope.cancel()  # every member has returned: a group still waiting lost one
