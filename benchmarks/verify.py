@@ -5,8 +5,8 @@ chain), blocks, transactions, receipts and logs, each run in a fresh process (so
 extractions interleaved round by round so that all see the same machine; the least wall time of ``--repeat`` rounds:
 
 - ``extract``: the four datasets into a fresh folder, no verification (the baseline of every ratio);
-- ``extract --verify``: the same, every piece proven before it is kept (headers, bodies and receipts read once for the
-  run's four datasets, each one's proof material being another's rows);
+- ``extract --verify``: the same, every piece proven before it is kept (the four datasets of each slot proven
+  together from their own rows: nothing fetched beyond a plain extraction's calls);
 - ``verify DIR``: the folder proven offline against its stored headers;
 - ``verify DIR --rpc``: the folder proven against the node's headers and receipts (``--rpc`` to include it);
 - the two verifying ways again over the first half of the range: peak RSS must not grow with the range.

@@ -178,6 +178,14 @@ class Group:
                 del table.pieces[start]
 
 
+def _depth(dataset: Dataset) -> set[Dataset]:
+    """Every dataset whose rows ``dataset``'s proof reads, through the others'."""
+    found: set[Dataset] = set()
+    for need in needs()[dataset]:
+        found |= {need, *_depth(need)}
+    return found
+
+
 def _parts(names: set[str]) -> list[tuple[str, ...]]:
     """The proofs of a group of ``names``, each over the tables it reads (as offline verify's groups): each can go
     as far as its own tables have come, so the slowest member holds back only the proofs that read it."""
@@ -275,6 +283,13 @@ class Joint:
             group = Group(names, BlockRange(fetch_start, end), chain_id=chain_id, own_logs=own_logs)
             for name in names:
                 self._groups[name, fetch_start] = group
+
+    def rank(self, task: ChunkTask) -> int:
+        """Where ``task`` is handed out among its slot's: a group's members in the order their proofs read each
+        other (headers, transactions, receipts, logs: a part waits for the last of its tables, so the costly
+        transactions' part is not left for the end), then the others."""
+        group = self.group(task)
+        return len(_depth(DATASETS[task.dataset])) if group is not None else len(needs())
 
     @property
     def groups(self) -> list[Group]:

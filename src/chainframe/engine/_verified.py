@@ -1,5 +1,9 @@
 """``verify=True``: each piece's rows proven against its blocks' headers before they are kept.
 
+The blocks, transactions, receipts and logs of one slot that a run fetches together are each other's proof, and are
+proven together from their own rows (:mod:`chainframe.engine._joint`); this module proves every other piece, and
+those of a group that proved nothing.
+
 For a piece of blocks the engine fetches the headers (``eth_getBlockByNumber``) and, for logs and receipts, the
 blocks' receipts (``eth_getBlockReceipts``), then runs :func:`chainframe.verify.verify_tables` on them with the rows:
 
