@@ -40,6 +40,18 @@ def test_keccak_matches_pycryptodome_at_every_length_around_the_rate() -> None:
     assert native.keccak256(memoryview(b"abc")) == _reference_keccak(b"abc")
 
 
+@pytest.mark.parametrize("wide", [True, False])
+def test_many_keccaks_at_once_match_pycryptodome(wide: bool) -> None:
+    """Eight at a time where the CPU has AVX-512F (``SIMD``), lanes of unequal lengths finishing at other blocks; a
+    count that is not a multiple of eight leaves some one at a time."""
+    rng = random.Random(2)
+    sizes = [*range(0, 300), *[rng.choice([135, 136, 137, 271, 272, 273, 3500, 9000]) for _ in range(101)]]
+    rng.shuffle(sizes)
+    items = [rng.randbytes(size) for size in sizes]
+    assert native.keccak256_many(items, wide) == [_reference_keccak(item) for item in items]
+    assert native.keccak256_many([], wide) == []
+
+
 def test_rlp_matches_the_reference_on_random_nested_items() -> None:
     rng = random.Random(2)
     for _ in range(2000):
@@ -109,6 +121,22 @@ def test_receipts_roots_and_blooms_match_the_reference_on_random_tables(seed: in
     assert _logs._native_blooms(logs, numbers) == _logs._python_blooms(logs, numbers)
     sliced = receipts.slice(3)  # columns with an array offset
     assert _receipts._native_roots(sliced, logs) == _receipts._python_roots(sliced, logs)
+
+
+def test_receipts_roots_in_batches_are_each_blocks_own() -> None:
+    """Over 8 MB of receipts: their tries are built in batches (the leaves of a batch hashed together), each root the
+    one its block gives alone."""
+    rng = random.Random(7)
+    receipts, logs = _random_tables(rng, 260)
+    assert receipts.num_rows * 256 + sum(len(d) for d in logs["data"].to_pylist()) > 8 << 20
+    together = _receipts._native_roots(receipts, logs)
+    for number in rng.sample(sorted(together), 10):
+        alone = _receipts._native_roots(_block(receipts, number), _block(logs, number))
+        assert alone == {number: together[number]}
+
+
+def _block(table: pa.Table, number: int) -> pa.Table:
+    return table.filter(pa.compute.equal(table["block_number"], number))
 
 
 RECEIPT_RECORDS = [r for r in recorded_responses() if r.method == "eth_getBlockReceipts" and r.result]
