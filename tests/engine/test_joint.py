@@ -88,6 +88,22 @@ def test_receipts_without_logs_are_proven_with_their_own_logs(devnet: Devnet, tm
         assert report.datasets[name]["unverified"] == {}, name
 
 
+def test_filtered_and_decoded_series_beside_a_group_are_proven_alone(
+    devnet: Devnet, tmp_path: Path, alone: list[str]
+) -> None:
+    """Logs of one token are not all of a block's logs (no root is rebuilt from them): with the blocks, transactions
+    and receipts proven together (the receipts with their own logs), the filtered logs and the token's transfers are
+    proven piece by piece against the run's shared answers."""
+    token = devnet.truth.contracts["Token"]
+    names = [*MAIN, "erc20_transfers"]
+    report = extract(names, blocks="0:80", rpc=devnet.node.url, out=tmp_path, progress=False, verify=True,
+                     address=token)  # fmt: skip
+    assert set(alone) == {"logs", "erc20_transfers"}
+    for name in names:
+        assert report.datasets[name]["verified_blocks"] == 81, name
+        assert report.datasets[name]["unverified"] == {}, name
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("concurrency", [1, 2, 4, 8])
 def test_every_concurrency_finishes_and_groups_only_what_it_can_hold(
@@ -243,6 +259,12 @@ def test_who_is_proven_together() -> None:
     assert _members(Joint(some, begun=4, chain_id=1), some) == []
     filtered = [*[_task(name) for name in MAIN[:3]], _task("logs", filters={"address": ["0x" + "11" * 20]})]
     assert _members(Joint(filtered, begun=4, chain_id=1), filtered) == [sorted(MAIN[:3])]
+    # A filtered series beside the plain one (its own folder, so its own file): only the plain one is a member.
+    both = [*tasks[:4], ChunkTask(**{**_task("logs", filters={"topics": [["0x" + "22" * 32]]}).to_json(),
+                                     "path": "logs__filtered/logs_0.parquet"})]  # fmt: skip
+    joint = Joint(both, begun=4, chain_id=1)
+    assert joint.group(both[-1]) is None
+    assert joint.group(both[3]) is not None
     # Only rows fetched over the same blocks, in the same form: an extended file, another u256, a task not verified.
     extended = [*[_task(name) for name in MAIN[:3]], _task("logs", keep_through=499)]
     assert _members(Joint(extended, begun=4, chain_id=1), extended) == [sorted(MAIN[:3])]

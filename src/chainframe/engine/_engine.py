@@ -425,7 +425,8 @@ async def run_tasks(
     # The datasets of a run that verifies are each other's proof: those of one slot fetched together are proven
     # together (engine._joint), the others read each block's answers once (engine._shared).
     joint = Joint(planned, begun=at_once, chain_id=chain_id)
-    planned.sort(key=lambda task: (task.start, joint.rank(task)))  # still slot by slot
+    if joint.groups:
+        planned.sort(key=lambda task: (task.start, joint.rank(task)))  # still slot by slot
     shared = SharedAnswers(client, through=finalized)
     alone = [task for task in planned if task.verify and joint.group(task) is None]
     for task in alone:

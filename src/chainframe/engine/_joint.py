@@ -262,6 +262,7 @@ class Joint:
         """``begun``: how many of the round's tasks may be begun and not done at once (a group larger would wait for
         a member never begun)."""
         self._groups: dict[tuple[str, int], Group] = {}
+        """By each member's slot file (its series' own) and first block fetched."""
         if not any(task.verify for task in tasks):
             return
         slots: dict[tuple[int, int, int, str], list[ChunkTask]] = {}
@@ -278,23 +279,21 @@ class Joint:
                 present = {d for d in present if set(wants[d]) <= present}
             if len(present) < 2 or len(present) > begun:
                 continue
-            names = [d.name for d in present]
             own_logs = RECEIPTS in present and LOGS not in present
-            group = Group(names, BlockRange(fetch_start, end), chain_id=chain_id, own_logs=own_logs)
-            for name in names:
-                self._groups[name, fetch_start] = group
+            group = Group([d.name for d in present], BlockRange(fetch_start, end), chain_id=chain_id, own_logs=own_logs)
+            for task in members:
+                if DATASETS[task.dataset] in present:
+                    self._groups[task.path, fetch_start] = group
 
     def rank(self, task: ChunkTask) -> int:
         """Where ``task`` is handed out among its slot's: a group's members in the order their proofs read each
         other (headers, transactions, receipts, logs: a part waits for the last of its tables, so the costly
         transactions' part is not left for the end), then the others."""
-        group = self.group(task)
-        return len(_depth(DATASETS[task.dataset])) if group is not None else len(needs())
+        return len(_depth(DATASETS[task.dataset])) if self.group(task) is not None else len(DATASETS)
 
     @property
     def groups(self) -> list[Group]:
         return list({id(g): g for g in self._groups.values()}.values())
 
     def group(self, task: ChunkTask) -> Group | None:
-        group = self._groups.get((task.dataset, task.fetch_start))
-        return group if group is not None and task.dataset in group.names else None
+        return self._groups.get((task.path, task.fetch_start))
