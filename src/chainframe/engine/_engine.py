@@ -1,5 +1,5 @@
-"""Running chunk tasks: a fixed pool of workers pulls tasks lazily, so memory is bounded by chunk size times
-concurrency, never by the length of the range.
+"""Running chunk tasks: handed out in order as places free (at most ``concurrency`` fetching, twice that begun), so
+memory is bounded by chunk size times concurrency, never by the length of the range.
 
 Each task: copy the rows it keeps from the slot's file, fetch the answers for the rest, decode them in a worker thread
 (so decoding overlaps with other chunks' fetching), and stream the sorted rows into a temporary; check them against
