@@ -44,7 +44,7 @@ def _found(error: BaseException, kind: type[BaseException]) -> BaseException | N
 def test_one_wrong_answer_is_fetched_again(devnet: Devnet, tmp_path: Path, case: str) -> None:
     method = CASES[case][0]
     datasets = DATASETS[method]
-    with Hostile(devnet.node.url, case, times=1) as proxy:
+    with Hostile(devnet.node.url, case, times=1, blocks=(0, 60)) as proxy:  # not the preflight's, at the head
         extract(list(datasets), blocks=BLOCKS, out=tmp_path / "got", rpc=proxy.url, chunk_size=30, progress=False)
         assert proxy.rewritten == 1
     extract(list(datasets), blocks=BLOCKS, out=tmp_path / "clean", rpc=devnet.node.url, chunk_size=30, progress=False)
