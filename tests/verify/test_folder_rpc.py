@@ -1,6 +1,8 @@
 """``chainframe verify DIR --rpc``: every series in a folder (filtered, decoded, proofs included) proven against the
-node's headers and receipts; a file edited on disk fails naming the block and the check. Offline, what cannot be
-proven from the folder alone is listed as skipped, never as passed."""
+node's headers and receipts; a file edited on disk fails naming the block and the check. The plain series stored
+together prove each other offline and only their headers' hashes are asked of the node; a stored header that is
+itself but not the node's fails. Offline, what cannot be proven from the folder alone is listed as skipped, never as
+passed."""
 
 from __future__ import annotations
 
@@ -87,3 +89,45 @@ def test_an_edited_file_fails_naming_block_and_check(
     assert {f.check for f in report.failures} == {check}
     assert all(f.block_number > 0 for f in report.failures)
     assert main(["verify", str(copy), "--rpc", devnet.node.url]) == 1
+
+
+def test_the_plain_series_stored_together_ask_the_node_only_their_hashes(devnet: Devnet, tmp_path: Path) -> None:
+    assert devnet.gateway is not None
+    plain = ["blocks", "transactions", "receipts", "logs"]
+    extract(plain, blocks="0:latest", rpc=devnet.http_url, out=tmp_path, progress=False)
+    devnet.gateway.reset_stats()
+    report = verify_stored(tmp_path, rpc=devnet.http_url)
+    assert report.failures == []
+    assert report.skipped == []
+    calls = devnet.gateway.stats()["calls"]
+    blocks = devnet.truth.head + 1
+    assert "eth_getBlockReceipts" not in calls, calls
+    assert calls["eth_getBlockByNumber"] == blocks, calls  # one header per block: its hash
+    for name in plain:
+        rows = sum(pq.read_metadata(f).num_rows for f in (tmp_path / name).glob("*.parquet"))
+        assert report.rows_verified[name] == rows > 0, name
+    assert report.blocks_verified == verify_folder(tmp_path).blocks_verified  # counted as offline counts them
+
+
+def test_a_header_that_is_itself_but_not_the_nodes_fails(devnet: Devnet, tmp_path: Path) -> None:
+    """Its fields rewritten and its hash computed again: offline it proves (nothing else is stored to tell), against
+    the node it is not the node's block."""
+    from chainframe.verify._hashing import keccak
+    from chainframe.verify._headers import header_rlp
+
+    extract("blocks", blocks="0:30", rpc=devnet.node.url, out=tmp_path, progress=False)
+    path = next((tmp_path / "blocks").glob("*.parquet"))
+    file = pq.ParquetFile(path)
+    rows = file.read().to_pylist()
+    last = rows[-1]
+    last["extra_data"] = b"another chain"
+    encoded = header_rlp(last)
+    assert encoded is not None
+    last["block_hash"] = keccak(encoded)
+    table = pa.Table.from_pylist(rows, schema=file.schema_arrow)
+    footer = {k: v for k, v in (file.metadata.metadata or {}).items() if k != b"ARROW:schema"}
+    pq.write_table(table.replace_schema_metadata(footer), path)
+    assert verify_folder(tmp_path).failures == []
+    report = verify_stored(tmp_path, rpc=devnet.node.url)
+    assert [(f.block_number, f.check) for f in report.failures] == [(30, "block_hash")]
+    assert report.failures[0].actual.startswith("the node's: 0x")

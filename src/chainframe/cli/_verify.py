@@ -41,7 +41,9 @@ and decoded series (logs__f..., erc20_transfers, ...) need the receipts' logs:
 
   --rpc URL    prove every series in DIR against the node's headers and receipts
                (logs: exactly the receipts' logs that match the filter, decoded
-               columns included; proofs; traces are listed as not provable)
+               columns included; proofs; traces are listed as not provable).
+               The plain series stored together prove each other as offline,
+               and only their headers' hashes are asked of the node.
 
 Checks that cannot run (a dataset missing, a header field not stored) are listed
 as skipped, never as passed, and the last line says how many series they touch.

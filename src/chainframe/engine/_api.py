@@ -837,7 +837,7 @@ async def averify_stored(
 ) -> Any:
     """Prove every series stored under ``out`` against the node's headers (and receipts, for logs): a
     :class:`chainframe.verify.Report` (nothing is written)."""
-    from chainframe.engine._verified import averify_stored as prove_folder
+    from chainframe.engine._stored import averify_stored as prove_folder
 
     folder = location(out)
     if not series_folders(folder):

@@ -28,16 +28,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import pyarrow as pa
 
-from chainframe import _kernels as pc
-from chainframe._errors import InputError
-from chainframe._kernels import constant
 from chainframe.datasets import (
     ACCOUNT_PROOFS,
     BLOCKS,
-    DATASETS,
     RECEIPTS,
     TRANSACTIONS,
     U256,
@@ -47,7 +42,6 @@ from chainframe.datasets import (
 )
 from chainframe.engine._answers import WrongAnswer
 from chainframe.engine._shared import Received
-from chainframe.store import ChunkMeta, Location, storage
 
 if TYPE_CHECKING:
     import polars as pl
@@ -145,94 +139,6 @@ async def _inputs(client: Any, dataset: Dataset, part: BlockRange, headers: list
         return Material(headers)
     receipts = await RECEIPTS.fetch(client, part) if RECEIPTS in dataset.derived_from else []
     return Material(headers, receipts, await TRANSACTIONS.fetch(client, part))
-
-
-def _read(path: Location) -> pa.Table:
-    """A stored chunk's rows, from disk or a bucket (page checksums verified)."""
-    import pyarrow.parquet as pq
-
-    with storage(path).open_input(path) as source:
-        return pq.ParquetFile(source, page_checksum_verification=True).read()
-
-
-async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 100) -> Report:
-    """Prove every series under ``folder`` against the node behind ``client``: each stored file in pieces of
-    ``piece_blocks`` blocks (memory bounded by a piece), every failure collected rather than raised."""
-    from chainframe.store import load_series, series_folders
-    from chainframe.verify import Failure
-
-    report = _report()
-    chain_id = await client.chain_id()
-
-    async def prove_file(name: str, meta: ChunkMeta, table: pa.Table) -> None:
-        spec = DATASETS[meta.dataset]
-        numbers = table[spec.block_column].combine_chunks()
-        for start in range(meta.start, meta.end + 1, piece_blocks):
-            part = BlockRange(start, min(start + piece_blocks - 1, meta.end))
-            first = constant(part.start, len(numbers), numbers.type)  # not a Python number: that loads pandas
-            last = constant(part.end, len(numbers), numbers.type)
-            rows = pc.filter(table, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
-            proof = await material(client, spec, part, receipts=True, addresses=_slot_accounts(spec, rows),
-                                   filters=meta.filters)  # fmt: skip
-            prove(spec, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
-                  report=report, name=name)  # fmt: skip
-
-    for path in series_folders(folder):
-        series = load_series(path)
-        for chunk in series.chunks:
-            if chunk.meta.chain_id != chain_id:
-                raise InputError(f"{chunk.path} is of chain {chunk.meta.chain_id}; the node serves chain {chain_id}")
-            await prove_file(path.name, chunk.meta, await anyio.to_thread.run_sync(_read, chunk.path))
-        for bad, why in series.foreign:
-            report.skip(path.name, "file", f"{bad.name}: {why}", blocks=1)
-        for slot_start, bad in series.damaged:
-            edited = await anyio.to_thread.run_sync(_edited, bad, series.dataset, chain_id)
-            if edited is None:  # nothing to read the rows from: the blocks it was written for are unproven
-                blocks = _blocks_named(bad.name) or f"from {slot_start}"
-                stored = f"{bad.name}: not a complete chunk file"
-                unproven = f"blocks {blocks} unproven: extract them again"
-                report.failures.append(Failure(path.name, slot_start, "chunk_file", stored, unproven))
-                continue
-            # Rows removed or added after writing (the footer's count disagrees): prove what is there, so the
-            # failures name the blocks and rows that differ from the chain.
-            meta, table = edited
-            stored = f"{table.num_rows:,} rows in {bad.name}"
-            written = f"{meta.rows:,} rows written for blocks {meta.start}..{meta.end}"
-            report.failures.append(Failure(path.name, meta.start, "chunk_file", stored, written))
-            await prove_file(path.name, meta, table)
-    return report
-
-
-def _slot_accounts(dataset: Dataset, rows: pa.Table) -> list[str]:
-    """The accounts stored storage slots belong to (as stored: a changed address fetches another account, whose
-    storage hash the slot's proof then does not hang from)."""
-    if dataset.proof is not Proof.SLOTS or rows.num_rows == 0:
-        return []
-    return sorted({"0x" + bytes(a).hex() for a in rows["address"].to_pylist()})
-
-
-def _edited(path: Location, dataset: str, chain_id: int) -> tuple[ChunkMeta, pa.Table] | None:
-    """A damaged chunk that is whole Parquet with our footer, its row count changed since (a tool deleted or added
-    rows in place): its footer's metadata and rows. None when it cannot be read so."""
-    import pyarrow.parquet as pq
-
-    try:
-        with storage(path).open_input(path) as source:
-            file = pq.ParquetFile(source, page_checksum_verification=True)
-            meta = ChunkMeta.from_metadata(file.metadata.metadata)
-            if meta is None or meta.dataset != dataset or meta.chain_id != chain_id:
-                return None
-            return meta, file.read()
-    except (OSError, ValueError, pa.ArrowException):
-        return None
-
-
-def _blocks_named(name: str) -> str | None:
-    """The blocks a chunk file's name says it holds (``..._0000000100_to_0000000199.parquet``)."""
-    import re
-
-    found = re.search(r"__(\d{10})_to_(\d{10})", name)
-    return f"{int(found.group(1))}..{int(found.group(2))}" if found else None
 
 
 def prove(

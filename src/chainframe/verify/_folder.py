@@ -11,7 +11,7 @@ series against the node's headers instead (:func:`chainframe.engine._verified.ve
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,6 +174,71 @@ def _across_groups(
     with_uncles = {r["block_number"] for r in rows if r["sha3_uncles"] != EMPTY_UNCLES}
     report.skip("blocks", "uncles", "no uncles stored for these blocks: their uncle hashes are not proven",
                 blocks=len(with_uncles - _covered(files["uncles"], window.low, window.high)))  # fmt: skip
+
+
+TOGETHER: dict[str, tuple[str, ...]] = {
+    "blocks": (),
+    "transactions": ("blocks",),
+    "receipts": ("blocks", "transactions", "logs"),  # the root with the logs; the transaction columns
+    "logs": ("blocks", "transactions", "receipts"),
+    "uncles": ("blocks",),
+}
+"""The plain series a folder proves of itself, each where the series its proof reads are stored over the same blocks
+(then ``verify DIR --rpc`` needs nothing of the node for them but its block hashes)."""
+
+
+def prove_together(
+    folder: str | Path, series: Collection[str] = tuple(TOGETHER), *, leave: Collection[int] = ()
+) -> tuple[Report, dict[str, set[int]]]:
+    """Prove ``series`` (of :data:`TOGETHER`'s) in ``folder`` against its stored headers, each in the blocks where
+    every series its proof reads is stored too, but those of ``leave``: the report, and the blocks each series was
+    proven in (its headers are the stored ones: whether they are a node's is for the caller to compare)."""
+    folder = Path(folder)
+    report = Report()
+    files = {name: _files(folder, name) if name in series else [] for name in TOGETHER}
+    proven: dict[str, set[int]] = {name: set() for name in series}
+    for window in files["blocks"]:
+        covered = {name: _covered(files[name], window.low, window.high) - set(leave) for name in TOGETHER}
+        if not covered["blocks"]:
+            continue
+        whole = {name: covered[name].intersection(*(covered[n] for n in TOGETHER[name])) for name in proven}
+        stored = _read(window.path)
+
+        def headers(of: set[int], stored: pa.Table = stored) -> pa.Table:
+            return _of_blocks(stored, "block_number", of)
+
+        def rows(name: str, of: set[int]) -> pa.Table:
+            table = _rows(files[name], name, min(of), max(of))
+            assert table is not None  # the blocks are covered
+            return _of_blocks(table, _block_column(name), of)
+
+        chain_id = window.chain_id
+        blocks = headers(covered["blocks"])
+        verify_tables(blocks=blocks, report=report, chain_id=chain_id)
+        if chain_id is None:
+            report.skip("blocks", "chain_id", "a blocks file without its chunk footer names no chain",
+                        blocks=blocks.num_rows)  # fmt: skip
+        proven["blocks"] |= covered["blocks"]
+        if mine := whole.get("transactions"):
+            verify_tables(blocks=headers(mine), transactions=rows("transactions", mine), report=report,
+                          headers=False, chain_id=chain_id)  # fmt: skip
+            proven["transactions"] |= mine
+        if (mine := whole.get("receipts")) and "logs" in whole:
+            verify_tables(blocks=headers(mine), transactions=rows("transactions", mine),
+                          receipts=rows("receipts", mine), logs=rows("logs", mine), report=report, headers=False,
+                          chain_id=chain_id, proven=frozenset({"transactions"}))  # fmt: skip
+            proven["receipts"] |= mine
+            proven["logs"] |= mine
+        if mine := whole.get("uncles"):
+            verify_tables(blocks=headers(mine), uncles=rows("uncles", mine), report=report, headers=False,
+                          chain_id=chain_id)  # fmt: skip
+            proven["uncles"] |= mine
+    return report, proven
+
+
+def _of_blocks(table: pa.Table, column: str, blocks: set[int]) -> pa.Table:
+    numbers = table[column]
+    return pc.filter(table, pc.is_in(numbers, value_set=integers(sorted(blocks), numbers.type)))
 
 
 def read_folder(folder: Path, dataset: str) -> pa.Table | None:

@@ -1,0 +1,182 @@
+"""``verify DIR --rpc``: a folder's series proven against the node.
+
+A stored header hashes to its block hash (every field of it is what that hash names), so a folder whose headers are
+the node's needs nothing more of the node for what it proves of itself. In a local folder, the plain series prove
+each other offline where they are stored over the same blocks (:func:`chainframe.verify.prove_together`: the
+transactions by their root and signatures, the receipts' root with the logs, and so on, against the stored headers),
+and the stored headers' hashes are compared with the node's: only those are asked. A block where that proof fails
+is proven against the node's material instead, whose failures name the rows that differ. Everything else (filtered and
+decoded series, proofs and state, a series stored without what its proof reads, a bucket, a damaged file) is proven
+in pieces against material fetched from the node (:mod:`chainframe.engine._verified`), as an extraction proves what
+it fetched alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import pyarrow as pa
+
+from chainframe import _kernels as pc
+from chainframe._errors import InputError
+from chainframe._kernels import constant
+from chainframe.datasets import BLOCKS, DATASETS, BlockRange, Dataset, Proof
+from chainframe.engine._canonical import headers
+from chainframe.engine._verified import material, prove
+from chainframe.store import ChunkMeta, Location, Series, load_series, series_folders, storage
+
+if TYPE_CHECKING:
+    from chainframe.verify import Report
+
+HASHES_ASKED = 500
+"""Headers asked of the node in one batch, to compare their hashes with the stored ones."""
+
+
+async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 100) -> Report:
+    """Prove every series under ``folder`` against the node behind ``client`` (see the module): stored files proven
+    against fetched material in pieces of ``piece_blocks`` blocks (memory bounded by a piece), every failure
+    collected rather than raised."""
+    from chainframe.verify import Failure, Report
+
+    report = Report()
+    chain_id = await client.chain_id()
+    every: dict[str, Series] = {path.name: load_series(path) for path in series_folders(folder)}
+    for series in every.values():
+        for chunk in series.chunks:
+            if chunk.meta.chain_id != chain_id:
+                raise InputError(f"{chunk.path} is of chain {chunk.meta.chain_id}; the node serves chain {chain_id}")
+    together = await _together(folder, every, client, report)
+
+    async def prove_file(name: str, meta: ChunkMeta, table: pa.Table, proven: set[int]) -> None:
+        spec = DATASETS[meta.dataset]
+        numbers = table[spec.block_column].combine_chunks()
+        for part in _unproven(BlockRange(meta.start, meta.end), proven, piece_blocks):
+            first = constant(part.start, len(numbers), numbers.type)  # not a Python number: that loads pandas
+            last = constant(part.end, len(numbers), numbers.type)
+            rows = pc.filter(table, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
+            proof = await material(client, spec, part, receipts=True, addresses=_slot_accounts(spec, rows),
+                                   filters=meta.filters)  # fmt: skip
+            prove(spec, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
+                  report=report, name=name)  # fmt: skip
+            if spec is BLOCKS:  # the rows are headers: proven to be themselves, and here to be the node's
+                await _same_hashes(client, rows, report, name)
+
+    for name, series in every.items():
+        proven = together.get(name, set())
+        for chunk in series.chunks:
+            if not all(n in proven for n in range(chunk.meta.start, chunk.meta.end + 1)):
+                await prove_file(name, chunk.meta, await anyio.to_thread.run_sync(_read, chunk.path), proven)
+        for bad, why in series.foreign:
+            report.skip(name, "file", f"{bad.name}: {why}", blocks=1)
+        for slot_start, bad in series.damaged:
+            edited = await anyio.to_thread.run_sync(_edited, bad, series.dataset, chain_id)
+            if edited is None:  # nothing to read the rows from: the blocks it was written for are unproven
+                blocks = _blocks_named(bad.name) or f"from {slot_start}"
+                stored = f"{bad.name}: not a complete chunk file"
+                unproven = f"blocks {blocks} unproven: extract them again"
+                report.failures.append(Failure(name, slot_start, "chunk_file", stored, unproven))
+                continue
+            # Rows removed or added after writing (the footer's count disagrees): prove what is there, so the
+            # failures name the blocks and rows that differ from the chain.
+            meta, table = edited
+            stored = f"{table.num_rows:,} rows in {bad.name}"
+            written = f"{meta.rows:,} rows written for blocks {meta.start}..{meta.end}"
+            report.failures.append(Failure(name, meta.start, "chunk_file", stored, written))
+            await prove_file(name, meta, table, set())
+    return report
+
+
+async def _together(folder: Location, every: dict[str, Series], client: Any, report: Report) -> dict[str, set[int]]:
+    """What a local folder's plain series prove of each other, offline (added to ``report``), with the stored
+    headers' hashes compared with the node's: the blocks each series is proven in so."""
+    from chainframe.verify import TOGETHER, prove_together
+
+    whole = [name for name in TOGETHER if name in every and not every[name].damaged and not every[name].foreign]
+    if not isinstance(folder, Path) or BLOCKS.name not in whole:
+        return {}
+    found, proven = await anyio.to_thread.run_sync(prove_together, folder, whole)
+    if found.failures:  # those blocks proven against the node's material instead: its failures name the rows
+        leave = {f.block_number for f in found.failures}
+        found, proven = await anyio.to_thread.run_sync(partial(prove_together, folder, whole, leave=leave))
+    for name, blocks in found.blocks_verified.items():
+        report.count(name, blocks=blocks, rows=found.rows_verified.get(name, 0))
+    report.failures.extend(found.failures)
+    for skip in found.skipped:
+        report.skip(skip.dataset, skip.check, skip.reason, blocks=skip.blocks)
+    for (dataset, what), blocks in found.notes.items():
+        report.note(dataset, what, blocks=blocks)
+    for chunk in every[BLOCKS.name].chunks:
+        if any(n in proven[BLOCKS.name] for n in range(chunk.meta.start, chunk.meta.end + 1)):
+            rows = await anyio.to_thread.run_sync(_read, chunk.path)
+            await _same_hashes(client, rows, report, BLOCKS.name)
+    return proven
+
+
+async def _same_hashes(client: Any, rows: pa.Table, report: Report, name: str) -> None:
+    """Each stored header's hash is the node's for its block (the header proven to be itself, it is the node's)."""
+    from chainframe.verify import Failure
+
+    stored = dict(zip(rows["block_number"].to_pylist(), rows["block_hash"].to_pylist(), strict=True))
+    numbers = sorted(n for n in stored if n is not None)
+    for at in range(0, len(numbers), HASHES_ASKED):
+        nodes = await headers(client, numbers[at : at + HASHES_ASKED])
+        for number in numbers[at : at + HASHES_ASKED]:
+            node, mine = nodes.get(number), stored[number]
+            if node is None or node.hash != mine:
+                theirs = f"the node has no block {number}" if node is None else f"the node's: 0x{node.hash.hex()}"
+                report.failures.append(Failure(name, number, "block_hash", "0x" + (mine or b"").hex(), theirs))
+
+
+def _unproven(blocks: BlockRange, proven: set[int], size: int) -> Iterator[BlockRange]:
+    """The parts of ``blocks`` outside ``proven``, each of at most ``size`` blocks."""
+    start = None
+    for number in range(blocks.start, blocks.end + 2):
+        inside = number <= blocks.end and number not in proven
+        if inside and start is None:
+            start = number
+        if start is not None and (not inside or number - start == size):
+            yield BlockRange(start, number - 1)
+            start = number if inside else None
+
+
+def _read(path: Location) -> pa.Table:
+    """A stored chunk's rows, from disk or a bucket (page checksums verified)."""
+    import pyarrow.parquet as pq
+
+    with storage(path).open_input(path) as source:
+        return pq.ParquetFile(source, page_checksum_verification=True).read()
+
+
+def _slot_accounts(dataset: Dataset, rows: pa.Table) -> list[str]:
+    """The accounts stored storage slots belong to (as stored: a changed address fetches another account, whose
+    storage hash the slot's proof then does not hang from)."""
+    if dataset.proof is not Proof.SLOTS or rows.num_rows == 0:
+        return []
+    return sorted({"0x" + bytes(a).hex() for a in rows["address"].to_pylist()})
+
+
+def _edited(path: Location, dataset: str, chain_id: int) -> tuple[ChunkMeta, pa.Table] | None:
+    """A damaged chunk that is whole Parquet with our footer, its row count changed since (a tool deleted or added
+    rows in place): its footer's metadata and rows. None when it cannot be read so."""
+    import pyarrow.parquet as pq
+
+    try:
+        with storage(path).open_input(path) as source:
+            file = pq.ParquetFile(source, page_checksum_verification=True)
+            meta = ChunkMeta.from_metadata(file.metadata.metadata)
+            if meta is None or meta.dataset != dataset or meta.chain_id != chain_id:
+                return None
+            return meta, file.read()
+    except (OSError, ValueError, pa.ArrowException):
+        return None
+
+
+def _blocks_named(name: str) -> str | None:
+    """The blocks a chunk file's name says it holds (``..._0000000100_to_0000000199.parquet``)."""
+    found = re.search(r"__(\d{10})_to_(\d{10})", name)
+    return f"{int(found.group(1))}..{int(found.group(2))}" if found else None
