@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from chainframe.datasets._ether import wei_to_ether
     from chainframe.datasets._hex_view import hex_view, register_duckdb
     from chainframe.datasets._inputs import Input
-    from chainframe.datasets._logs import LOGS, with_block_timestamps
+    from chainframe.datasets._logs import LOGS, matches_filter, with_block_timestamps
     from chainframe.datasets._native import null_result
     from chainframe.datasets._proofs import ACCOUNT_PROOFS, STORAGE_PROOFS
     from chainframe.datasets._receipts import RECEIPTS
@@ -52,6 +52,7 @@ _WHERE = {
     "register_duckdb": "_hex_view",
     "LOGS": "_logs",
     "with_block_timestamps": "_logs",
+    "matches_filter": "_logs",
     "ACCOUNT_PROOFS": "_proofs",
     "STORAGE_PROOFS": "_proofs",
     "RECEIPTS": "_receipts",
@@ -112,6 +113,7 @@ __all__ = [
     "ValueOutOfRange",
     "build_arrow",
     "hex_view",
+    "matches_filter",
     "null_result",
     "register",
     "register_duckdb",

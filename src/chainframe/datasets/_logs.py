@@ -144,3 +144,21 @@ async def with_block_timestamps(client: Any, bodies: list[bytes]) -> list[bytes]
 
 
 LOGS = Logs()
+
+
+def matches_filter(filters: Mapping[str, Any]) -> pl.Expr:
+    """The eth_getLogs filter as a Polars predicate on a logs table (logs read from receipts; proven logs)."""
+    from chainframe.rpc import params
+
+    condition = pl.lit(True)
+    flt = params.log_filter(address_=filters.get("address"), topics=filters.get("topics"))
+    address = flt.get("address")
+    if address is not None:
+        wanted = [bytes.fromhex(a[2:]) for a in (address if isinstance(address, list) else [address])]
+        condition &= pl.col("address").is_in(wanted)
+    for i, position in enumerate(flt.get("topics", [])):
+        if position is None or position == []:
+            continue
+        values = [bytes.fromhex(t[2:]) for t in (position if isinstance(position, list) else [position])]
+        condition &= pl.col("topics").list.get(i, null_on_oob=True).is_in(values)
+    return condition

@@ -94,11 +94,11 @@ def check_rows(
     if log_filter:
         import polars as pl
 
-        from chainframe.engine._logs import matches
+        from chainframe.datasets import matches_filter
 
         logs = pl.from_arrow(table.select(["address", "topics"]))
         assert isinstance(logs, pl.DataFrame)
-        stray = logs.select((~matches(log_filter)).sum()).item()
+        stray = logs.select((~matches_filter(log_filter)).sum()).item()
         if stray:
             raise WrongAnswer(f"{stray} logs do not match the filter asked for", check="logs match the filter")
 

@@ -23,12 +23,12 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import first_error
-from chainframe.datasets import LOGS, RECEIPTS, U256, BlockRange, with_block_timestamps
+from chainframe.datasets import LOGS, RECEIPTS, U256, BlockRange, matches_filter, with_block_timestamps
 from chainframe.engine._answers import checked
 from chainframe.rpc import ANSWER_BYTES, LimitExceeded, params
 
 if TYPE_CHECKING:
-    import polars as pl
+    pass
 
 MAX_PIECES = 100_000  # a provider that refuses even after this many splits is refusing everything
 PIECE_BLOCKS = 100
@@ -305,24 +305,6 @@ def predict_calls(
     return calls
 
 
-def matches(filters: Mapping[str, Any]) -> pl.Expr:
-    """The eth_getLogs filter as a Polars predicate on the logs table (for logs read from receipts)."""
-    import polars as pl
-
-    condition = pl.lit(True)
-    flt = params.log_filter(address_=filters.get("address"), topics=filters.get("topics"))
-    address = flt.get("address")
-    if address is not None:
-        wanted = [bytes.fromhex(a[2:]) for a in (address if isinstance(address, list) else [address])]
-        condition &= pl.col("address").is_in(wanted)
-    for i, position in enumerate(flt.get("topics", [])):
-        if position is None or position == []:
-            continue
-        values = [bytes.fromhex(t[2:]) for t in (position if isinstance(position, list) else [position])]
-        condition &= pl.col("topics").list.get(i, null_on_oob=True).is_in(values)
-    return condition
-
-
 def logs_table(
     logs: list[bytes], receipts: list[bytes], filters: Mapping[str, Any], *, chain_id: int, u256: U256
 ) -> pa.Table:
@@ -336,7 +318,7 @@ def logs_table(
 
         frame = pl.from_arrow(extra)
         assert isinstance(frame, pl.DataFrame)
-        extra = frame.filter(matches(filters)).to_arrow().cast(extra.schema)
+        extra = frame.filter(matches_filter(filters)).to_arrow().cast(extra.schema)
     return pa.concat_tables([table, extra]) if logs else extra
 
 

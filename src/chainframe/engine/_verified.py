@@ -159,7 +159,7 @@ def prove(
     against ``proof``, adding counts, failures and skips to ``report``. ``bodies``: the rows' own answers (receipts
     carry their logs); without them, receipts are proven with the node's receipts' logs. ``received``: the shared
     answers among the piece's (in an extraction: what another dataset proved of them is not proven again)."""
-    from chainframe.verify import receipts_and_logs, verify_tables
+    from chainframe.verify import check_log_set, receipts_and_logs, verify_tables
 
     name = name or dataset.name
     received = received or Received()
@@ -181,7 +181,7 @@ def prove(
         receipts, logs = receipts_and_logs(proof.receipts, chain_id=chain_id)
         if not (known and received.proven(proof.receipts, Proof.RECEIPTS)):
             verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found, headers=not known)
-        _same_logs(dataset, rows, logs, filters, u256, found)
+        check_log_set(dataset, rows, logs, filters, found, u256=u256, leave=_NOT_IN_RECEIPTS)
         # Columns a receipt's logs do not carry: the rows' own block columns, chain and removed flag.
         from chainframe.verify import check_header_columns, check_not_removed
 
@@ -277,7 +277,7 @@ def _prove_derived(
 ) -> None:
     """Rows computed from transactions (and receipts): those are proven against the headers, then the rows must be
     exactly what the dataset computes from them (none dropped, added or changed)."""
-    from chainframe.verify import receipts_and_logs, verify_tables
+    from chainframe.verify import check_same_rows, receipts_and_logs, verify_tables
 
     transaction_answers, receipt_answers = dataset.inputs_of(bodies) if bodies else (proof.transactions, proof.receipts)
     transactions = TRANSACTIONS.transform(transaction_answers, chain_id=chain_id, u256="binary")
@@ -287,7 +287,7 @@ def _prove_derived(
     verify_tables(blocks=headers, transactions=transactions, receipts=receipts, logs=logs, report=report,
                   chain_id=chain_id)  # fmt: skip
     want = dataset.derive(transactions, receipts, logs, chain_id=chain_id)
-    _same_table(name, "derived_rows", rows, want, list(dataset.sort), report)
+    check_same_rows(name, "derived_rows", rows, want, list(dataset.sort), report)
 
 
 def verify_piece(
@@ -332,7 +332,7 @@ def _same_top_values(
 ) -> None:
     """Movements of ether: the proven ones are exactly what the proven transactions (with value, and a receipt
     saying success) and the headers' withdrawals (gwei, as wei) give; internal movements are reported as skipped."""
-    from chainframe.verify import receipts_and_logs, verify_tables
+    from chainframe.verify import check_same_rows, receipts_and_logs, verify_tables
 
     transactions = TRANSACTIONS.transform(proof.transactions, chain_id=chain_id, u256="binary")
     receipts, logs = receipts_and_logs(proof.receipts, chain_id=chain_id)
@@ -364,7 +364,7 @@ def _same_top_values(
                 _wei(pl.col("value")).alias("value"))
     )  # fmt: skip
     want = pl.concat([moved.cast(have.schema), paid.cast(have.schema)])
-    _same_table(name, "value", have.to_arrow(), want.to_arrow(), ["block_number", "at"], report)
+    check_same_rows(name, "value", have.to_arrow(), want.to_arrow(), ["block_number", "at"], report)
     if any(kind not in _PROVEN_MOVES for kind in set(rows["transfer_type"].to_pylist())):
         why = "movements inside execution (calls, creations, self-destructs) come from traces, which no header field "
         report.skip(name, "internal", why + "commits to", blocks=len(set(rows["block_number"].to_pylist())))
@@ -391,7 +391,7 @@ def _same_state(
     proofs proven against the headers' state roots (a slot's against its account's storage hash); a code hashes to
     its code hash. The proofs are of exactly the rows asked: a row dropped, added or moved to another block fails."""
     from chainframe.datasets import STORAGE_PROOFS
-    from chainframe.verify import verify_tables
+    from chainframe.verify import check_same_rows, verify_tables
 
     # The proven values in the rows' own form (a balance as decimal or as a 32-byte word).
     wide = "balance" in rows.column_names and pa.types.is_fixed_size_binary(rows.schema.field("balance").type)
@@ -403,7 +403,7 @@ def _same_state(
     want = slots if slots is not None else accounts
     key = list(dataset.sort)
     values = [c for c in rows.column_names if c in want.column_names and c not in key]
-    _same_table(name, "state", rows.select(key + values), want.select(key + values), key, report)
+    check_same_rows(name, "state", rows.select(key + values), want.select(key + values), key, report)
     if "code" in rows.column_names and "code_hash" in rows.column_names:
         _same_code_hashes(name, rows, report)
 
@@ -439,68 +439,3 @@ def _same_block_hashes(dataset: str, rows: pa.Table, headers: pa.Table, report: 
     for number, stored, header in wrong.unique("block_number").sort("block_number").head(3).rows():
         shown = "no header" if header is None else "0x" + bytes(header).hex()
         report.failures.append(Failure(dataset, number, "row_block_hash", "0x" + bytes(stored).hex(), shown))
-
-
-def _same_logs(
-    dataset: Dataset, rows: pa.Table, proven: pa.Table, filters: Mapping[str, Any], u256: U256, report: Report
-) -> None:
-    """The rows are exactly what the proven receipts' logs give: the logs matching the filter (none dropped, added or
-    changed), with their decoded columns (``event=``), or decoded into the token-transfer dataset's rows."""
-    from chainframe.engine._logs import matches
-
-    log_filter = dataset.log_filter(filters)
-    if log_filter.get("address") or log_filter.get("topics"):
-        frame = pl.DataFrame(pl.from_arrow(proven.select(["address", "topics"])))
-        proven = proven.filter(pa.array(frame.select(matches(log_filter)).to_series().to_arrow()))
-    # The rows as the dataset makes them of the proven logs; an extraction proves its logs before they are made into
-    # rows (its rows lack the made columns: compared as logs).
-    made = any(c not in proven.column_names for c in rows.column_names)
-    want = dataset.from_logs(proven, filters, u256=u256) if made else proven
-    key = list(dataset.sort) if made else ["block_number", "log_index"]
-    values = [c for c in want.column_names if c in rows.column_names and c not in key and c not in _NOT_IN_RECEIPTS]
-    _same_table(dataset.name, "log_set", rows.select(key + values), want.select(key + values), key, report)
-
-
-def _same_table(dataset: str, check: str, rows: pa.Table, want: pa.Table, key: list[str], report: Report) -> None:
-    """Rows equal to the proven ones, matched by ``key``: the first few differences as failures."""
-    from chainframe.verify import Failure
-
-    if _equal(rows, want, key):
-        return
-    have, expected = pl.DataFrame(pl.from_arrow(rows)), pl.DataFrame(pl.from_arrow(want))
-    values = [c for c in have.columns if c not in key]
-    joined = expected.join(have, on=key, how="full", suffix="_kept", coalesce=True)
-    present = pl.col(values[0]).is_not_null() if values else pl.lit(True)
-    kept = pl.col(f"{values[0]}_kept").is_not_null() if values else pl.lit(True)
-    differ = pl.any_horizontal([pl.col(c).ne_missing(pl.col(f"{c}_kept")) for c in values]) if values else pl.lit(False)
-    bad = joined.with_columns(present.alias("__want"), kept.alias("__have")).filter(differ)
-    where = " ".join(f"{k} {{{k}}}" for k in key[1:])
-    for row in bad.sort(key).head(3).iter_rows(named=True):
-        at = where.format(**row)
-        if not row["__want"]:
-            stored, proven = f"a row at {at}", "no such row"
-        elif not row["__have"]:
-            stored, proven = f"no row at {at}", f"a row at {at}"
-        else:
-            column = next(c for c in values if row[c] != row[f"{c}_kept"])
-            stored, proven = f"{at} {column} {_shown(row[f'{column}_kept'])}", _shown(row[column])
-        report.failures.append(Failure(dataset, row["block_number"], check, stored, proven))
-
-
-def _equal(rows: pa.Table, want: pa.Table, key: list[str]) -> bool:
-    """The same rows in the same order of ``key`` (answers nearly always are), column by column in Arrow: the join
-    that names differences is for the rare table that is not."""
-    from chainframe.engine._logs import sort_table
-
-    if rows.num_rows != want.num_rows or rows.column_names != want.column_names:
-        return False
-    rows, want = sort_table(rows, key), sort_table(want, key)
-    return all(rows[c].equals(want[c]) for c in rows.column_names)
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, bytes):
-        return "0x" + value.hex()
-    if isinstance(value, list):
-        return "[" + ", ".join(_shown(v) for v in value) + "]"
-    return str(value)

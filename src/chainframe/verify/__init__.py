@@ -8,16 +8,19 @@ from chainframe.verify._answers import receipts_and_logs
 from chainframe.verify._derived import check_header_columns, check_not_removed, check_receipts_with_transactions
 from chainframe.verify._folder import TOGETHER, prove_together, read_folder, verify_folder
 from chainframe.verify._report import Failure, Report, Skip
+from chainframe.verify._rows import check_log_set, check_same_rows
 from chainframe.verify._tables import verify_tables
 
 __all__ = [
-    "TOGETHER",
     "Failure",
     "Report",
     "Skip",
+    "TOGETHER",
     "check_header_columns",
+    "check_log_set",
     "check_not_removed",
     "check_receipts_with_transactions",
+    "check_same_rows",
     "prove_together",
     "read_folder",
     "receipts_and_logs",
