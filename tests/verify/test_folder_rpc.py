@@ -58,12 +58,26 @@ def test_every_series_verifies_against_the_node(devnet: Devnet, folder: Path) ->
         assert report.rows_verified[name] == rows > 0, name
 
 
-def test_offline_says_what_it_cannot_prove(folder: Path) -> None:
+def test_offline_proves_the_series_made_of_logs_and_says_what_it_cannot_prove(devnet: Devnet, folder: Path) -> None:
+    """The token transfers and the decoded event series are what their datasets make of the raw logs stored (and
+    proven) beside them; the accounts' proofs need the node."""
     report = verify_folder(folder)
     assert report.failures == []
-    skipped = {(s.dataset, s.check) for s in report.skipped}
-    assert ("erc20_transfers", "all") in skipped
-    assert any(dataset.startswith("logs__f") for dataset, _ in skipped)
+    event_series = series_folder(folder, "logs", event=TRANSFER, address=devnet.truth.contracts["Token"]).name
+    for name in ("erc20_transfers", event_series):
+        rows = sum(pq.read_metadata(f).num_rows for f in (folder / name).glob("*.parquet"))
+        assert report.rows_verified[name] == rows > 0, name
+    assert {(s.dataset.split("__")[0], s.check) for s in report.skipped} == {("account_proofs", "all")}
+
+
+def test_series_made_of_logs_without_proven_logs_beside_them_are_skipped(
+    devnet: Devnet, folder: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    shutil.rmtree(copy / "receipts")  # the raw logs are stored, not proven
+    skipped = {s.dataset: s.reason for s in verify_folder(copy).skipped}
+    assert "no proven logs stored for these blocks" in skipped["erc20_transfers"]
 
 
 @pytest.mark.parametrize(
@@ -89,6 +103,10 @@ def test_an_edited_file_fails_naming_block_and_check(
     assert {f.check for f in report.failures} == {check}
     assert all(f.block_number > 0 for f in report.failures)
     assert main(["verify", str(copy), "--rpc", devnet.node.url]) == 1
+    if series in ("erc20_transfers", "logs__f"):  # offline too, from the raw logs beside them
+        offline = verify_folder(copy)
+        assert {(f.dataset.split("__")[0], f.check) for f in offline.failures} == {(series.split("__")[0], check)}
+        assert all(f.expected.startswith(("log_index", "a row", "no row")) for f in offline.failures), offline
 
 
 def test_the_plain_series_stored_together_ask_the_node_only_their_hashes(devnet: Devnet, tmp_path: Path) -> None:

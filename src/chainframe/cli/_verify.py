@@ -36,8 +36,12 @@ headers stored in DIR/blocks, without the network:
   log_unique   no (block, log_index) is stored twice
   receipts_root  the receipts and their logs rebuild the header's receiptsRoot
 
-The folder is read one blocks file at a time (memory bounded by a chunk). Filtered
-and decoded series (logs__f..., erc20_transfers, ...) need the receipts' logs:
+  log_set      a series made of logs (logs__f..., erc20_transfers, ...) is exactly
+               what its dataset makes of the raw logs (in DIR/logs, proven with their
+               receipts) that its filter matches
+
+The folder is read one blocks file at a time (memory bounded by a chunk). Series
+made of logs with no proven raw logs beside them, and proofs, need the node:
 
   --rpc URL    prove every series in DIR against the node's headers and receipts
                (logs: exactly the receipts' logs that match the filter, decoded

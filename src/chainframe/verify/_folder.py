@@ -3,9 +3,11 @@ datasets in its blocks are read beside it (only the files that overlap it), so m
 the folder.
 
 Offline, the plain series (``blocks/``, ``transactions/``, ``receipts/``, ``logs/``, ``uncles/``, the proofs) are
-proven against the stored headers. Rows of blocks whose header is not stored, and filtered or decoded series (their
-logs can only be proven against receipts' logs), are reported as skipped with the reason; ``rpc=`` proves every
-series against the node's headers instead (:func:`chainframe.engine._verified.verify_stored`).
+proven against the stored headers, and the series made of logs (filtered, decoded, token transfers) against the raw
+logs proven so beside them: they must be exactly what their dataset makes of the logs their filter matches. Rows of
+blocks whose header is not stored, series made of logs where no proven logs are stored, and every other series are
+reported as skipped with the reason; ``rpc=`` proves every series against the node's headers instead
+(:func:`chainframe.engine.verify_stored`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from chainframe import _kernels as pc
 from chainframe.verify._columns import integers
 from chainframe.verify._derived import EMPTY_UNCLES, check_receipts_with_transactions
 from chainframe.verify._report import Report
+from chainframe.verify._rows import check_log_set
 from chainframe.verify._tables import verify_tables
 
 DATASETS = ("blocks", "transactions", "receipts", "logs", "uncles", "account_proofs", "storage_proofs")
@@ -260,21 +263,59 @@ def _headerless(files: Mapping[str, list[_File]], report: Report) -> None:
                     blocks=len(missing))  # fmt: skip
 
 
-def _other_series(folder: Path, report: Report) -> None:
+NOT_FROM_LOGS = "a filtered or decoded series: verify it with --rpc against the node"
+NO_PROVEN_LOGS = (
+    "no proven logs stored for these blocks (the logs series with its receipts, transactions and blocks): verify it "
+    "with --rpc against the node"
+)
+
+
+def _other_series(folder: Path, files: Mapping[str, list[_File]], report: Report) -> None:
+    """The series made of logs (filtered, decoded, token transfers) proven offline from the raw logs stored beside
+    them, in the blocks where those are proven (:data:`TOGETHER`'s logs: with their receipts, transactions and
+    headers); the rest, and every other series, reported as skipped."""
+    from chainframe.datasets import DATASETS as ALL
+    from chainframe.datasets import Fetch
     from chainframe.store import load_series, series_folders
 
+    logs = _proven_logs(files)
     for path in series_folders(folder):
         if path.name in DATASETS:
             continue
         series = load_series(path)
-        blocks = sum(c.meta.end - c.meta.start + 1 for c in series.chunks)
-        report.skip(path.name, "all", "a filtered or decoded series: verify it with --rpc against the node",
-                    blocks=blocks)  # fmt: skip
+        dataset = ALL.get(series.dataset)
+        if dataset is None or dataset.fetched is not Fetch.LOGS or series.damaged or series.foreign:
+            blocks = sum(c.meta.end - c.meta.start + 1 for c in series.chunks)
+            report.skip(path.name, "all", NOT_FROM_LOGS, blocks=blocks)
+            continue
+        for chunk in series.chunks:
+            meta = chunk.meta
+            proven = {n for n in range(meta.start, meta.end + 1) if n in logs}
+            report.skip(path.name, "all", NO_PROVEN_LOGS, blocks=meta.end - meta.start + 1 - len(proven))
+            if not proven:
+                continue
+            assert isinstance(chunk.path, Path)  # a folder's (offline verify reads no bucket)
+            rows = _of_blocks(_read(chunk.path), "block_number", proven)
+            raw = _rows(files["logs"], "logs", min(proven), max(proven))
+            assert raw is not None  # the blocks are covered
+            check_log_set(dataset, rows, _of_blocks(raw, "block_number", proven), meta.filters, report,
+                          u256=meta.u256, name=path.name)  # fmt: skip
+            report.count(path.name, blocks=len(proven), rows=rows.num_rows)
+
+
+def _proven_logs(files: Mapping[str, list[_File]]) -> set[int]:
+    """The blocks whose raw logs the folder proves: stored with what their proof reads (:data:`TOGETHER`)."""
+    proven: set[int] = set()
+    for window in files["blocks"]:
+        covered = [_covered(files[name], window.low, window.high) for name in ("logs", *TOGETHER["logs"])]
+        proven |= set.intersection(*covered)
+    return proven
 
 
 def verify_folder(folder: str | Path) -> Report:
-    """Verify what ``folder`` holds, offline: the plain series against the stored headers. Against a node's headers
-    (every series, and receipts for logs) it is :func:`chainframe.engine.verify_stored`, a run of the engine's."""
+    """Verify what ``folder`` holds, offline: the plain series against the stored headers, the series made of logs
+    against the raw logs proven so. Against a node's headers (every series, and receipts for logs) it is
+    :func:`chainframe.engine.verify_stored`, a run of the engine's."""
     folder = Path(folder)
     report = Report()
     files = {name: _files(folder, name) for name in DATASETS}
@@ -286,5 +327,5 @@ def verify_folder(folder: str | Path) -> Report:
             for f in files[name]:
                 verify_tables(**{name: _read(f.path)}, report=report)
     _headerless(files, report)
-    _other_series(folder, report)
+    _other_series(folder, files, report)
     return report
