@@ -151,3 +151,29 @@ def test_a_header_that_is_itself_but_not_the_nodes_fails(devnet: Devnet, tmp_pat
     report = verify_stored(tmp_path, rpc=devnet.node.url)
     assert [(f.block_number, f.check) for f in report.failures] == [(30, "block_hash")]
     assert report.failures[0].actual.startswith("the node's: 0x")
+
+
+def test_a_blocks_list_of_transaction_hashes_is_proven_against_the_nodes_transactions(
+    devnet: Devnet, tmp_path: Path
+) -> None:
+    """No header field holds it (the root is over the transactions' encodings): without the transactions stored beside
+    it, offline says it is not proven; against the node, the node's transactions of the block (proven by the root)
+    prove it, and a changed list fails (it went unseen before)."""
+    extract("blocks", blocks="0:30", rpc=devnet.node.url, out=tmp_path, progress=False)
+    clean = verify_stored(tmp_path, rpc=devnet.node.url)
+    assert clean.failures == []
+    assert clean.skipped == []
+    path = next((tmp_path / "blocks").glob("*.parquet"))
+    file = pq.ParquetFile(path)
+    rows = file.read().to_pylist()
+    busy = next(row for row in rows if row["transaction_hashes"])
+    busy["transaction_hashes"] = [b"\x11" * 32] * len(busy["transaction_hashes"])
+    footer = {k: v for k, v in (file.metadata.metadata or {}).items() if k != b"ARROW:schema"}
+    pq.write_table(pa.Table.from_pylist(rows, schema=file.schema_arrow).replace_schema_metadata(footer), path)
+    offline = verify_folder(tmp_path)
+    assert offline.failures == []
+    assert [s.check for s in offline.skipped] == ["transaction_hashes"]
+    report = verify_stored(tmp_path, rpc=devnet.node.url)
+    assert [(f.block_number, f.check) for f in report.failures] == [(busy["block_number"], "transaction_hashes")]
+    assert report.skipped == []
+    assert main(["verify", str(tmp_path), "--rpc", devnet.node.url]) == 1

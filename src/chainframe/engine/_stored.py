@@ -26,7 +26,7 @@ import pyarrow as pa
 from chainframe import _kernels as pc
 from chainframe._errors import InputError
 from chainframe._kernels import constant
-from chainframe.datasets import BLOCKS, DATASETS, BlockRange, Dataset, Proof
+from chainframe.datasets import BLOCKS, DATASETS, TRANSACTIONS, UNCLES, BlockRange, Dataset, Proof
 from chainframe.engine._canonical import headers
 from chainframe.engine._verified import material, prove
 from chainframe.store import ChunkMeta, Location, Series, load_series, series_folders, storage
@@ -67,6 +67,11 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
             if spec is BLOCKS:  # the rows are headers: proven to be themselves, and here to be the node's
                 await _same_hashes(client, rows, report, name)
 
+    if BLOCKS.name in every:
+        listed = together.get(TRANSACTIONS.name, set()), together.get(UNCLES.name, set())
+        for chunk in every[BLOCKS.name].chunks:
+            rows = await anyio.to_thread.run_sync(_read, chunk.path)
+            await _lists(client, rows, listed, report, chain_id=chain_id, piece_blocks=piece_blocks)
     for name, series in every.items():
         proven = together.get(name, set())
         for chunk in series.chunks:
@@ -135,6 +140,38 @@ async def _same_hashes(client: Any, rows: pa.Table, report: Report, name: str) -
             if node is None or node.hash != mine:
                 theirs = f"the node has no block {number}" if node is None else f"the node's: 0x{node.hash.hex()}"
                 report.failures.append(Failure(name, number, "block_hash", "0x" + (mine or b"").hex(), theirs))
+
+
+async def _lists(
+    client: Any, blocks: pa.Table, listed: tuple[set[int], set[int]], report: Report, *, chain_id: int,
+    piece_blocks: int,
+) -> None:  # fmt: skip
+    """The stored blocks' lists of transaction and uncle hashes that the folder does not prove (its transactions or
+    uncles are not stored beside them), against the node's transactions and uncles of the block, which are proven
+    against the header (whose hash is compared with the node's where the header is proven)."""
+    from chainframe.verify import Report, unproven_lists, verify_tables
+
+    busy, with_uncles = unproven_lists(blocks, *listed)
+    wrong = {f.block_number for f in report.failures if f.dataset == BLOCKS.name}  # not the node's (or not itself)
+    for wanted, dataset in ((busy - wrong, TRANSACTIONS), (with_uncles - wrong, UNCLES)):
+        if not wanted:
+            continue
+        span = BlockRange(min(wanted), max(wanted))
+        for part in _unproven(span, set(range(span.start, span.end + 1)) - wanted, piece_blocks):
+            numbers = blocks["block_number"].combine_chunks()
+            first, last = (constant(n, len(numbers), numbers.type) for n in (part.start, part.end))
+            headers_of = pc.filter(blocks, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
+            fetched = dataset.transform(await dataset.fetch(client, part), chain_id=chain_id, u256="binary")
+            if "from_address" in fetched.column_names:  # their root proves their hashes: no sender is needed
+                fetched = fetched.drop_columns(["from_address"])
+            found = Report()  # the node's rows are not the folder's: only what they show of the blocks is kept
+            verify_tables(blocks=headers_of, report=found, headers=False, chain_id=chain_id,
+                          **{dataset.name: fetched})  # fmt: skip
+            report.failures.extend(f for f in found.failures if f.dataset == BLOCKS.name)
+            check = "transaction_hashes" if dataset is TRANSACTIONS else "uncles"
+            why = f"the node's {dataset.name} of these blocks do not prove against their headers"
+            report.skip(BLOCKS.name, check, why, blocks=len({f.block_number for f in found.failures
+                                                             if f.dataset != BLOCKS.name}))  # fmt: skip
 
 
 def _unproven(blocks: BlockRange, proven: set[int], size: int) -> Iterator[BlockRange]:

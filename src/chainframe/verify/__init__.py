@@ -6,7 +6,7 @@ the stored value. A check that does not apply to a block is reported as skipped 
 
 from chainframe.verify._answers import receipts_and_logs
 from chainframe.verify._derived import check_header_columns, check_not_removed, check_receipts_with_transactions
-from chainframe.verify._folder import TOGETHER, prove_together, read_folder, verify_folder
+from chainframe.verify._folder import TOGETHER, prove_together, read_folder, unproven_lists, verify_folder
 from chainframe.verify._report import Failure, Report, Skip
 from chainframe.verify._rows import check_log_set, check_same_rows
 from chainframe.verify._tables import verify_tables
@@ -24,6 +24,7 @@ __all__ = [
     "prove_together",
     "read_folder",
     "receipts_and_logs",
+    "unproven_lists",
     "verify_folder",
     "verify_tables",
 ]

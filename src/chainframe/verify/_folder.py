@@ -170,13 +170,26 @@ def _across_groups(
     report.skip("receipts", "from_transactions", "no transactions stored: the receipts' sender, recipient, "
                 "transaction hash, type, price paid and created address are not proven", blocks=len(covered[
                 "receipts"] - covered["transactions"]))  # fmt: skip
+    skip_unproven_lists(blocks, covered["transactions"], _covered(files["uncles"], window.low, window.high), report)
+
+
+def skip_unproven_lists(blocks: pa.Table, transactions: set[int], uncles: set[int], report: Report) -> None:
+    """Report as skipped the lists :func:`unproven_lists` finds."""
+    busy, with_uncles = unproven_lists(blocks, transactions, uncles)
+    report.skip("blocks", "transaction_hashes", "no transactions stored for these blocks: their hashes are not proven",
+                blocks=len(busy))  # fmt: skip
+    report.skip("blocks", "uncles", "no uncles stored for these blocks: their uncle hashes are not proven",
+                blocks=len(with_uncles))  # fmt: skip
+
+
+def unproven_lists(blocks: pa.Table, transactions: set[int], uncles: set[int]) -> tuple[set[int], set[int]]:
+    """A block's lists of transaction and uncle hashes are proven against its transactions and uncles only (no header
+    field holds them): the blocks with transactions, and those with uncles, whose lists were not proven so (the
+    blocks ``transactions`` and ``uncles`` were)."""
     rows = blocks.select(["block_number", "transaction_count", "sha3_uncles"]).to_pylist()
     busy = {r["block_number"] for r in rows if r["transaction_count"]}
-    report.skip("blocks", "transaction_hashes", "no transactions stored for these blocks: their hashes are not proven",
-                blocks=len(busy - covered["transactions"]))  # fmt: skip
     with_uncles = {r["block_number"] for r in rows if r["sha3_uncles"] != EMPTY_UNCLES}
-    report.skip("blocks", "uncles", "no uncles stored for these blocks: their uncle hashes are not proven",
-                blocks=len(with_uncles - _covered(files["uncles"], window.low, window.high)))  # fmt: skip
+    return busy - transactions, with_uncles - uncles
 
 
 TOGETHER: dict[str, tuple[str, ...]] = {
