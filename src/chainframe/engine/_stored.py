@@ -67,11 +67,6 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
             if spec is BLOCKS:  # the rows are headers: proven to be themselves, and here to be the node's
                 await _same_hashes(client, rows, report, name)
 
-    if BLOCKS.name in every:
-        listed = together.get(TRANSACTIONS.name, set()), together.get(UNCLES.name, set())
-        for chunk in every[BLOCKS.name].chunks:
-            rows = await anyio.to_thread.run_sync(_read, chunk.path)
-            await _lists(client, rows, listed, report, chain_id=chain_id, piece_blocks=piece_blocks)
     for name, series in every.items():
         proven = together.get(name, set())
         for chunk in series.chunks:
@@ -94,6 +89,11 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
             written = f"{meta.rows:,} rows written for blocks {meta.start}..{meta.end}"
             report.failures.append(Failure(name, meta.start, "chunk_file", stored, written))
             await prove_file(name, meta, table, set())
+    if BLOCKS.name in every:  # last: the headers the lists are proven against have been compared with the node's
+        listed = together.get(TRANSACTIONS.name, set()), together.get(UNCLES.name, set())
+        for chunk in every[BLOCKS.name].chunks:
+            rows = await anyio.to_thread.run_sync(_read, chunk.path)
+            await _lists(client, rows, listed, report, chain_id=chain_id, piece_blocks=piece_blocks)
     return report
 
 
@@ -151,9 +151,9 @@ async def _lists(
     against the header (whose hash is compared with the node's where the header is proven)."""
     from chainframe.verify import Report, unproven_lists, verify_tables
 
-    busy, with_uncles = unproven_lists(blocks, *listed)
     wrong = {f.block_number for f in report.failures if f.dataset == BLOCKS.name}  # not the node's (or not itself)
-    for wanted, dataset in ((busy - wrong, TRANSACTIONS), (with_uncles - wrong, UNCLES)):
+    for name, (check, unproven) in unproven_lists(blocks, *listed).items():
+        dataset, wanted = DATASETS[name], unproven - wrong
         if not wanted:
             continue
         span = BlockRange(min(wanted), max(wanted))
@@ -168,7 +168,6 @@ async def _lists(
             verify_tables(blocks=headers_of, report=found, headers=False, chain_id=chain_id,
                           **{dataset.name: fetched})  # fmt: skip
             report.failures.extend(f for f in found.failures if f.dataset == BLOCKS.name)
-            check = "transaction_hashes" if dataset is TRANSACTIONS else "uncles"
             why = f"the node's {dataset.name} of these blocks do not prove against their headers"
             report.skip(BLOCKS.name, check, why, blocks=len({f.block_number for f in found.failures
                                                              if f.dataset != BLOCKS.name}))  # fmt: skip

@@ -175,21 +175,23 @@ def _across_groups(
 
 def skip_unproven_lists(blocks: pa.Table, transactions: set[int], uncles: set[int], report: Report) -> None:
     """Report as skipped the lists :func:`unproven_lists` finds."""
-    busy, with_uncles = unproven_lists(blocks, transactions, uncles)
-    report.skip("blocks", "transaction_hashes", "no transactions stored for these blocks: their hashes are not proven",
+    lists = unproven_lists(blocks, transactions, uncles)
+    check, busy = lists["transactions"]
+    report.skip("blocks", check, "no transactions stored for these blocks: their hashes are not proven",
                 blocks=len(busy))  # fmt: skip
-    report.skip("blocks", "uncles", "no uncles stored for these blocks: their uncle hashes are not proven",
+    check, with_uncles = lists["uncles"]
+    report.skip("blocks", check, "no uncles stored for these blocks: their uncle hashes are not proven",
                 blocks=len(with_uncles))  # fmt: skip
 
 
-def unproven_lists(blocks: pa.Table, transactions: set[int], uncles: set[int]) -> tuple[set[int], set[int]]:
+def unproven_lists(blocks: pa.Table, transactions: set[int], uncles: set[int]) -> dict[str, tuple[str, set[int]]]:
     """A block's lists of transaction and uncle hashes are proven against its transactions and uncles only (no header
-    field holds them): the blocks with transactions, and those with uncles, whose lists were not proven so (the
-    blocks ``transactions`` and ``uncles`` were)."""
+    field holds them): by the dataset that proves each list, its check and the blocks that have one not proven so
+    (the lists of the blocks ``transactions`` and ``uncles`` were)."""
     rows = blocks.select(["block_number", "transaction_count", "sha3_uncles"]).to_pylist()
     busy = {r["block_number"] for r in rows if r["transaction_count"]}
     with_uncles = {r["block_number"] for r in rows if r["sha3_uncles"] != EMPTY_UNCLES}
-    return busy - transactions, with_uncles - uncles
+    return {"transactions": ("transaction_hashes", busy - transactions), "uncles": ("uncles", with_uncles - uncles)}
 
 
 TOGETHER: dict[str, tuple[str, ...]] = {
