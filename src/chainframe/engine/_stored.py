@@ -55,11 +55,8 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
 
     async def prove_file(name: str, meta: ChunkMeta, table: pa.Table, proven: set[int]) -> None:
         spec = DATASETS[meta.dataset]
-        numbers = table[spec.block_column].combine_chunks()
         for part in _unproven(BlockRange(meta.start, meta.end), proven, piece_blocks):
-            first = constant(part.start, len(numbers), numbers.type)  # not a Python number: that loads pandas
-            last = constant(part.end, len(numbers), numbers.type)
-            rows = pc.filter(table, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
+            rows = _within(table, spec.block_column, part)
             proof = await material(client, spec, part, receipts=True, addresses=_slot_accounts(spec, rows),
                                    filters=meta.filters)  # fmt: skip
             prove(spec, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
@@ -158,9 +155,7 @@ async def _lists(
             continue
         span = BlockRange(min(wanted), max(wanted))
         for part in _unproven(span, set(range(span.start, span.end + 1)) - wanted, piece_blocks):
-            numbers = blocks["block_number"].combine_chunks()
-            first, last = (constant(n, len(numbers), numbers.type) for n in (part.start, part.end))
-            headers_of = pc.filter(blocks, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
+            headers_of = _within(blocks, "block_number", part)
             fetched = dataset.transform(await dataset.fetch(client, part), chain_id=chain_id, u256="binary")
             if "from_address" in fetched.column_names:  # their root proves their hashes: no sender is needed
                 fetched = fetched.drop_columns(["from_address"])
@@ -171,6 +166,14 @@ async def _lists(
             why = f"the node's {dataset.name} of these blocks do not prove against their headers"
             report.skip(BLOCKS.name, check, why, blocks=len({f.block_number for f in found.failures
                                                              if f.dataset != BLOCKS.name}))  # fmt: skip
+
+
+def _within(table: pa.Table, column: str, part: BlockRange) -> pa.Table:
+    """The rows of ``table`` in the blocks of ``part``."""
+    numbers = table[column].combine_chunks()
+    first = constant(part.start, len(numbers), numbers.type)  # not a Python number: that loads pandas
+    last = constant(part.end, len(numbers), numbers.type)
+    return pc.filter(table, pc.and_(pc.greater_equal(numbers, first), pc.less_equal(numbers, last)))
 
 
 def _unproven(blocks: BlockRange, proven: set[int], size: int) -> Iterator[BlockRange]:
