@@ -154,6 +154,54 @@ def test_a_changed_answer_fails_the_group_and_each_member_is_proven_alone(
     assert not list((tmp_path / "bad" / TAMPERED[case]).rglob("*.parquet"))
 
 
+def test_what_a_run_does_not_extract_is_lent_to_its_proofs_and_never_written(
+    devnet: Devnet, tmp_path: Path, alone: list[str]
+) -> None:
+    """Receipts and logs alone: their proofs read the blocks' headers and transactions, fetched once for the group
+    (as chunks lent to it), not once per piece and dataset; the folder holds only what was asked, as a plain run's."""
+    names = ["receipts", "logs"]
+    options: dict[str, Any] = {"blocks": "0:80", "rpc": devnet.node.url, "progress": False, "chunk_size": 40}
+    report = extract(names, out=tmp_path / "verified", verify=True, **options)
+    extract(names, out=tmp_path / "plain", **options)
+    assert alone == []
+    assert set(report.datasets) == set(names)
+    for name in names:
+        counts = report.datasets[name]
+        assert counts["verified_blocks"] == counts["blocks"] == 81, name
+        assert counts["verified_rows"] == counts["rows"] > 0, name
+        assert counts["unverified"] == {}, name
+    folders = {p.name for p in (tmp_path / "verified").iterdir() if p.is_dir() and not p.name.startswith(".")}
+    assert folders == set(names)
+    verified, plain = _tables(tmp_path / "verified", names), _tables(tmp_path / "plain", names)
+    for name in names:
+        assert verified[name].equals(plain[name]), name
+
+
+def test_a_changed_answer_to_a_lent_chunk_fails_its_group_and_the_members_are_proven_alone(
+    devnet: Devnet, tmp_path: Path, alone: list[str]
+) -> None:
+    names = ["receipts", "logs"]
+    options: dict[str, Any] = {"blocks": "0:60", "progress": False, "verify": True, "chunk_size": 30}
+    with Hostile(devnet.node.url, "a transaction's value changed", times=1, blocks=(0, 60)) as proxy:
+        report = extract(names, rpc=proxy.url, out=tmp_path / "again", **options)
+        assert proxy.rewritten == 1
+    assert {"receipts", "logs"} <= set(alone)  # the group of the changed block proved nothing
+    for name in names:
+        assert report.datasets[name]["verified_blocks"] == 61, name
+    extract(names, rpc=devnet.node.url, out=tmp_path / "clean", **options)
+    again, clean = _tables(tmp_path / "again", names), _tables(tmp_path / "clean", names)
+    for name in names:
+        assert again[name].equals(clean[name]), name
+    # Always: the receipts' own proof reads the transactions, names the check and keeps nothing.
+    changed = Hostile(devnet.node.url, "a transaction's value changed", times=None)
+    with changed as proxy, pytest.raises(WrongAnswer) as caught:
+        extract(names, rpc=proxy.url, out=tmp_path / "bad", **options)
+    wrong = _found(caught.value, WrongAnswer)
+    assert isinstance(wrong, WrongAnswer), caught.value
+    assert wrong.check.startswith("verify ")
+    assert not list((tmp_path / "bad" / "receipts").rglob("*.parquet"))
+
+
 # Groups fed rows directly: a folder of the devnet's rows, extracted once.
 
 
@@ -254,9 +302,18 @@ def test_who_is_proven_together() -> None:
     tasks = [_task(name, start) for start in (0, 1000) for name in MAIN]
     assert _members(Joint(tasks, begun=4, chain_id=1), tasks) == [sorted(MAIN), sorted(MAIN)]
     assert _members(Joint(tasks, begun=3, chain_id=1), tasks) == []  # a group waits for a member never begun
-    # A dataset is in a group only with what its proof reads: receipts need transactions, logs need receipts.
+    # What a member's proof reads and the run does not extract is lent: fetched for the group, never written.
     some = [_task(name) for name in ("blocks", "receipts", "logs")]
-    assert _members(Joint(some, begun=4, chain_id=1), some) == []
+    joint = Joint(some, begun=4, chain_id=1)
+    assert _members(joint, some) == [sorted(MAIN)]
+    assert [(t.dataset, t.start, t.end, t.filters) for t in joint.lent] == [("transactions", 0, 999, {})]
+    assert all(joint.is_lent(t) and joint.group(t) is joint.group(some[0]) for t in joint.lent)
+    assert not any(joint.is_lent(t) for t in some)
+    assert [joint.rank(t) for t in [*some, *joint.lent]] == [0, 2, 3, 1]  # handed out in proof order, lent ones too
+    two = [_task(name) for name in ("receipts", "logs")]
+    assert sorted(t.dataset for t in Joint(two, begun=4, chain_id=1).lent) == ["blocks", "transactions"]
+    assert Joint(two, begun=3, chain_id=1).lent == []  # four tasks to hold with the lent ones: none
+    assert Joint([_task("blocks")], begun=4, chain_id=1).lent == []  # the rows are the headers: nothing to lend
     filtered = [*[_task(name) for name in MAIN[:3]], _task("logs", filters={"address": ["0x" + "11" * 20]})]
     assert _members(Joint(filtered, begun=4, chain_id=1), filtered) == [sorted(MAIN[:3])]
     # A filtered series beside the plain one (its own folder, so its own file): only the plain one is a member.
@@ -266,9 +323,12 @@ def test_who_is_proven_together() -> None:
     assert joint.group(both[-1]) is None
     assert joint.group(both[3]) is not None
     # Only rows fetched over the same blocks, in the same form: an extended file, another u256, a task not verified.
+    # (The logs then have a group of their own, with blocks and receipts lent over their blocks.)
     extended = [*[_task(name) for name in MAIN[:3]], _task("logs", keep_through=499)]
-    assert _members(Joint(extended, begun=4, chain_id=1), extended) == [sorted(MAIN[:3])]
+    joint = Joint(extended, begun=4, chain_id=1)
+    assert _members(joint, extended) == [["blocks", "logs", "receipts"], sorted(MAIN[:3])]
+    assert {(t.dataset, t.fetch_start) for t in joint.lent} == {("blocks", 500), ("receipts", 500)}
     binary = [*[_task(name) for name in MAIN[:3]], _task("logs", u256="binary")]
-    assert _members(Joint(binary, begun=4, chain_id=1), binary) == [sorted(MAIN[:3])]
+    assert _members(Joint(binary, begun=4, chain_id=1), binary) == [["blocks", "logs", "receipts"], sorted(MAIN[:3])]
     plain = [ChunkTask(**{**t.to_json(), "verify": False}) for t in tasks]
     assert _members(Joint(plain, begun=4, chain_id=1), plain) == []

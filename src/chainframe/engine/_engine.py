@@ -383,6 +383,23 @@ async def _attempt(
     return sink.rows, written
 
 
+async def lend_chunk(
+    task: ChunkTask, client: Any, *, chain_id: int, state: SplitState, decode: Any, group: Group
+) -> None:
+    """Fetch a lent task's rows (:meth:`chainframe.engine._joint.Joint.lent`) and give them to ``group``, writing
+    nothing. If that fails, the group proves nothing and its members prove their own pieces against material fetched
+    for them: their retries and typed errors are the run's, not this task's."""
+
+    async def discard(table: pa.Table) -> None:
+        pass
+
+    try:
+        await fetch_and_decode(task, client, chain_id=chain_id, state=state, decode=decode,
+                               sink=InOrder(task.fetch_start, discard), group=group)  # fmt: skip
+    except Exception as exc:  # a cancel is not an Exception: it goes on up
+        group.abandon(f"{task.dataset} {task.fetch_start}..{task.end}, read to prove the others, failed: {exc!r}")
+
+
 class TaskRunner(Protocol):
     """What runs a round's chunk tasks: :func:`run_tasks` in this process, or
     :class:`chainframe.engine._dask.DaskRunner` on the workers of a Dask cluster."""
@@ -425,8 +442,9 @@ async def run_tasks(
     # The datasets of a run that verifies are each other's proof: those of one slot fetched together are proven
     # together (engine._joint), the others read each block's answers once (engine._shared).
     joint = Joint(planned, begun=at_once, chain_id=chain_id)
+    handed = [*planned, *joint.lent]
     if joint.groups:
-        planned.sort(key=lambda task: (task.start, joint.rank(task)))  # still slot by slot
+        handed.sort(key=lambda task: (task.start, joint.rank(task)))  # still slot by slot
     shared = SharedAnswers(client, through=finalized)
     alone = [task for task in planned if task.verify and joint.group(task) is None]
     for task in alone:
@@ -451,13 +469,22 @@ async def run_tasks(
             place.give_back()
             begun.release()
 
+    async def lend(task: ChunkTask, place: Place) -> None:
+        try:
+            group = joint.group(task)
+            assert group is not None
+            await lend_chunk(task, client, chain_id=chain_id, state=counters.split, decode=decode, group=group)
+        finally:
+            place.give_back()
+            begun.release()
+
     async with anyio.create_task_group() as provers:
         for group in joint.groups:
             provers.start_soon(group.prove, decode)
         async with anyio.create_task_group() as tg:
-            for task in planned:  # handed out in order, each as a place frees
+            for task in handed:  # handed out in order, each as a place frees
                 await begun.acquire()
                 place = Place(fetching)
                 await place.take()
-                tg.start_soon(run, task, place)
+                tg.start_soon(lend if joint.is_lent(task) else run, task, place)
         provers.cancel_scope.cancel()  # every member has returned: a group still waiting lost one

@@ -20,6 +20,11 @@ A group that fails a check, or loses a member (a reorganization, an error, a can
 raises :class:`Unproven`, fetches its chunk again and proves it piece by piece against fetched material, with the
 retries and the one typed error (naming method, blocks, endpoint and check) of any answer.
 
+A slot's members whose proofs read a dataset the run does not extract (receipts and logs without the blocks and
+transactions) are given its rows by a *lent* task: the missing dataset's chunk, fetched and handed to the group as a
+member's, never written (:meth:`Joint.lent`). What the members' pieces alone would fetch as material is then read
+once, and proven once, for all of them.
+
 Members wait for each other, never while fetching: a round hands its tasks out in order, slot by slot, and a waiting
 member holds only its place among the tasks begun; a group is made only where those places can hold all its members,
 so the members of the earliest unfinished group are all begun, and it finishes.
@@ -83,14 +88,18 @@ class _Part:
 class Group:
     """The members of one slot proven together (see the module)."""
 
-    def __init__(self, names: Sequence[str], blocks: BlockRange, *, chain_id: int, own_logs: bool) -> None:
+    def __init__(
+        self, names: Sequence[str], blocks: BlockRange, *, chain_id: int, own_logs: bool, lent: Sequence[str] = ()
+    ) -> None:
+        """``names``: every member's table, the lent ones (``lent``: read only to prove the others) among them."""
         self.blocks = blocks
         self.chain_id = chain_id
         self.own_logs = own_logs
         """The receipts give their own logs (no logs member): the receipts root is rebuilt from them."""
         self.names = list(names)
+        self.lent = list(lent)
         self._rows = dict.fromkeys(names, 0)
-        self._parts = [_Part(reads, blocks.start - 1) for reads in _parts(set(names))]
+        self._parts = [_Part(reads, blocks.start - 1) for reads in _parts(set(names), set(lent))]
         self._tables = {name: _Table(through=blocks.start - 1) for part in self._parts for name in part.reads}
         self._report: Report | None = None
         self._broken: str | None = None
@@ -186,16 +195,17 @@ def _depth(dataset: Dataset) -> set[Dataset]:
     return found
 
 
-def _parts(names: set[str]) -> list[tuple[str, ...]]:
+def _parts(names: set[str], lent: set[str]) -> list[tuple[str, ...]]:
     """The proofs of a group of ``names``, each over the tables it reads (as offline verify's groups): each can go
-    as far as its own tables have come, so the slowest member holds back only the proofs that read it."""
+    as far as its own tables have come, so the slowest member holds back only the proofs that read it. What lent
+    receipts say of their transactions is not kept, so not proven."""
     headers, receipts = BLOCKS.name, RECEIPTS.name
     parts: list[tuple[str, ...]] = [(headers,)]
     if TRANSACTIONS.name in names:
         parts.append((headers, TRANSACTIONS.name))
     if receipts in names:
         parts.append((headers, receipts, LOGS.name))  # the root, with the logs member's logs or the receipts' own
-        if TRANSACTIONS.name in names:
+        if TRANSACTIONS.name in names and receipts not in lent:
             parts.append((headers, receipts, TRANSACTIONS.name))
     return parts
 
@@ -256,13 +266,16 @@ def _counts(report: Report, name: str, *, blocks: int, rows: int) -> Proven:
 
 
 class Joint:
-    """A round's groups (see the module): ``group(task)`` is the one a task is in, if any."""
+    """A round's groups (see the module): ``group(task)`` is the one a task is in, if any; ``lent`` the tasks fetched
+    only to prove their groups' members."""
 
     def __init__(self, tasks: Sequence[ChunkTask], *, begun: int, chain_id: int) -> None:
-        """``begun``: how many of the round's tasks may be begun and not done at once (a group larger would wait for
-        a member never begun)."""
+        """``begun``: how many of the round's tasks may be begun and not done at once (a group larger, lent tasks
+        counted, would wait for a member never begun)."""
         self._groups: dict[tuple[str, int], Group] = {}
         """By each member's slot file (its series' own) and first block fetched."""
+        self._lent: dict[int, tuple[ChunkTask, Group]] = {}
+        """By the lent task's id."""
         if not any(task.verify for task in tasks):
             return
         slots: dict[tuple[int, int, int, str], list[ChunkTask]] = {}
@@ -275,20 +288,34 @@ class Joint:
             present = {DATASETS[t.dataset] for t in members}
             if len(present) != len(members):
                 continue  # a dataset twice in one slot (never planned so): proven alone
-            while any(not set(wants[d]) <= present for d in present):
-                present = {d for d in present if set(wants[d]) <= present}
-            if len(present) < 2 or len(present) > begun:
+            lent = {need for d in present for need in wants[d]} - present
+            every = present | lent
+            if len(every) < 2 or len(every) > begun:
                 continue
-            own_logs = RECEIPTS in present and LOGS not in present
-            group = Group([d.name for d in present], BlockRange(fetch_start, end), chain_id=chain_id, own_logs=own_logs)
+            own_logs = RECEIPTS in every and LOGS not in every
+            group = Group(
+                [d.name for d in every], BlockRange(fetch_start, end), chain_id=chain_id, own_logs=own_logs,
+                lent=[d.name for d in lent],
+            )  # fmt: skip
             for task in members:
-                if DATASETS[task.dataset] in present:
-                    self._groups[task.path, fetch_start] = group
+                self._groups[task.path, fetch_start] = group
+            for dataset in lent:  # the slot's chunk of it, as a member's, with nothing of the member's own
+                task = ChunkTask(**{**members[0].to_json(), "dataset": dataset.name, "filters": {}})
+                self._lent[id(task)] = (task, group)
+
+    @property
+    def lent(self) -> list[ChunkTask]:
+        """Tasks that fetch a dataset the run does not extract, only for their group's proofs: given to the group,
+        never written."""
+        return [task for task, _ in self._lent.values()]
+
+    def is_lent(self, task: ChunkTask) -> bool:
+        return id(task) in self._lent
 
     def rank(self, task: ChunkTask) -> int:
-        """Where ``task`` is handed out among its slot's: a group's members in the order their proofs read each
-        other (headers, transactions, receipts, logs: a part waits for the last of its tables, so the costly
-        transactions' part is not left for the end), then the others."""
+        """Where ``task`` is handed out among its slot's: a group's members (lent ones too) in the order their proofs
+        read each other (headers, transactions, receipts, logs: a part waits for the last of its tables, so the
+        costly transactions' part is not left for the end), then the others."""
         return len(_depth(DATASETS[task.dataset])) if self.group(task) is not None else len(DATASETS)
 
     @property
@@ -296,4 +323,6 @@ class Joint:
         return list({id(g): g for g in self._groups.values()}.values())
 
     def group(self, task: ChunkTask) -> Group | None:
+        if id(task) in self._lent:
+            return self._lent[id(task)][1]
         return self._groups.get((task.path, task.fetch_start))
