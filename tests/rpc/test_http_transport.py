@@ -27,7 +27,7 @@ from chainframe.rpc import AsyncClient, LimitExceeded, RetryPolicy, Timeout, Tra
 from chainframe.rpc._transports import http
 from chainframe.rpc._transports.body import KEPT_FROM, Buffers
 from chainframe.rpc._transports.http import HTTPTransport
-from tests.threaded_server import serve_in_thread
+from tests.threaded_server import serve_in_thread, stop_loop
 
 ONCE = RetryPolicy(attempts=1)
 BIG = b'{"jsonrpc":"2.0","id":1,"result":"0x' + b"ab" * 3_000_000 + b'"}'
@@ -206,9 +206,7 @@ def serve_raw(respond: Respond, tls: ssl.SSLContext | None = None) -> Iterator[i
         yield box["server"].sockets[0].getsockname()[1]
     finally:
         asyncio.run_coroutine_threadsafe(stop(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
+        stop_loop(loop, thread)
 
 
 def _answer(body: bytes, *, length: int | None = None, extra: bytes = b"") -> bytes:
