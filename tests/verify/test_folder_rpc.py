@@ -1,8 +1,8 @@
 """``chainframe verify DIR --rpc``: every series in a folder (filtered, decoded, proofs included) proven against the
 node's headers and receipts; a file edited on disk fails naming the block and the check. The plain series stored
-together prove each other offline and only their headers' hashes are asked of the node; a stored header that is
-itself but not the node's fails. Offline, what cannot be proven from the folder alone is listed as skipped, never as
-passed."""
+together prove each other offline, and the series made of logs are proven from their raw logs, so only the headers'
+hashes are asked of the node; a stored header that is itself but not the node's fails. Offline, what cannot be proven
+from the folder alone is listed as skipped, never as passed."""
 
 from __future__ import annotations
 
@@ -109,10 +109,17 @@ def test_an_edited_file_fails_naming_block_and_check(
         assert all(f.expected.startswith(("log_index", "a row", "no row")) for f in offline.failures), offline
 
 
-def test_the_plain_series_stored_together_ask_the_node_only_their_hashes(devnet: Devnet, tmp_path: Path) -> None:
+def test_the_plain_series_stored_together_and_those_made_of_their_logs_ask_the_node_only_their_hashes(
+    devnet: Devnet, tmp_path: Path
+) -> None:
+    """The series made of logs are what their datasets make of the raw logs proven beside them, as offline: the node
+    is asked no receipts for them either."""
     assert devnet.gateway is not None
     plain = ["blocks", "transactions", "receipts", "logs"]
-    extract(plain, blocks="0:latest", rpc=devnet.http_url, out=tmp_path, progress=False)
+    token = devnet.truth.contracts["Token"]
+    extract([*plain, "erc20_transfers"], blocks="0:latest", rpc=devnet.http_url, out=tmp_path, progress=False)
+    extract("logs", blocks="0:latest", rpc=devnet.http_url, out=tmp_path, progress=False, event=TRANSFER,
+            address=token)  # fmt: skip
     devnet.gateway.reset_stats()
     report = verify_stored(tmp_path, rpc=devnet.http_url)
     assert report.failures == []
@@ -121,7 +128,8 @@ def test_the_plain_series_stored_together_ask_the_node_only_their_hashes(devnet:
     blocks = devnet.truth.head + 1
     assert "eth_getBlockReceipts" not in calls, calls
     assert calls["eth_getBlockByNumber"] == blocks, calls  # one header per block: its hash
-    for name in plain:
+    event_series = series_folder(tmp_path, "logs", event=TRANSFER, address=token).name
+    for name in [*plain, "erc20_transfers", event_series]:
         rows = sum(pq.read_metadata(f).num_rows for f in (tmp_path / name).glob("*.parquet"))
         assert report.rows_verified[name] == rows > 0, name
     assert report.blocks_verified == verify_folder(tmp_path).blocks_verified  # counted as offline counts them

@@ -4,11 +4,12 @@ A stored header hashes to its block hash (every field of it is what that hash na
 the node's needs nothing more of the node for what it proves of itself. In a local folder, the plain series prove
 each other offline where they are stored over the same blocks (:func:`chainframe.verify.prove_together`: the
 transactions by their root and signatures, the receipts' root with the logs, and so on, against the stored headers),
-and the stored headers' hashes are compared with the node's: only those are asked. A block where that proof fails
-is proven against the node's material instead, whose failures name the rows that differ. Everything else (filtered and
-decoded series, proofs and state, a series stored without what its proof reads, a bucket, a damaged file) is proven
-in pieces against material fetched from the node (:mod:`chainframe.engine._verified`), as an extraction proves what
-it fetched alone.
+and the stored headers' hashes are compared with the node's: only those are asked. The series made of logs (filtered,
+decoded, token transfers) are then proven from the raw logs proven so, as offline (:func:`chainframe.verify.
+prove_from_logs`). A block where the plain series' proof fails is proven against the node's material instead, whose
+failures name the rows that differ. Everything else (proofs and state, a series stored without what its proof reads,
+blocks whose raw logs are not proven in the folder, a bucket, a damaged file) is proven in pieces against material
+fetched from the node (:mod:`chainframe.engine._verified`), as an extraction proves what it fetched alone.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import pyarrow as pa
 from chainframe import _kernels as pc
 from chainframe._errors import InputError
 from chainframe._kernels import constant
-from chainframe.datasets import BLOCKS, DATASETS, TRANSACTIONS, UNCLES, BlockRange, Dataset, Proof
+from chainframe.datasets import BLOCKS, DATASETS, LOGS, TRANSACTIONS, UNCLES, BlockRange, Dataset, Fetch, Proof
 from chainframe.engine._canonical import headers
 from chainframe.engine._verified import material, prove
 from chainframe.store import ChunkMeta, Location, Series, load_series, series_folders, storage
@@ -52,6 +53,7 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
             if chunk.meta.chain_id != chain_id:
                 raise InputError(f"{chunk.path} is of chain {chunk.meta.chain_id}; the node serves chain {chain_id}")
     together = await _together(folder, every, client, report)
+    await _from_logs(folder, every, together, report)
 
     async def prove_file(name: str, meta: ChunkMeta, table: pa.Table, proven: set[int]) -> None:
         spec = DATASETS[meta.dataset]
@@ -122,6 +124,22 @@ async def _together(folder: Location, every: dict[str, Series], client: Any, rep
             rows = pc.filter(rows, pc.is_in(numbers, value_set=wanted))
             await _same_hashes(client, rows, report, BLOCKS.name)  # the others' are compared where they are proven
     return proven
+
+
+async def _from_logs(folder: Location, every: dict[str, Series], together: dict[str, set[int]], report: Report) -> None:
+    """The series made of logs (filtered, decoded, token transfers), proven in the blocks where the folder's raw logs
+    were proven with the others (:func:`_together`) from those logs, as offline: added to ``together``."""
+    from chainframe.verify import TOGETHER, prove_from_logs
+
+    logs = together.get(LOGS.name)
+    if not logs or not isinstance(folder, Path):
+        return
+    for name, series in every.items():
+        dataset = DATASETS.get(series.dataset)
+        if name in TOGETHER or dataset is None or dataset.fetched is not Fetch.LOGS:
+            continue
+        together[name] = await anyio.to_thread.run_sync(partial(prove_from_logs, folder, series, logs, report,
+                                                                name=name))  # fmt: skip
 
 
 async def _same_hashes(client: Any, rows: pa.Table, report: Report, name: str) -> None:

@@ -6,7 +6,14 @@ the stored value. A check that does not apply to a block is reported as skipped 
 
 from chainframe.verify._answers import receipts_and_logs
 from chainframe.verify._derived import check_header_columns, check_not_removed, check_receipts_with_transactions
-from chainframe.verify._folder import TOGETHER, prove_together, read_folder, unproven_lists, verify_folder
+from chainframe.verify._folder import (
+    TOGETHER,
+    prove_from_logs,
+    prove_together,
+    read_folder,
+    unproven_lists,
+    verify_folder,
+)
 from chainframe.verify._report import Failure, Report, Skip
 from chainframe.verify._rows import check_log_set, check_same_rows
 from chainframe.verify._tables import verify_tables
@@ -21,6 +28,7 @@ __all__ = [
     "check_not_removed",
     "check_receipts_with_transactions",
     "check_same_rows",
+    "prove_from_logs",
     "prove_together",
     "read_folder",
     "receipts_and_logs",

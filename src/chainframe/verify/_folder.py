@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -27,6 +27,9 @@ from chainframe.verify._derived import EMPTY_UNCLES, check_receipts_with_transac
 from chainframe.verify._report import Report
 from chainframe.verify._rows import check_log_set
 from chainframe.verify._tables import verify_tables
+
+if TYPE_CHECKING:
+    from chainframe.store import Series
 
 DATASETS = ("blocks", "transactions", "receipts", "logs", "uncles", "account_proofs", "storage_proofs")
 _BLOCK_COLUMN = {"uncles": "nephew_number"}
@@ -299,23 +302,38 @@ def _other_series(folder: Path, files: Mapping[str, list[_File]], report: Report
             continue
         series = load_series(path)
         dataset = ALL.get(series.dataset)
+        blocks = sum(c.meta.end - c.meta.start + 1 for c in series.chunks)
         if dataset is None or dataset.fetched is not Fetch.LOGS or series.damaged or series.foreign:
-            blocks = sum(c.meta.end - c.meta.start + 1 for c in series.chunks)
             report.skip(path.name, "all", NOT_FROM_LOGS, blocks=blocks)
             continue
-        for chunk in series.chunks:
-            meta = chunk.meta
-            proven = {n for n in range(meta.start, meta.end + 1) if n in logs}
-            report.skip(path.name, "all", NO_PROVEN_LOGS, blocks=meta.end - meta.start + 1 - len(proven))
-            if not proven:
-                continue
-            assert isinstance(chunk.path, Path)  # a folder's (offline verify reads no bucket)
-            rows = _of_blocks(_read(chunk.path), "block_number", proven)
-            raw = _rows(files["logs"], "logs", min(proven), max(proven))
-            assert raw is not None  # the blocks are covered
-            check_log_set(dataset, rows, _of_blocks(raw, "block_number", proven), meta.filters, report,
-                          u256=meta.u256, name=path.name)  # fmt: skip
-            report.count(path.name, blocks=len(proven), rows=rows.num_rows)
+        proven = prove_from_logs(folder, series, logs, report, name=path.name)
+        report.skip(path.name, "all", NO_PROVEN_LOGS, blocks=blocks - len(proven))
+
+
+def prove_from_logs(folder: Path, series: Series, logs: Collection[int], report: Report, *, name: str) -> set[int]:
+    """A series made of logs (filtered, decoded, token transfers) under ``folder``, proven in the blocks of ``logs``
+    (whose raw logs stored in ``folder`` are proven) from those logs: each chunk's rows there must be exactly what its
+    dataset makes of the raw logs its filter matches (``log_set``, added to ``report`` as series ``name``). Returns
+    the blocks proven so."""
+    from chainframe.datasets import DATASETS as ALL
+
+    dataset = ALL[series.dataset]
+    raw_files = _files(folder, "logs")
+    done: set[int] = set()
+    for chunk in series.chunks:
+        meta = chunk.meta
+        proven = {n for n in range(meta.start, meta.end + 1) if n in logs}
+        if not proven:
+            continue
+        assert isinstance(chunk.path, Path)  # a folder's (proving from stored logs reads no bucket)
+        rows = _of_blocks(_read(chunk.path), "block_number", proven)
+        raw = _rows(raw_files, "logs", min(proven), max(proven))
+        assert raw is not None  # the blocks are covered
+        check_log_set(dataset, rows, _of_blocks(raw, "block_number", proven), meta.filters, report,
+                      u256=meta.u256, name=name)  # fmt: skip
+        report.count(name, blocks=len(proven), rows=rows.num_rows)
+        done |= proven
+    return done
 
 
 def _proven_logs(files: Mapping[str, list[_File]]) -> set[int]:
