@@ -127,31 +127,39 @@ TAMPERED = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(TAMPERED))
+CHANGED = [
+    *[(MAIN, case, TAMPERED[case], {TAMPERED[case]}) for case in sorted(TAMPERED)],
+    # A run of receipts and logs is lent the transactions its proofs read: a changed one fails the group too.
+    (["receipts", "logs"], "a transaction's value changed", "receipts", {"receipts", "logs"}),
+]
+
+
+@pytest.mark.parametrize(("names", "case", "failed", "proven_alone"), CHANGED)
 def test_a_changed_answer_fails_the_group_and_each_member_is_proven_alone(
-    devnet: Devnet, tmp_path: Path, alone: list[str], case: str
-) -> None:
+    devnet: Devnet, tmp_path: Path, alone: list[str], names: list[str], case: str, failed: str,
+    proven_alone: set[str],
+) -> None:  # fmt: skip
     options: dict[str, Any] = {"blocks": "0:60", "progress": False, "verify": True, "chunk_size": 30}
     # Once: the group proves nothing, its members are fetched again and proven piece by piece; the run ends equal to
     # a clean one.
     with Hostile(devnet.node.url, case, times=1, blocks=(0, 60)) as proxy:
-        report = extract(MAIN, rpc=proxy.url, out=tmp_path / "again", **options)
+        report = extract(names, rpc=proxy.url, out=tmp_path / "again", **options)
         assert proxy.rewritten == 1
-    assert TAMPERED[case] in alone
-    for name in MAIN:
+    assert proven_alone <= set(alone)
+    for name in names:
         assert report.datasets[name]["verified_blocks"] == 61, name
-    extract(MAIN, rpc=devnet.node.url, out=tmp_path / "clean", **options)
-    again, clean = _tables(tmp_path / "again", MAIN), _tables(tmp_path / "clean", MAIN)
-    for name in MAIN:
+    extract(names, rpc=devnet.node.url, out=tmp_path / "clean", **options)
+    again, clean = _tables(tmp_path / "again", names), _tables(tmp_path / "clean", names)
+    for name in names:
         assert again[name].equals(clean[name]), name
-    # Always: the path that proves alone names the check, and the changed dataset keeps nothing.
+    # Always: the path that proves alone names the check, and the dataset whose proof reads the change keeps nothing.
     with Hostile(devnet.node.url, case, times=None) as proxy, pytest.raises(WrongAnswer) as caught:
-        extract(MAIN, rpc=proxy.url, out=tmp_path / "bad", **options)
+        extract(names, rpc=proxy.url, out=tmp_path / "bad", **options)
     wrong = _found(caught.value, WrongAnswer)
     assert isinstance(wrong, WrongAnswer), caught.value
     assert wrong.check.startswith("verify ")
     assert "127.0.0.1" in str(wrong)
-    assert not list((tmp_path / "bad" / TAMPERED[case]).rglob("*.parquet"))
+    assert not list((tmp_path / "bad" / failed).rglob("*.parquet"))
 
 
 def test_what_a_run_does_not_extract_is_lent_to_its_proofs_and_never_written(
@@ -175,31 +183,6 @@ def test_what_a_run_does_not_extract_is_lent_to_its_proofs_and_never_written(
     verified, plain = _tables(tmp_path / "verified", names), _tables(tmp_path / "plain", names)
     for name in names:
         assert verified[name].equals(plain[name]), name
-
-
-def test_a_changed_answer_to_a_lent_chunk_fails_its_group_and_the_members_are_proven_alone(
-    devnet: Devnet, tmp_path: Path, alone: list[str]
-) -> None:
-    names = ["receipts", "logs"]
-    options: dict[str, Any] = {"blocks": "0:60", "progress": False, "verify": True, "chunk_size": 30}
-    with Hostile(devnet.node.url, "a transaction's value changed", times=1, blocks=(0, 60)) as proxy:
-        report = extract(names, rpc=proxy.url, out=tmp_path / "again", **options)
-        assert proxy.rewritten == 1
-    assert {"receipts", "logs"} <= set(alone)  # the group of the changed block proved nothing
-    for name in names:
-        assert report.datasets[name]["verified_blocks"] == 61, name
-    extract(names, rpc=devnet.node.url, out=tmp_path / "clean", **options)
-    again, clean = _tables(tmp_path / "again", names), _tables(tmp_path / "clean", names)
-    for name in names:
-        assert again[name].equals(clean[name]), name
-    # Always: the receipts' own proof reads the transactions, names the check and keeps nothing.
-    changed = Hostile(devnet.node.url, "a transaction's value changed", times=None)
-    with changed as proxy, pytest.raises(WrongAnswer) as caught:
-        extract(names, rpc=proxy.url, out=tmp_path / "bad", **options)
-    wrong = _found(caught.value, WrongAnswer)
-    assert isinstance(wrong, WrongAnswer), caught.value
-    assert wrong.check.startswith("verify ")
-    assert not list((tmp_path / "bad" / "receipts").rglob("*.parquet"))
 
 
 # Groups fed rows directly: a folder of the devnet's rows, extracted once.
