@@ -31,6 +31,7 @@ from chainframe.devnet.gateway._credits import cost
 from chainframe.engine._dask import NO_PROGRESS_KEY, WorkerPlan, WorkersStalled, no_progress_timeout
 from chainframe.rpc import Endpoint, KeyRefused, Pacing, RetryPolicy, Timeout
 from chainframe.rpc._pacing import _Bucket
+from tests.engine.hostile import Hostile
 
 DATASETS = ("blocks", "transactions", "logs")
 KEYS = {"blocks": ["block_number"], "logs": ["block_number", "log_index"]}
@@ -64,7 +65,10 @@ def test_two_workers_write_the_dataset_one_process_writes(devnet: Devnet, tmp_pa
     with get_task_stream(cluster) as stream:
         spread = extract(list(DATASETS), out=tmp_path / "spread", executor=cluster, verify=True, **options)
     chunks = [t for t in stream.data if str(t["key"]).startswith("chainframe-")]
-    assert len(chunks) == sum(d["chunks"] for d in spread.datasets.values()) > 20
+    # A slot's three chunks are proven together (the receipts lent by the worker): one Dask task each slot.
+    slots = spread.datasets["blocks"]["chunks"]
+    assert len(chunks) == slots > 6
+    assert sum(d["chunks"] for d in spread.datasets.values()) == len(DATASETS) * slots
     assert len({t["worker"] for t in chunks}) == 2  # both worker processes wrote chunks
     for series in DATASETS:
         assert _files(tmp_path / "spread", series) == _files(tmp_path / "alone", series)
@@ -77,6 +81,32 @@ def test_two_workers_write_the_dataset_one_process_writes(devnet: Devnet, tmp_pa
         again = extract(list(DATASETS), out=tmp_path / "spread", executor=cluster, **options)
     assert not [t for t in stream.data if str(t["key"]).startswith("chainframe-")]
     assert all(d["written"] == 0 for d in again.datasets.values())
+
+
+@pytest.mark.slow
+def test_a_slot_proven_together_on_a_worker_falls_back_as_in_one_process(
+    devnet: Devnet, tmp_path: Path, cluster: Client
+) -> None:
+    """Receipts and logs verified on the workers: each slot is one Dask task whose worker lends it the transactions;
+    one changed transaction fails that slot's group, its chunks are proven alone, and the run equals a clean one."""
+    names = ["receipts", "logs"]
+    options: dict[str, Any] = {"blocks": "0:60", "chunk_size": 20, "progress": False, "verify": True}
+    with Hostile(devnet.node.url) as faithful:
+        extract(names, rpc=faithful.url, out=tmp_path / "faithful", executor=cluster, **options)
+    with (
+        Hostile(devnet.node.url, "a transaction's value changed", times=1, blocks=(0, 60)) as proxy,
+        get_task_stream(cluster) as stream,
+    ):
+        spread = extract(names, rpc=proxy.url, out=tmp_path / "spread", executor=cluster, **options)
+        assert proxy.rewritten == 1
+    assert len(proxy.seen) > len(faithful.seen)  # the failed slot's chunks fetched again, with their material
+    keys = sorted(str(t["key"]).rsplit("-", 2)[0] for t in stream.data if str(t["key"]).startswith("chainframe-"))
+    assert keys == [f"chainframe-receipts+logs-{a}-{b}" for a, b in ((0, 19), (20, 39), (40, 59), (60, 60))]
+    alone = extract(names, rpc=devnet.node.url, out=tmp_path / "alone", **options)
+    for series in names:
+        assert spread.datasets[series]["verified_rows"] == spread.datasets[series]["rows"] > 0, series
+        assert _table(tmp_path / "spread", series).equals(_table(tmp_path / "alone", series)), series
+        assert alone.datasets[series]["rows"] == spread.datasets[series]["rows"], series
 
 
 @pytest.mark.slow

@@ -12,13 +12,16 @@ The split of work:
   one per worker at a time, so memory stays bounded however long the range.
 - A worker runs :func:`~chainframe.engine._engine.run_chunk` for one task: fetch, check the answers and the chain,
   and write the slot's file whole, but not visibly (a staged temporary, or a Delta data file under a unique name),
-  and hands it back. Only the coordinator publishes it (:class:`chainframe.store.Publisher`), while it holds the
-  output's lock or lease, each Delta commit fenced by the run's epoch: a task of a dead, paused or superseded run can
-  write files but never make them visible, and a worker lost mid-chunk (Dask runs its task again elsewhere) leaves
-  an unpublished file at most, never a second copy of a row.
+  and hands it back. The chunks of a slot that a verifying run proves together (:mod:`chainframe.engine._joint`) are
+  one Dask task, run on one worker by :func:`~chainframe.engine._engine.run_tasks`, each chunk's file handed back.
+  Only the coordinator publishes it (:class:`chainframe.store.Publisher`), while it holds the output's lock or lease,
+  each Delta commit fenced by the run's epoch: a task of a dead, paused or superseded run can write files but never
+  make them visible, and a worker lost mid-chunk (Dask runs its task again elsewhere) leaves an unpublished file at
+  most, never a second copy of a row.
 - Each worker builds its own client from the endpoint configuration, which reaches it once, inside a worker plugin
-  (:class:`_Plugin`), never inside a task: task keys are ``chainframe-<series>-<start>-<end>-<run>-<n>`` and task
-  arguments hold no URL, so the key is in no task key, repr, log line or dashboard page.
+  (:class:`_Plugin`), never inside a task: task keys are ``chainframe-<series>-<start>-<end>-<run>-<n>`` (a slot's
+  series joined by ``+``) and task arguments hold no URL, so the key is in no task key, repr, log line or dashboard
+  page.
 
 The provider's budget is shared by equal shares (:meth:`chainframe.rpc.Pacing.share`): with E endpoints and N
 workers, worker i uses endpoint ``i mod E`` first (the others as its fallbacks, as without Dask) and paces itself to
@@ -64,7 +67,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from chainframe._errors import ChainframeError, InputError, first_error
 from chainframe._redact import redact_text
-from chainframe.engine._engine import DatasetReport, RunCounters, run_chunk
+from chainframe.engine._engine import RunCounters, run_chunk, run_tasks
+from chainframe.engine._joint import Joint, needs
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import ChunkTask
 from chainframe.rpc import AsyncClient, ClientStats, Endpoint, Pacing, RetryPolicy, Timeout
@@ -267,21 +271,38 @@ class _Runtime:
             raise
         self._running: dict[anyio.CancelScope, anyio.Event] = {}
 
-    def run(self, task: ChunkTask, chain_id: int, finalized: int) -> dict[str, Any]:
-        result: dict[str, Any] = self.portal.call(self._run, task, chain_id, finalized)
+    def run(self, tasks: Sequence[ChunkTask], chain_id: int, finalized: int, together: int) -> dict[str, Any]:
+        result: dict[str, Any] = self.portal.call(self._run, tasks, chain_id, finalized, together)
         return result
 
-    async def _run(self, task: ChunkTask, chain_id: int, finalized: int) -> dict[str, Any]:
-        report = DatasetReport()
+    async def _run(self, tasks: Sequence[ChunkTask], chain_id: int, finalized: int, together: int) -> dict[str, Any]:
+        """Run one chunk, or a slot's chunks proven together (``together``: the tasks its group fetches, lent ones
+        too: so many fetch at once); each chunk's outcome in ``chunks``, in the tasks' order."""
+        counters = RunCounters(split=self.state)
+        chunks: dict[str, dict[str, Any]] = {task.dataset: {} for task in tasks}  # one task per dataset in a unit
         outcome: dict[str, Any] = {"runtime": self.id}
+        endpoint = self.client.endpoint.display
         stopped = anyio.Event()
+
+        def publish(written: Written) -> None:  # the coordinator publishes: only collected here
+            chunks[written.meta.dataset]["written"] = written
+
+        def on_chunk(task: ChunkTask, rows: int, _: bool) -> None:
+            chunks[task.dataset]["rows"] = rows
+
         with anyio.CancelScope() as scope:
             self._running[scope] = stopped
             try:
-                outcome["rows"], outcome["written"] = await run_chunk(
-                    task, self.client, chain_id=chain_id, endpoint=self.client.endpoint.display, finalized=finalized,
-                    state=self.state, decode=self.decode, report=report,
-                )  # fmt: skip
+                if together:
+                    await run_tasks(iter(tasks), self.client, chain_id=chain_id, endpoint=endpoint,
+                                    finalized=finalized, concurrency=together, counters=counters, publish=publish,
+                                    on_chunk=on_chunk, decode=self.decode)  # fmt: skip
+                else:
+                    (task,) = tasks
+                    chunks[task.dataset]["rows"], chunks[task.dataset]["written"] = await run_chunk(
+                        task, self.client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
+                        state=self.state, decode=self.decode, report=counters.dataset(task.dataset),
+                    )  # fmt: skip
             except Exception as exc:  # an ExceptionGroup from a task group too
                 error = first_error(exc)
                 if not isinstance(error, ChainframeError):
@@ -291,11 +312,15 @@ class _Runtime:
                 del self._running[scope]
                 stopped.set()
         if scope.cancel_called:
-            outcome["error"] = ChainframeError(f"chunk {task.start}..{task.end} was stopped: the run ended")
-        outcome.update(
-            refetched=report.refetched, verified_blocks=report.verified_blocks, verified_rows=report.verified_rows,
-            unverified=report.unverified, stats=asdict(self.client.stats), splits=self.state.splits,
-        )  # fmt: skip
+            outcome["error"] = ChainframeError(f"{_unit_name(tasks)} was stopped: the run ended")
+        for task in tasks:
+            report = counters.dataset(task.dataset)
+            chunks[task.dataset].update(
+                refetched=report.refetched, verified_blocks=report.verified_blocks,
+                verified_rows=report.verified_rows, unverified=report.unverified,
+            )  # fmt: skip
+        outcome.update(chunks=[chunks[task.dataset] for task in tasks], stats=asdict(self.client.stats),
+                       splits=self.state.splits)  # fmt: skip
         return outcome
 
     def pause(self, seconds: float) -> None:
@@ -366,16 +391,19 @@ _RUNTIMES: dict[str, _Runtime] = {}
 """This worker process's runtime per run (a worker may serve several runs' clients at once)."""
 
 
-def run_on_worker(run: str, task: Mapping[str, Any], chain_id: int, finalized: int) -> dict[str, Any]:
-    """The Dask task: one chunk on this worker, with the run's runtime. Arguments hold no secret."""
+def run_on_worker(
+    run: str, tasks: Sequence[Mapping[str, Any]], chain_id: int, finalized: int, together: int
+) -> dict[str, Any]:
+    """The Dask task: one chunk, or a slot's chunks proven together (``together`` > 0, see
+    :meth:`DaskRunner._units`), on this worker, with the run's runtime. Arguments hold no secret."""
     runtime = _RUNTIMES.get(run)
     if runtime is None:
         raise RuntimeError(f"this worker has no chainframe run {run} (its plugin did not start here)")
-    chunk = ChunkTask(**task)
+    chunks = [ChunkTask(**task) for task in tasks]
     worker = distributed.get_worker()
-    started = {"key": str(worker.get_current_task()), "chunk": _chunk_name(chunk), "worker": worker.address}
+    started = {"key": str(worker.get_current_task()), "chunk": _unit_name(chunks), "worker": worker.address}
     worker.log_event(f"chainframe-{run}-starts", started)
-    return runtime.run(chunk, chain_id, finalized)
+    return runtime.run(chunks, chain_id, finalized, together)
 
 
 def look_at_worker(run: str) -> dict[str, Any]:
@@ -479,13 +507,14 @@ class DaskRunner:
         on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
     ) -> None:
         window = self.threads + self.plan.workers
-        pending: dict[distributed.Future[Any], ChunkTask] = {}
+        pending: dict[distributed.Future[Any], list[ChunkTask]] = {}
+        units = _units(tasks, chain_id)
         progress = time.monotonic()  # when a chunk last finished, or a look found a worker's client busy
         self.dask.subscribe_topic(self.plan.starts, self._started)
         try:
             while True:
-                while len(pending) < window and (task := next(tasks, None)) is not None:
-                    pending[self._submit(task, chain_id, finalized, counters)] = task
+                while len(pending) < window and (submitted := next(units, None)) is not None:
+                    pending[self._submit(*submitted, chain_id, finalized, counters)] = submitted[0]
                 if not pending:
                     return
                 try:
@@ -499,28 +528,29 @@ class DaskRunner:
                     continue
                 progress = time.monotonic()
                 for future in done:
-                    task = pending.pop(future)
+                    unit = pending.pop(future)
                     try:
                         outcome = await future.result()
                     except distributed.KilledWorker as exc:  # the task's workers died allowed-failures times
                         raise ChainframeError(
-                            f"{task.dataset} blocks {task.start}..{task.end}: every worker that ran it died ({exc}); "
-                            "its slot is as it was: re-run to try again"
+                            f"{_unit_name(unit)}: every worker that ran it died ({exc}); its slot is as it was: "
+                            "re-run to try again"
                         ) from None
                     self._count(outcome, client, counters)
                     if "error" in outcome:
                         raise outcome["error"]
-                    # Workers only write; the coordinator publishes (fenced by its lock, lease or table epoch).
-                    await anyio.to_thread.run_sync(publish, outcome["written"])
-                    report = counters.dataset(task.dataset)
-                    report.refetched += outcome["refetched"]
-                    report.verified_blocks += outcome["verified_blocks"]
-                    report.verified_rows += outcome["verified_rows"]
-                    report.unverified.update(outcome["unverified"])
-                    report.written += 1
-                    report.rows += outcome["rows"]
-                    if on_chunk:
-                        on_chunk(task, outcome["rows"], True)
+                    for task, chunk in zip(unit, outcome["chunks"], strict=True):
+                        # Workers only write; the coordinator publishes (fenced by its lock, lease or table epoch).
+                        await anyio.to_thread.run_sync(publish, chunk["written"])
+                        report = counters.dataset(task.dataset)
+                        report.refetched += chunk["refetched"]
+                        report.verified_blocks += chunk["verified_blocks"]
+                        report.verified_rows += chunk["verified_rows"]
+                        report.unverified.update(chunk["unverified"])
+                        report.written += 1
+                        report.rows += chunk["rows"]
+                        if on_chunk:
+                            on_chunk(task, chunk["rows"], True)
         finally:
             if pending:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_TIMEOUT):
@@ -540,7 +570,9 @@ class DaskRunner:
                 counters.lost_workers.update(s["worker"] for s in starts[:-1] if s["worker"] not in present)
         self._starts.clear()
 
-    async def _look_for_progress(self, pending: Mapping[distributed.Future[Any], ChunkTask], *, since: float) -> float:
+    async def _look_for_progress(
+        self, pending: Mapping[distributed.Future[Any], list[ChunkTask]], *, since: float
+    ) -> float:
         """When progress was last seen, given a look at the workers now; :class:`WorkersStalled` if that was
         :attr:`bound` seconds ago or more."""
         looks, holders = await self._look()
@@ -587,16 +619,14 @@ class DaskRunner:
 
     def _stalled(
         self,
-        pending: Mapping[distributed.Future[Any], ChunkTask],
+        pending: Mapping[distributed.Future[Any], list[ChunkTask]],
         quiet: float,
         looks: Mapping[str, Mapping[str, Any] | str],
         holders: Mapping[str, str] | None,
     ) -> WorkersStalled:
         """The error for a run with no progress: which chunks were in flight, on which workers, where those wait;
         the workers' stacks go to the log."""
-        chunks = {
-            f"{_series(t)} blocks {t.start}..{t.end}": (holders or {}).get(str(f.key)) for f, t in pending.items()
-        }
+        chunks = {_unit_name(unit): (holders or {}).get(str(f.key)) for f, unit in pending.items()}
         held: dict[str | None, list[str]] = {}
         for chunk, address in chunks.items():
             held.setdefault(address, []).append(chunk)
@@ -636,16 +666,22 @@ class DaskRunner:
         )
         return WorkersStalled(redact_text(message, *self.plan.secrets), chunks=chunks)
 
-    def _submit(self, task: ChunkTask, chain_id: int, finalized: int, counters: RunCounters) -> distributed.Future[Any]:
-        report = counters.dataset(task.dataset)
-        report.chunks += 1
-        report.blocks += task.end - task.fetch_start + 1
+    def _submit(
+        self, unit: list[ChunkTask], together: int, chain_id: int, finalized: int, counters: RunCounters
+    ) -> distributed.Future[Any]:
+        for task in unit:
+            report = counters.dataset(task.dataset)
+            report.chunks += 1
+            report.blocks += task.end - task.fetch_start + 1
         self._submitted += 1
-        key = f"chainframe-{_series(task)}-{task.start}-{task.end}-{self.plan.run}-{self._submitted}"
-        shipped = {**task.to_json(), "path": _shipped_path(task)}
+        first = unit[0]
+        series = "+".join(_series(task) for task in unit)
+        key = f"chainframe-{series}-{first.start}-{first.end}-{self.plan.run}-{self._submitted}"
+        shipped = [{**task.to_json(), "path": _shipped_path(task)} for task in unit]
         future: distributed.Future[Any] = self.dask.submit(
-            run_on_worker, self.plan.run, shipped, chain_id, finalized, key=key, retries=SUBMIT_RETRIES, pure=False
-        )
+            run_on_worker, self.plan.run, shipped, chain_id, finalized, together, key=key, retries=SUBMIT_RETRIES,
+            pure=False,
+        )  # fmt: skip
         return future
 
     def _count(self, outcome: Mapping[str, Any], client: Any, counters: RunCounters) -> None:
@@ -666,13 +702,37 @@ class DaskRunner:
                 setattr(stats, item.name, getattr(stats, item.name) + now[item.name] - before[item.name])
 
 
+def _units(tasks: Iterator[ChunkTask], chain_id: int) -> Iterator[tuple[list[ChunkTask], int]]:
+    """What is submitted as one Dask task: a chunk, or the chunks of a slot that a verifying run proves together
+    (:mod:`chainframe.engine._joint`: they are each other's proof), with how many tasks their group fetches, lent
+    ones included (0 for a chunk alone). A group's members run on one worker, where its lent chunks are fetched: one
+    proof of the slot, nothing fetched for it beyond a plain run's calls, as in one process."""
+    first = next(tasks, None)
+    if first is None:
+        return
+    if not first.verify:  # a run verifies all its tasks or none: then nothing is proven together
+        yield [first], 0
+        yield from (([task], 0) for task in tasks)  # submitted as the plan makes them
+        return
+    planned = [first, *tasks]  # a round's tasks, as one process lists them (small records)
+    joint = Joint(planned, begun=len(needs()), chain_id=chain_id)
+    units: dict[int, list[ChunkTask]] = {}
+    for task in planned:
+        group = joint.group(task)
+        units.setdefault(id(task) if group is None else id(group), []).append(task)
+    for unit in units.values():
+        group = joint.group(unit[0])
+        yield sorted(unit, key=joint.rank), 0 if group is None else len(group.names)  # members in proof order
+
+
 def _shipped_path(task: ChunkTask) -> str:
     local = "://" not in str(task.path)
     return str(Path(task.path).absolute()) if local else str(task.path)  # workers' working folders are their own
 
 
-def _chunk_name(task: ChunkTask) -> str:
-    return f"{_series(task)} blocks {task.start}..{task.end}"
+def _unit_name(tasks: Sequence[ChunkTask]) -> str:
+    """``logs blocks 0..999``, or ``blocks, transactions, logs blocks 0..999`` for a slot's chunks run together."""
+    return f"{', '.join(_series(task) for task in tasks)} blocks {tasks[0].start}..{tasks[0].end}"
 
 
 def _series(task: ChunkTask) -> str:

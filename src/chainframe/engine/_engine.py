@@ -430,10 +430,12 @@ async def run_tasks(
     counters: RunCounters,
     publish: Callable[[Written], None],
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
+    decode: anyio.CapacityLimiter | None = None,
 ) -> None:
     """Run every task, at most ``concurrency`` fetching at once and handed out in order, publishing each file as it
-    is done; ``on_chunk(task, rows, written)`` after each."""
-    decode = anyio.CapacityLimiter(DECODE_THREADS)
+    is done; ``on_chunk(task, rows, written)`` after each. ``decode``: the threads decoding may take, if shared with
+    other runs of tasks (a Dask worker's)."""
+    decode = decode or anyio.CapacityLimiter(DECODE_THREADS)
     planned = list(tasks)  # a round's tasks: who will read what is known before the first is fetched
     fetching = anyio.Semaphore(max(1, concurrency))
     # Tasks begun and not done: fetching, or waiting for their group's proof with the rows they gave it.
