@@ -395,7 +395,7 @@ def run_on_worker(
     run: str, tasks: Sequence[Mapping[str, Any]], chain_id: int, finalized: int, together: int
 ) -> dict[str, Any]:
     """The Dask task: one chunk, or a slot's chunks proven together (``together`` > 0, see
-    :meth:`DaskRunner._units`), on this worker, with the run's runtime. Arguments hold no secret."""
+    :func:`_units`), on this worker, with the run's runtime. Arguments hold no secret."""
     runtime = _RUNTIMES.get(run)
     if runtime is None:
         raise RuntimeError(f"this worker has no chainframe run {run} (its plugin did not start here)")

@@ -97,7 +97,6 @@ class Group:
         self.own_logs = own_logs
         """The receipts give their own logs (no logs member): the receipts root is rebuilt from them."""
         self.names = list(names)
-        self.lent = list(lent)
         self._rows = dict.fromkeys(names, 0)
         self._parts = [_Part(reads, blocks.start - 1) for reads in _parts(set(names), set(lent))]
         self._tables = {name: _Table(through=blocks.start - 1) for part in self._parts for name in part.reads}
