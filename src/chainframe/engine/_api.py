@@ -74,6 +74,7 @@ from chainframe.store import (
     series_name,
     snapshot_uris,
     storage,
+    while_held,
 )
 from chainframe.store import vacuum as store_vacuum
 
@@ -618,16 +619,16 @@ class _Run:
         counters = RunCounters()
         bar = Progress(0, enabled=progress, client=client, counters=counters)
         try:
-            with folder_lock(self.folder):
+            with folder_lock(self.folder) as lock:
                 await anyio.to_thread.run_sync(_prepare_out, self.folder)
-                result = await extract_round(
+                result = await while_held(lock, lambda: extract_round(
                     client, folder=self.folder, wanted=self.wanted, blocks=resolved or None, head=head,
                     finalized=finalized,
                     chain_id=chain_id, endpoint=endpoint.display,
                     overwrite=overwrite, concurrency=self.concurrency, counters=counters,
                     on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify, runner=runner,
                     publisher=self.publisher,
-                )  # fmt: skip
+                ))  # fmt: skip
         finally:
             bar.close()
         for dataset, skipped in result.skipped.items():

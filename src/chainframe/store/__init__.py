@@ -26,7 +26,7 @@ from chainframe.store._delta import version as table_version
 from chainframe.store._export import FORMATS, ExportFormat, check_compression, export, export_path
 from chainframe.store._info import folder_info, format_info, other_files, series_json
 from chainframe.store._lease import ObjectLease
-from chainframe.store._lock import FolderLock, folder_lock
+from chainframe.store._lock import FolderLock, folder_lock, while_held
 from chainframe.store._publish import Planned, Publisher, choose_layout
 from chainframe.store._s3 import s3_filesystem
 from chainframe.store._scan import scan_series
@@ -79,6 +79,7 @@ __all__ = [
     "filters_digest",
     "folder_info",
     "folder_lock",
+    "while_held",
     "format_info",
     "other_files",
     "gaps_between",

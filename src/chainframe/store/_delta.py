@@ -276,6 +276,9 @@ class DeltaWriter:
         """Commit from the snapshot this writer last committed or checked: a commit of another run since (with the
         same application id) makes delta-rs refuse it; then the refreshed snapshot must still be this run's."""
         properties = self._properties({"chainframe.operation": "write", **(info or {})})
+        # A lease that lapsed (this process was paused, or cut off from S3) may have been taken over by a run that
+        # has not committed yet: refused here as surely as after its first commit.
+        storage(self.folder).check_held(self.folder)
         try:
             self.table.create_write_transaction(actions, "append", self.schema, commit_properties=properties)
         except self._deltalake.exceptions.CommitFailedError:
@@ -305,8 +308,14 @@ class DeltaWriter:
 
 def vacuum(folder: Location, *, retention_hours: float) -> list[str]:
     """Delete the files the table no longer references and that left it at least ``retention_hours`` ago (a reader
-    holding an older snapshot needs them), and the log entries past their retention; return the deleted files."""
-    table = open_table(folder)
+    holding an older snapshot needs them), and the log entries past their retention; return the deleted files.
+
+    A fenced writer like any run: it claims the table's epoch first, so a run that wrote files it has not committed
+    yet (paused, cut off) can never commit them once they may be deleted: its commit is refused (:class:`Superseded`)
+    and no version of the table names a deleted file."""
+    claim = DeltaWriter(folder, None, name=location(folder).name)
+    table = claim.table
+    storage(claim.folder).check_held(claim.folder)
     try:
         # full: also the files no commit ever named (written by a run that was killed or superseded before its
         # commit), which delta-rs' default vacuum (removed files only) leaves; both by age, past the retention.

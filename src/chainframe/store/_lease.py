@@ -147,9 +147,10 @@ class ObjectLease:
             if current is None:
                 continue
             holder, etag = current
-            why = _stale(holder, skew=min(SKEW, self.ttl / 2))
+            skew = min(SKEW, self.ttl / 2)
+            why = _stale(holder, skew=skew)
             if not why:
-                raise InputError(_busy(self.root, holder))
+                raise InputError(_busy(self.root, holder, skew=skew))
             try:
                 self._etag = self._put(IfMatch=etag)
                 return
@@ -231,9 +232,11 @@ def _stale(holder: dict[str, Any], *, skew: float) -> str:
     return ""
 
 
-def _busy(root: ObjectPath, holder: dict[str, Any]) -> str:
+def _busy(root: ObjectPath, holder: dict[str, Any], *, skew: float) -> str:
+    """Why ``root`` cannot be taken now: the holder, and when its lease can be taken over (its expiry plus the
+    ``skew`` this run allows for clocks: the wait actually in force, whatever the lease's length)."""
     expires = holder.get("expires")
-    left = f"; if that run is gone, its lease expires in {expires + SKEW - time.time():.0f} s" if isinstance(
-        expires, int | float) else ""  # fmt: skip
+    left = f"; if that run is gone, its lease can be taken over in {max(expires + skew - time.time(), 0):.0f} s" if (
+        isinstance(expires, int | float)) else ""  # fmt: skip
     who = f"pid {holder.get('pid')} on {holder.get('host')}"
     return f"{root} is being written by another chainframe run ({who}){left}; wait for it, or write to another prefix"

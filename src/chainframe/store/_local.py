@@ -103,6 +103,9 @@ class LocalFiles:
                 removed += 1
         return removed
 
+    def check_held(self, path: Location) -> None:
+        """Nothing to check: a local folder's lock is the kernel's, held until the process ends (never lapses)."""
+
     def check_writable(self, folder: Location) -> None:
         """Checked by making and removing a folder in the nearest existing ancestor."""
         folder = _local(folder)

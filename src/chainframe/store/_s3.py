@@ -289,6 +289,9 @@ class S3Objects:
             )  # fmt: skip
         return len(uploads)
 
+    def check_held(self, path: Location) -> None:
+        self.leases.check(_remote(path))
+
     def check_writable(self, folder: Location) -> None:
         """A small object put and deleted under ``.chainframe/`` (which no ``*/*.parquet`` glob reads)."""
         folder = _remote(folder)

@@ -204,7 +204,7 @@ def load_series(folder: Location | str) -> Series:
         mixed=tuple(mixed),
         layout=layout,
         version=int(table.version()) if table is not None else None,
-        outside=len(where.files(folder / DATA)) - len(files) if delta else 0,
+        outside=len({str(e.path) for e in where.files(folder / DATA)} - {str(e.path) for e in files}) if delta else 0,
     )
 
 

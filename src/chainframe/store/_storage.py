@@ -52,11 +52,6 @@ class StoreError(ChainframeError):
     message names the location and the reason; never a credential."""
 
 
-class LeaseLost(StoreError):
-    """This run no longer holds the lease on its S3 prefix (another run took it over after this one stopped renewing
-    it): nothing more is written."""
-
-
 @dataclass(frozen=True, order=True)
 class ObjectPath:
     """An object (or a prefix, like a folder) in a bucket: ``s3://bucket/key``, with the parts of pathlib the store
@@ -128,6 +123,11 @@ class Superseded(StoreError):
     """Another run took this output over while this one was writing (it was killed, paused or cut off past its lock
     or lease): nothing more of this run is published, and what it published before stays (it was whole). Re-run to
     continue from what the newer run left."""
+
+
+class LeaseLost(Superseded):
+    """This run no longer holds the lease on its S3 prefix (another run took it over, or may have: this one could not
+    renew it in time): nothing more is written, and the run stops."""
 
 
 @dataclass(frozen=True)
@@ -202,4 +202,9 @@ class Storage(Protocol):
 
     def check_writable(self, folder: Location) -> None:
         """Raise :class:`InputError` unless files can be written under ``folder``, leaving nothing behind."""
+        ...
+
+    def check_held(self, path: Location) -> None:
+        """Raise :class:`LeaseLost` if this process writes ``path`` under a lease it no longer safely holds: asked
+        before every change that is not an object PUT of this storage (a Delta commit, a vacuum)."""
         ...
