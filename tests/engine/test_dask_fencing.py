@@ -16,12 +16,16 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import deltalake
 import distributed
+import polars as pl
 import pytest
 import s3fs
 
+from chainframe import scan
 from chainframe.devnet import Devnet
 from chainframe.store import is_delta_table, location, snapshot_uris, table_version
+from chainframe.store._delta import storage_options
 from tests.store.test_s3 import assert_same_as_local, bucket, chain, node, s3_endpoint
 
 __all__ = ["bucket", "chain", "node", "s3_endpoint"]  # the fixtures this module uses, from the store's S3 tests
@@ -31,6 +35,9 @@ CHUNK = 20
 LEASE = 4.0
 """Seconds of the coordinators' S3 lease here (CHAINFRAME_LEASE_SECONDS): a stopped run's lease can be taken over
 after LEASE * 1.5, instead of 90 s with the default."""
+CLOSE = 11.0
+"""Seconds a stopped Dask coordinator may take to end after it stops its work: the workers get 10 s to drop the run's
+chunks in flight (``chainframe.engine._dask.CLOSE_TIMEOUT``)."""
 PACED = ["--requests-per-second", "15"]
 """The first run's budget: slow enough that it is still writing when the test stops it (a run takes about 40 s)."""
 
@@ -104,9 +111,9 @@ def _idle(address: str) -> bool:
         return not any(client.processing().values())
 
 
-def _take_over(devnet: Devnet, out: str) -> subprocess.CompletedProcess[str]:
+def _take_over(devnet: Devnet, out: str, *more: str) -> subprocess.CompletedProcess[str]:
     """A second run, unpaced, in this process's environment: it must take the prefix over and finish."""
-    done = subprocess.run(_command(devnet, out), capture_output=True, text=True, timeout=180, env=_env())
+    done = subprocess.run(_command(devnet, out, *more), capture_output=True, text=True, timeout=180, env=_env())
     assert done.returncode == 0, done.stderr
     return done
 
@@ -137,12 +144,23 @@ def test_a_killed_coordinators_tasks_finish_later_and_publish_nothing(
     assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
 
 
+TAKE_OVERS = {
+    "extract": lambda devnet, out: _command(devnet, out),
+    "vacuum": lambda devnet, out: [sys.executable, "-m", "chainframe.cli", "vacuum", out, "--retention-hours", "0"],
+    "repair": lambda devnet, out: [sys.executable, "-m", "chainframe.cli", "repair", out, "--rpc", devnet.http_url],
+}
+"""What takes a paused run's prefix over: another extraction, a vacuum that deletes every file no commit names (the
+paused run's workers wrote some meanwhile), and a repair (which changes nothing here, but claims every table)."""
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("other", sorted(TAKE_OVERS))
 def test_a_paused_coordinator_wakes_to_a_typed_error_not_a_success(
-    chain: Devnet, bucket: str, tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
+    chain: Devnet, bucket: str, tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]], other: str
 ) -> None:
-    """(2) The coordinator SIGSTOPped past its lease while its workers go on; another run takes over and commits;
-    SIGCONT: the first run publishes nothing more and fails with one clean line saying why."""
+    """(2) The coordinator SIGSTOPped past its lease while its workers go on writing files; another run, a vacuum or a
+    repair takes over; SIGCONT: the first run publishes nothing more, fails with one clean line saying why within a
+    lease period, and every version of every table names only files that exist and is read whole."""
     address, _ = cluster
     out = f"{bucket}/dev"
     with subprocess.Popen(_command(chain, out, "--scheduler", address, *PACED), stdout=subprocess.PIPE,
@@ -151,18 +169,75 @@ def test_a_paused_coordinator_wakes_to_a_typed_error_not_a_success(
         first.send_signal(signal.SIGSTOP)
         try:
             time.sleep(LEASE * 1.5 + 1)  # its lease expired (with the allowance for clocks)
-            _take_over(chain, out)
+            taken = subprocess.run(TAKE_OVERS[other](chain, out), capture_output=True, text=True, timeout=180,
+                                   env=_env())  # fmt: skip
+            assert taken.returncode == 0, taken.stderr
             versions = _versions(out)
         finally:
             first.send_signal(signal.SIGCONT)
+            continued = time.monotonic()
         stdout, stderr = first.communicate(timeout=180)
+        stopped = time.monotonic() - continued
     assert first.returncode != 0, stdout
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, stderr
     assert "Traceback" not in stderr
-    assert "another run" in stderr, stderr
+    assert "another run" in errors[0], stderr
     assert chain.key not in stdout + stderr
+    print(f"{other}: the continued coordinator stopped {stopped:.1f} s after SIGCONT")
+    assert stopped < LEASE + CLOSE, f"the continued run took {stopped:.1f} s to stop"
     _wait(lambda: _idle(address), 120, "the paused run's tasks to end on the workers")
     assert _versions(out) == versions
-    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
+    _every_version_whole(out)
+    if other == "extract":
+        assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
+    else:  # the first run's commits stay as they were; a re-run completes the tables
+        _take_over(chain, out)
+        assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
+
+
+def _every_version_whole(out: str) -> None:
+    """Every version of every table names only files that exist, and reads whole through delta-rs and ``scan``."""
+    fs = s3fs.S3FileSystem()
+    for name in DATASETS:
+        folder = location(f"{out}/{name}")
+        for version in range(table_version(folder) + 1):
+            files = snapshot_uris(folder, version=version)
+            missing = [f for f in files if not fs.exists(f)]
+            assert missing == [], f"{name} version {version} names deleted files: {missing}"
+            rows = scan(out, name, version=version).select(pl.len()).collect().item()
+            table = deltalake.DeltaTable(str(folder), version=version, storage_options=storage_options(folder))
+            assert table.to_pyarrow_dataset().count_rows() == rows, (name, version)
+
+
+@pytest.mark.slow
+def test_a_writer_paused_while_fetching_stops_within_a_lease_of_being_continued(
+    chain: Devnet, bucket: str, tmp_path: Path
+) -> None:
+    """A run in one process, SIGSTOPped past its lease while it fetches, its prefix taken over by another run:
+    continued, it stops within one lease period (its lease is watched once a second), not at its next commit, which
+    with chunks of 120 paced blocks is about 14 s away."""
+    out, chunk = f"{bucket}/dev", ["--chunk-size", "120"]
+    with subprocess.Popen(_command(chain, out, *PACED, *chunk), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=_env()) as first:  # fmt: skip
+        _started(first, out)
+        first.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(LEASE * 1.5 + 1)
+            _take_over(chain, out, *chunk)
+            versions = _versions(out)
+        finally:
+            first.send_signal(signal.SIGCONT)
+            continued = time.monotonic()
+        stdout, stderr = first.communicate(timeout=180)
+        stopped = time.monotonic() - continued
+    print(f"the continued run stopped {stopped:.1f} s after SIGCONT")
+    assert first.returncode != 0, stdout
+    assert [line for line in stderr.splitlines() if line.strip()] == [stderr.strip()], stderr  # one line
+    assert "another run" in stderr, stderr
+    assert stopped < LEASE, f"the continued run took {stopped:.1f} s to stop"
+    assert _versions(out) == versions
+    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=120)
 
 
 @pytest.mark.slow
