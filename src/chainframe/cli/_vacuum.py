@@ -12,8 +12,9 @@ In each Delta table under DIR (--table delta), delete the data files that commit
 removed (a tip extended, a reorg repaired) at least --retention-hours ago, and the
 log entries past that retention; in plain Parquet folders, the temporaries of killed
 runs. Files newer than the retention stay: a reader holding an older snapshot, or a
-time-travel query (scan(..., version=N)), still reads them. Holds DIR's lock, as a
-run does, so it never races an extraction.
+time-travel query (scan(..., version=N)), still reads them. Holds DIR's lock and
+claims each table, as a run does: a paused run's later commit of files deleted here
+is refused, so no version of a table names a deleted file.
 
 examples:
   chainframe vacuum ./data                       # keeps {DEFAULT_RETENTION_HOURS:g} hours (a week)
