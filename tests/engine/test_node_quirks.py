@@ -108,16 +108,31 @@ def test_logs_of_a_block_over_the_limit_from_receipts_by_transaction(
     assert _rows(tmp_path, "logs").equals(_rows(reference, "logs"))
 
 
+SHAPES = {
+    "none": (OmitKeys(methods=(RECEIPTS, "eth_getTransactionReceipt", "eth_getLogs"), keys=("blockTimestamp",)),),
+    "erigon": (OmitKeys(methods=(RECEIPTS, "eth_getTransactionReceipt"), keys=("blockTimestamp",), nested=False),),
+}
+"""Where a node leaves ``blockTimestamp`` off: everywhere (geth before 1.14, Hardhat, Ganache), or off the receipts
+while their logs carry it (Erigon; the recorded Polygon and Arbitrum answers)."""
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
 @pytest.mark.parametrize("by_transaction", [False, True], ids=["eth_getBlockReceipts", "by transaction"])
 def test_receipts_without_blocktimestamp_take_their_headers(
-    devnet: Devnet, reference: Path, tmp_path: Path, by_transaction: bool
+    devnet: Devnet, reference: Path, tmp_path: Path, by_transaction: bool, shape: str
 ) -> None:
-    omit = OmitKeys(methods=(RECEIPTS, "eth_getTransactionReceipt"), keys=("blockTimestamp",))
+    """Receipts and logs stored with their block's timestamp, judged object by object: an answer that holds the key
+    on its logs but not on its receipts is no answer that holds it."""
     missing = (MissingMethod(method=RECEIPTS),) if by_transaction else ()
-    _configure(devnet, omit=(omit,), missing=missing)
-    with Client(devnet.http_url) as client:  # the gateway really leaves it out
-        assert "blockTimestamp" not in client.request("eth_getTransactionReceipt", [devnet.truth.txs[0].hash])
-    extract(["receipts"], blocks=f"0:{devnet.truth.head}", out=tmp_path, rpc=devnet.http_url, chunk_size=CHUNK)
-    rows, expected = _rows(tmp_path, "receipts"), _rows(reference, "receipts")
-    assert rows["block_timestamp"].null_count() == 0
-    assert rows.equals(expected)
+    _configure(devnet, omit=SHAPES[shape], missing=missing)
+    with Client(devnet.http_url) as client:  # the gateway really leaves it out, where the shape says
+        logged = next(tx for tx in devnet.truth.txs if tx.logs)
+        receipt = client.request("eth_getTransactionReceipt", [logged.hash])
+        assert "blockTimestamp" not in receipt
+        assert [("blockTimestamp" in log) for log in receipt["logs"]] == [shape == "erigon"] * logged.logs
+    extract(["receipts", "logs"], blocks=f"0:{devnet.truth.head}", out=tmp_path, rpc=devnet.http_url,
+            chunk_size=CHUNK)  # fmt: skip
+    for dataset in ("receipts", "logs"):
+        rows, expected = _rows(tmp_path, dataset), _rows(reference, dataset)
+        assert rows["block_timestamp"].null_count() == 0, dataset
+        assert rows.equals(expected), dataset

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -112,35 +113,73 @@ class Logs(FetchedAsLogs, ObjectDataset):
 
 
 _BLOCK_NUMBER = re.compile(rb'"blockNumber"\s*:\s*"(0x[0-9a-fA-F]{1,16})"')
+_STAMPED = re.compile(rb'"blockTimestamp"\s*:\s*[^\sn]')
+"""A ``blockTimestamp`` key with a value (not ``null``): a hex string, or anvil's JSON number."""
 
 
 async def with_block_timestamps(client: Any, bodies: list[bytes]) -> list[bytes]:
     """``bodies`` (eth_getLogs answers, or eth_getBlockReceipts batch answers) with each log's and receipt's
-    ``blockTimestamp`` from its block's header, where the node sends none (geth before 1.14, Hardhat, Ganache): the
-    headers of the blocks named are read for it, in one batch (the only cost, and only on such nodes). The value is
-    the block's own, so the column stays what a node that sends it would give; a header read while the chain
-    reorganizes is caught by the engine's checks of ``block_hash``, as for any answer. Answers that carry it, or hold
-    nothing, are returned as they are."""
-    lacking = [i for i, body in enumerate(bodies) if b'"blockTimestamp"' not in body and _BLOCK_NUMBER.search(body)]
-    if not lacking:
+    ``blockTimestamp`` from its block's header, wherever the node sends none, judged object by object: geth before
+    1.14, Hardhat and Ganache send it nowhere; Erigon, and the recorded Polygon and Arbitrum answers, on the logs but
+    not on the receipts. The headers of the blocks named are read for it, in one batch (the only cost, and only on
+    such nodes). The value is the block's own, so the column stays what a node that sends it would give; a header read
+    while the chain reorganizes is caught by the engine's checks of ``block_hash``, as for any answer. Answers in
+    which every object with a block number has its timestamp are returned as they are (one count of each key).
+
+    An answer with the key nowhere has it added after each ``blockNumber`` in its text; one with it on some objects
+    only is parsed, and the objects that lack it (or hold ``null``) get it: the only case that costs a parse."""
+    nowhere: list[int] = []
+    partly: dict[int, Any] = {}
+    numbers: set[int] = set()
+    for i, body in enumerate(bodies):
+        named = _BLOCK_NUMBER.findall(body)
+        if not named:
+            continue
+        if b'"blockTimestamp"' not in body:
+            nowhere.append(i)
+            numbers.update(int(m, 16) for m in named)
+        elif len(_STAMPED.findall(body)) < len(named):
+            partly[i] = parsed = json.loads(body)
+            numbers.update(int(item["blockNumber"], 16) for item in _unstamped(parsed))
+    if not numbers:
         return bodies
-    numbers = sorted({int(m, 16) for i in lacking for m in _BLOCK_NUMBER.findall(bodies[i])})
-    headers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in numbers])
-    stamps: dict[int, bytes] = {}
-    for n, header in zip(numbers, headers, strict=True):
+    ordered = sorted(numbers)
+    headers = await client.batch([("eth_getBlockByNumber", [hex(n), False]) for n in ordered])
+    stamps: dict[int, str] = {}
+    for n, header in zip(ordered, headers, strict=True):
         if isinstance(header, Exception):
             raise header
         if isinstance(header, dict) and isinstance(header.get("timestamp"), str):
-            stamps[n] = header["timestamp"].encode()
+            stamps[n] = header["timestamp"]
 
     def stamped(match: re.Match[bytes]) -> bytes:
         stamp = stamps.get(int(match.group(1), 16))
-        return match.group(0) if stamp is None else match.group(0) + b',"blockTimestamp":"' + stamp + b'"'
+        return match.group(0) if stamp is None else match.group(0) + b',"blockTimestamp":"' + stamp.encode() + b'"'
 
     out = list(bodies)
-    for i in lacking:
+    for i in nowhere:
         out[i] = _BLOCK_NUMBER.sub(stamped, bodies[i])
+    for i, parsed in partly.items():
+        for item in _unstamped(parsed):
+            stamp = stamps.get(int(item["blockNumber"], 16))
+            if stamp is not None:
+                item["blockTimestamp"] = stamp
+        out[i] = json.dumps(parsed, separators=(",", ":")).encode()
     return out
+
+
+def _unstamped(value: Any) -> Iterator[dict[str, Any]]:
+    """The objects inside a parsed answer that name their block (a hex ``blockNumber``) but not its timestamp."""
+    if isinstance(value, dict):
+        number = value.get("blockNumber")
+        if isinstance(number, str) and number.startswith("0x") and value.get("blockTimestamp") is None:
+            yield value
+        for inner in value.values():
+            if isinstance(inner, dict | list):
+                yield from _unstamped(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _unstamped(inner)
 
 
 LOGS = Logs()

@@ -247,23 +247,25 @@ class Gateway:
 
     def _omitted(self, method: str, answer: bytes) -> bytes:
         """``answer`` without the keys the settings leave out of ``method``'s answers."""
-        keys = {k for rule in self.settings.omit if method in rule.methods for k in rule.keys}
-        if not keys:
+        rules = [rule for rule in self.settings.omit if method in rule.methods]
+        if not rules:
             return answer
         try:
             envelope = json.loads(answer)
         except ValueError:
             return answer
+        everywhere = {k for rule in rules if rule.nested for k in rule.keys}
+        top = everywhere | {k for rule in rules for k in rule.keys}
 
-        def strip(value: Any) -> Any:
+        def strip(value: Any, keys: set[str]) -> Any:
             if isinstance(value, dict):
-                return {k: strip(v) for k, v in value.items() if k not in keys}
+                return {k: strip(v, everywhere) for k, v in value.items() if k not in keys}
             if isinstance(value, list):
-                return [strip(v) for v in value]
+                return [strip(v, keys) for v in value]
             return value
 
         if isinstance(envelope, dict) and "result" in envelope:
-            envelope["result"] = strip(envelope["result"])
+            envelope["result"] = strip(envelope["result"], top)
         return json.dumps(envelope, separators=(",", ":")).encode()
 
     async def _logs_item(self, items: list[bytes], i: int, call: dict[str, Any], upstream: Upstream) -> None:

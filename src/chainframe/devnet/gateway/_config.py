@@ -99,11 +99,14 @@ class MissingMethod:
 
 @dataclass(frozen=True, kw_only=True)
 class OmitKeys:
-    """Keys left out of the answers of some methods, wherever they occur in the result, as a node that does not send
-    them (receipts without ``blockTimestamp``: geth before 1.14, Hardhat, Ganache)."""
+    """Keys left out of the answers of some methods, as a node that does not send them: wherever they occur in the
+    result (receipts and their logs without ``blockTimestamp``: geth before 1.14, Hardhat, Ganache), or with
+    ``nested=False`` only from the result's own objects (a receipt, each receipt of a list), not from objects inside
+    them (Erigon: a receipt without ``blockTimestamp`` whose logs have it)."""
 
     methods: tuple[str, ...]
     keys: tuple[str, ...]
+    nested: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "methods", tuple(self.methods))
