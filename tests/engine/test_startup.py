@@ -85,3 +85,22 @@ def test_the_command_starts_no_openblas_threads() -> None:
     assert python_threads("from chainframe.cli._process import prepare\nprepare(['schema'])\nimport pyarrow") == 1
     if (os.cpu_count() or 1) > 1:
         assert python_threads("import pyarrow") > 1
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], []], ids=["version", "help", "nothing"])
+def test_the_command_alone_loads_no_subcommand(argv: list[str]) -> None:
+    """``--version`` and ``--help`` (and a bare ``chainframe``, which says a command is needed) name every
+    subcommand but load none: no pyarrow, no RPC client, no engine."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "chainframe.cli", *argv],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == (2 if not argv else 0), done.stderr[-2000:]
+    assert ("vacuum" in done.stdout + done.stderr) == (argv == ["--help"])  # the help names the subcommands
+    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+    loaded = {line.rsplit("|", 1)[1].strip() for line in lines[1:]}
+    assert "chainframe.cli._main" in loaded, "no -X importtime lines: the check below would mean nothing"
+    heavy = ("pyarrow", "numpy", "polars", "chainframe.rpc", "chainframe.engine", "chainframe.store", "asyncio")
+    own = ("chainframe.cli._main", "chainframe.cli._process", "chainframe.cli._commands")
+    subcommands = {m for m in loaded if m.startswith("chainframe.cli._") and m not in own}
+    assert sorted({m for m in loaded if m.startswith(heavy)} | subcommands) == []

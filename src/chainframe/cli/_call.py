@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 
 from chainframe._errors import InputError
+from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._extract import client_options
 from chainframe.engine import endpoint_of
@@ -144,7 +145,7 @@ def check(method: str, raw: list[str]) -> list[Any]:
 def add_parser(commands: Any) -> None:
     parser: argparse.ArgumentParser = commands.add_parser(
         "call",
-        help="call one JSON-RPC method and print the result as JSON",
+        help=help_of("call"),
         description="Call a method of the service through chainframe's client (retries, key redacted) and print the "
         "result as JSON. The spec's methods have their arguments checked before sending; any other method the "
         "endpoint serves is passed through (numbers become 0x quantities).",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from chainframe._redact import redact_url
+from chainframe.cli._commands import help_of
 
 DATASETS = ("blocks", "transactions", "receipts", "logs")
 
@@ -38,7 +39,7 @@ and query the files with DuckDB and Polars. Needs no key and no network.
 def add_parser(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "demo",
-        help="extract the local devnet's whole chain to Parquet and query it",
+        help=help_of("demo"),
         description=DESCRIPTION,  # plain text: the module docstring's reST markup is for readers of the code
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

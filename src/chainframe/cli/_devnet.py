@@ -6,6 +6,8 @@ import argparse
 import time
 from typing import Any
 
+from chainframe.cli._commands import help_of
+
 WORKLOADS = ("bench", "nodes", "test")
 """The devnet's workloads (the devnet itself is imported by the command: an extract does not pay for it)."""
 NODES = ("anvil", "hardhat", "ganache")
@@ -15,7 +17,7 @@ NODES = ("anvil", "hardhat", "ganache")
 def add_parser(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "devnet",
-        help="run a local devnet (anvil, Hardhat or Ganache) behind an Infura-compatible gateway until Ctrl-C",
+        help=help_of("devnet"),
         description=(
             "Start a real node (anvil by default; Hardhat or Ganache with --node) holding a deterministic workload "
             "chain, behind a gateway that speaks Infura's paths, keys and eth_getLogs limits over HTTP and WebSocket. "

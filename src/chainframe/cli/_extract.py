@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from chainframe._errors import InputError
+from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.datasets import DATASETS, Input
 from chainframe.engine import extract, follow
@@ -45,7 +46,7 @@ or --network is given. Where the meaning differs it is said: cryo's A:B leaves B
 def add_parser(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "extract",
-        help="extract datasets over a block range into Parquet files",
+        help=help_of("extract"),
         description="Extract datasets over a block range into Parquet files under OUT/<dataset>/, one file per "
         "chunk of blocks. Re-running skips complete chunks and redoes partial ones.",
         epilog=EXAMPLES,

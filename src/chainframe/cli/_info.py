@@ -10,6 +10,7 @@ from typing import Any
 
 from chainframe import engine
 from chainframe._errors import InputError
+from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.store import folder_info, format_info, location, other_files, series_json, storage
 
@@ -43,7 +44,7 @@ examples:
 def add_parser(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "info",
-        help="show what an output folder holds: datasets, block ranges, rows, gaps, problems",
+        help=help_of("info"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=DESCRIPTION,
     )

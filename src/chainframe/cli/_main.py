@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib
 import os
 import re
 import signal
@@ -17,9 +18,7 @@ from typing import NoReturn
 from chainframe._errors import ChainframeError, InputError
 from chainframe._redact import url_secrets
 from chainframe._version import __version__
-from chainframe.cli import _call, _demo, _devnet, _extract, _info, _probe, _repair, _schema, _vacuum, _verify
-from chainframe.cli._endpoint import resolve_endpoint_options
-from chainframe.cli._retries import retry_lines
+from chainframe.cli._commands import COMMANDS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,16 +28,32 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message}\nsee '{self.prog} --help'\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every subcommand whole, or (``only``) that one whole and the others by their name
+    and help alone, so that a command loads its own module only (``only=""``: none, for ``--version`` and ``--help``).
+    """
     parser = _Parser(
         prog="chainframe",
         description="Turn an EVM chain's JSON-RPC service into typed, query-ready Parquet datasets.",
     )
     parser.add_argument("--version", action="version", version=f"chainframe {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (_extract, _call, _probe, _info, _repair, _vacuum, _verify, _schema, _devnet, _demo):
-        module.add_parser(commands)
+    chosen = COMMANDS[only][0] if only else None
+    for name, (module, help) in COMMANDS.items():
+        if name in commands.choices:  # a module that builds two subcommands (datasets and schema)
+            continue
+        if only is None or module == chosen:
+            importlib.import_module(f"chainframe.cli.{module}").add_parser(commands)
+        else:
+            commands.add_parser(name, help=help, add_help=False).add_argument("rest", nargs=argparse.REMAINDER)
     return parser
+
+
+def _command_named(argv: Sequence[str]) -> str:
+    """The subcommand a command line names (its first word that is not an option; the top level's options take no
+    value), or "" when it names none that exists."""
+    first = next((arg for arg in argv if not arg.startswith("-")), "")
+    return first if first in COMMANDS else ""
 
 
 def _ctrl_c_twice_stops_at_once() -> None:
@@ -77,7 +92,8 @@ def _attached_values(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(_attached_values(sys.argv[1:] if argv is None else argv))
+    argv = _attached_values(sys.argv[1:] if argv is None else argv)
+    args = build_parser(_command_named(argv)).parse_args(argv)
     previous = signal.getsignal(signal.SIGINT)
     # Only where Ctrl-C is Python's own (not ignored by a parent, not someone else's handler), and put back after.
     ours = threading.current_thread() is threading.main_thread() and previous is signal.default_int_handler
@@ -91,6 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Here, not at the top: both load the RPC client (asyncio, httpx's types), which --version and --help never need.
+    from chainframe.cli._endpoint import resolve_endpoint_options
+    from chainframe.cli._retries import retry_lines
+
     try:
         resolve_endpoint_options(args)
         rpc = getattr(args, "rpc", None)

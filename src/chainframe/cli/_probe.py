@@ -7,6 +7,7 @@ import argparse
 import json
 from typing import Any
 
+from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._extract import client_options
 from chainframe.engine import probe
@@ -15,7 +16,7 @@ from chainframe.engine import probe
 def add_parser(commands: Any) -> None:
     parser: argparse.ArgumentParser = commands.add_parser(
         "probe",
-        help="ask a node what it serves and which datasets will work on it",
+        help=help_of("probe"),
         description="Ask the node, once and in a handful of requests, what it serves: client version, chain id, "
         "batches and their size, each method of the spec and the trace methods, the tracers of debug_traceCall, the "
         "finalized and safe tags, old state; then print which datasets will work and by which route.",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.engine import repair
 
@@ -23,7 +24,7 @@ examples:
 def add_parser(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "repair",
-        help="rewrite stored chunks that a reorganization took off the chain",
+        help=help_of("repair"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=DESCRIPTION,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from chainframe.cli._commands import help_of
 from chainframe.engine import DEFAULT_RETENTION_HOURS, vacuum
 
 DESCRIPTION = f"""\
@@ -25,7 +26,7 @@ examples:
 def add_parser(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "vacuum",
-        help="delete chunk files that later commits replaced (Delta tables), and leftover temporaries",
+        help=help_of("vacuum"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=DESCRIPTION,
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chainframe._errors import InputError
+from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
 
 if TYPE_CHECKING:  # imported by the command that uses it: an extract does not pay for verification
@@ -68,7 +69,7 @@ examples:
 def add_parser(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "verify",
-        help="prove stored rows against the stored block headers (offline) or the node's (--rpc)",
+        help=help_of("verify"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=DESCRIPTION,
     )
