@@ -3,7 +3,7 @@ describing itself (range, hashes for reorganization checks, filters) in its foot
 per folder. A folder is a local path or an S3 prefix (``s3://bucket/prefix``), both behind one small interface
 (:mod:`chainframe.store._storage`). The engine plans, fetches and decodes; everything about files lives here."""
 
-from chainframe.store._backends import read_batches, storage, write_bytes
+from chainframe.store._backends import duckdb_query, read_batches, read_table, storage, write_bytes
 from chainframe.store._chunks import (
     SCHEMA_VERSION,
     BlockSpan,
@@ -74,6 +74,7 @@ __all__ = [
     "data_file",
     "dataset_of",
     "delta_schema",
+    "duckdb_query",
     "export",
     "export_path",
     "filters_digest",
@@ -91,6 +92,7 @@ __all__ = [
     "named_series_folders",
     "read_batches",
     "read_meta",
+    "read_table",
     "s3_filesystem",
     "scan_series",
     "series_folders",

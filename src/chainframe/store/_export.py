@@ -16,6 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from chainframe._errors import InputError
+from chainframe.store._backends import exact_types_of
+from chainframe.store._file_types import sql_columns
 
 ExportFormat = Literal["parquet", "csv", "json"]
 FORMATS: tuple[ExportFormat, ...] = ("parquet", "csv", "json")
@@ -70,7 +72,8 @@ def export(
         raise InputError(f"column {missing[0]!r} is not in {target.name.split('__')[0]}; its columns: "
                          f"{', '.join(schema.names)}")  # fmt: skip
     hexed = hex or format != "parquet"
-    select = ", ".join(_column(schema.field(c), hexed) for c in names)
+    exact = sql_columns(exact_types_of(files[0]))  # a Delta data file's uint64 columns, held as int64
+    select = ", ".join(exact[c] if c in exact else _column(schema.field(c), hexed) for c in names)
     listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
     where = " OR ".join(f'"{block_column}" BETWEEN {int(a)} AND {int(b)}' for a, b in ranges)
     order = ", ".join(f'"{c}"' for c in sort if c in schema.names)
