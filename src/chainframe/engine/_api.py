@@ -61,6 +61,7 @@ from chainframe.store import (
     check_compression,
     choose_layout,
     clean_temporaries,
+    duckdb_query,
     export,
     export_path,
     folder_lock,
@@ -914,7 +915,8 @@ def open_duckdb(folder: str | Location, connection: Any = None, *, as_of: dateti
     through the store's S3 file system (s3fs, registered with DuckDB), so no DuckDB extension is downloaded.
 
     A Delta series' view reads the files of one snapshot (its latest version, or the one current at ``as_of``):
-    queries keep reading it while later commits land (call ``open_duckdb`` again to see them)."""
+    queries keep reading it while later commits land (call ``open_duckdb`` again to see them). Its columns have
+    chainframe's types, as a plain folder's (its files hold ``uint64`` as ``int64``; the view gives them back)."""
     import duckdb
 
     con = connection or duckdb.connect()
@@ -927,20 +929,15 @@ def open_duckdb(folder: str | Location, connection: Any = None, *, as_of: dateti
         con.register_filesystem(s3_filesystem())
     for path in found:
         if is_delta_table(path):
-            files = [f.replace("'", "''") for f in snapshot_uris(path, as_of=as_of)]
-            if not files:
-                continue
-            listed = ", ".join(f"'{f}'" for f in files)
-            con.execute(f'CREATE OR REPLACE VIEW "{path.name}" AS SELECT * FROM read_parquet([{listed}])')  # noqa: S608
-            continue
-        series = load_series(path)  # the chunks by their footers: a glob would read any Parquet file put there too
-        if series.foreign:
-            import warnings
+            files = snapshot_uris(path, as_of=as_of)
+        else:
+            series = load_series(path)  # the chunks by their footers: a glob would read any Parquet file put there too
+            if series.foreign:
+                import warnings
 
-            names = ", ".join(p.name for p, _ in series.foreign)
-            warnings.warn(f"{path}: left out of view {path.name!r}, not chunks of it: {names}", stacklevel=2)
-        chunks = [str(c.path).replace("'", "''") for c in series.chunks]
-        if chunks:
-            listed = ", ".join(f"'{f}'" for f in chunks)
-            con.execute(f'CREATE OR REPLACE VIEW "{path.name}" AS SELECT * FROM read_parquet([{listed}])')  # noqa: S608
+                names = ", ".join(p.name for p, _ in series.foreign)
+                warnings.warn(f"{path}: left out of view {path.name!r}, not chunks of it: {names}", stacklevel=2)
+            files = [str(c.path) for c in series.chunks]
+        if files:  # a Delta table's files hold uint64 as int64: the query gives chainframe's types back
+            con.execute(f'CREATE OR REPLACE VIEW "{path.name}" AS {duckdb_query(files)}')
     return con

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from chainframe._errors import InputError
 from chainframe.datasets import BlockRange
+from chainframe.store import read_table
 
 Tag = Literal["earliest", "latest", "safe", "finalized"]
 TAGS: tuple[Tag, ...] = ("earliest", "latest", "safe", "finalized")
@@ -218,9 +219,9 @@ def _file_blocks(text: str) -> list[RangeSpec]:
     numbers: set[int] = set()
     for file in files:
         try:
-            table = pq.read_table(file, columns=[column])
-        except (OSError, KeyError, ValueError) as exc:  # pyarrow says ArrowInvalid (a ValueError) for a missing column
-            names = ", ".join(pq.read_schema(file).names) if "No match" in str(exc) or isinstance(exc, KeyError) else ""
+            table = read_table(file, columns=[column])  # exact types: a Delta data file holds uint64 as int64
+        except (OSError, KeyError, ValueError) as exc:  # a missing column: KeyError; not Parquet: ArrowInvalid
+            names = ", ".join(pq.read_schema(file).names) if isinstance(exc, KeyError) else ""
             found = f"; its columns: {names}" if names else f": {exc}"
             raise InputError(f"--blocks {text!r}: cannot read column {column!r} of {file}{found}") from None
         values = table.column(0).drop_null().to_pylist()

@@ -30,7 +30,7 @@ from chainframe._kernels import constant
 from chainframe.datasets import BLOCKS, DATASETS, LOGS, TRANSACTIONS, UNCLES, BlockRange, Dataset, Fetch, Proof
 from chainframe.engine._canonical import headers
 from chainframe.engine._verified import material, prove
-from chainframe.store import ChunkMeta, Location, Series, load_series, series_folders, storage
+from chainframe.store import ChunkMeta, Location, Series, load_series, read_table, series_folders
 
 if TYPE_CHECKING:
     from chainframe.verify import Report
@@ -70,7 +70,7 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
         proven = together.get(name, set())
         for chunk in series.chunks:
             if not all(n in proven for n in range(chunk.meta.start, chunk.meta.end + 1)):
-                await prove_file(name, chunk.meta, await anyio.to_thread.run_sync(_read, chunk.path), proven)
+                await prove_file(name, chunk.meta, await anyio.to_thread.run_sync(read_table, chunk.path), proven)
         for bad, why in series.foreign:
             report.skip(name, "file", f"{bad.name}: {why}", blocks=1)
         for slot_start, bad in series.damaged:
@@ -91,7 +91,7 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
     if BLOCKS.name in every:  # last: the headers the lists are proven against have been compared with the node's
         listed = together.get(TRANSACTIONS.name, set()), together.get(UNCLES.name, set())
         for chunk in every[BLOCKS.name].chunks:
-            rows = await anyio.to_thread.run_sync(_read, chunk.path)
+            rows = await anyio.to_thread.run_sync(read_table, chunk.path)
             await _lists(client, rows, listed, report, chain_id=chain_id, piece_blocks=piece_blocks)
     return report
 
@@ -118,7 +118,7 @@ async def _together(folder: Location, every: dict[str, Series], client: Any, rep
     mine = proven[BLOCKS.name]
     for chunk in every[BLOCKS.name].chunks:
         if any(n in mine for n in range(chunk.meta.start, chunk.meta.end + 1)):
-            rows = await anyio.to_thread.run_sync(_read, chunk.path)
+            rows = await anyio.to_thread.run_sync(read_table, chunk.path)
             numbers = rows["block_number"]
             wanted = pa.array(np.fromiter(sorted(mine), np.int64, len(mine))).cast(numbers.type)
             rows = pc.filter(rows, pc.is_in(numbers, value_set=wanted))
@@ -206,14 +206,6 @@ def _unproven(blocks: BlockRange, proven: set[int], size: int) -> Iterator[Block
             start = number if inside else None
 
 
-def _read(path: Location) -> pa.Table:
-    """A stored chunk's rows, from disk or a bucket (page checksums verified)."""
-    import pyarrow.parquet as pq
-
-    with storage(path).open_input(path) as source:
-        return pq.ParquetFile(source, page_checksum_verification=True).read()
-
-
 def _slot_accounts(dataset: Dataset, rows: pa.Table) -> list[str]:
     """The accounts stored storage slots belong to (as stored: a changed address fetches another account, whose
     storage hash the slot's proof then does not hang from)."""
@@ -225,17 +217,14 @@ def _slot_accounts(dataset: Dataset, rows: pa.Table) -> list[str]:
 def _edited(path: Location, dataset: str, chain_id: int) -> tuple[ChunkMeta, pa.Table] | None:
     """A damaged chunk that is whole Parquet with our footer, its row count changed since (a tool deleted or added
     rows in place): its footer's metadata and rows. None when it cannot be read so."""
-    import pyarrow.parquet as pq
-
     try:
-        with storage(path).open_input(path) as source:
-            file = pq.ParquetFile(source, page_checksum_verification=True)
-            meta = ChunkMeta.from_metadata(file.metadata.metadata)
-            if meta is None or meta.dataset != dataset or meta.chain_id != chain_id:
-                return None
-            return meta, file.read()
+        rows = read_table(path)
     except (OSError, ValueError, pa.ArrowException):
         return None
+    meta = ChunkMeta.from_metadata(rows.schema.metadata)
+    if meta is None or meta.dataset != dataset or meta.chain_id != chain_id:
+        return None
+    return meta, rows
 
 
 def _blocks_named(name: str) -> str | None:

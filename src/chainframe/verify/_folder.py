@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from chainframe import _kernels as pc
 from chainframe.verify._columns import integers
@@ -85,8 +84,10 @@ def _stored(series: Path) -> list[Path]:
 
 
 def _read(path: Path, columns: list[str] | None = None) -> pa.Table:
-    """A Parquet file's rows (``pq.read_table`` would load pyarrow.dataset, and with it pandas: 0.3 s)."""
-    return pq.ParquetFile(path).read(columns=columns)
+    """A Parquet file's rows, in chainframe's exact types (a Delta table's data file holds uint64 as int64)."""
+    from chainframe.store import read_table
+
+    return read_table(path, columns=columns)
 
 
 def _rows(files: list[_File], dataset: str, low: int, high: int) -> pa.Table | None:
