@@ -4,8 +4,9 @@ A series folder (see :mod:`chainframe.store._series`) holds one file per *slot*:
 ``[k * chunk_size, (k + 1) * chunk_size - 1]``, named ``<dataset>__<chain_id>__<slot start:010d>_to_<slot end:010d>
 .parquet``. The file covers a contiguous part of its slot (all of it, or up to the chain's tip); its Parquet key-value
 metadata holds a :class:`ChunkMeta` under ``chainframe.*`` keys, one JSON value per field, plus
-``chainframe.complete``. Readers trust that metadata, never a file's mere existence: :func:`read_meta` reads the footer
-only.
+``chainframe.complete`` (and, in a Delta table's data file, ``chainframe.exact_types``: see
+:mod:`chainframe.store._file_types`). Readers trust that metadata, never a file's mere existence: :func:`read_meta`
+reads the footer only.
 
 Because a slot always has the same name, every change to a series is one atomic rename over one name: a tip file
 replaced by a longer one, a slot rewritten after a reorganization. A reader globbing ``*.parquet`` sees each block's
@@ -33,6 +34,7 @@ from chainframe import _kernels as pc
 from chainframe._redact import redact_url
 from chainframe._version import __version__
 from chainframe.store._backends import storage
+from chainframe.store._file_types import file_schema, held_metadata, to_file
 from chainframe.store._storage import Location, Pending, Staged, location
 
 SCHEMA_VERSION = 2
@@ -290,14 +292,23 @@ class ChunkWriter:
     until a group is full, so memory is bounded by a row group, not by the chunk). :meth:`commit` writes the metadata
     and puts the file at ``path`` in one atomic step; :meth:`abort` (or leaving a ``with`` block on an error) drops the
     pending file. Readers and resumers see either no file or the whole file.
+
+    Rows come in ``schema``, chainframe's exact types; a Delta table's data file (``delta``) holds them in types its
+    table's schema declares (:mod:`chainframe.store._file_types`: ``uint64`` as ``int64``, the same bits), converted a
+    row group at a time, and records the exact ones in its footer.
     """
 
-    def __init__(self, path: Location | str, schema: pa.Schema, *, row_group_rows: int = 100_000) -> None:
+    def __init__(
+        self, path: Location | str, schema: pa.Schema, *, delta: bool = False, row_group_rows: int = 100_000
+    ) -> None:
         if row_group_rows <= 0:
             raise ValueError(f"row_group_rows must be positive; got {row_group_rows}")
         self.path = location(path)
         kept = {k: v for k, v in (schema.metadata or {}).items() if not k.startswith(PREFIX)}
         self.schema = schema.with_metadata(kept)
+        """The rows' schema: what :meth:`write` takes."""
+        self._file_schema = file_schema(self.schema) if delta else self.schema
+        self._types = held_metadata(self.schema) if delta else {}
         self.rows = 0
         self._group = row_group_rows
         self._held: list[pa.Table] = []
@@ -333,11 +344,12 @@ class ChunkWriter:
             # zstd level 1 and min/max statistics only where a range can prune (numbers, times, flags; not hashes or
             # data): 0.10 to 0.06 CPU-s for 312,000 benchmark logs, same size (benchmarks/compare.py's chain).
             self._writer = pq.ParquetWriter(
-                self._pending.sink, self.schema, compression="zstd", compression_level=1, write_page_checksum=True,
+                self._pending.sink, self._file_schema, compression="zstd", compression_level=1,
+                write_page_checksum=True,
                 write_statistics=[f.name for f in self.schema if not _is_binary(f.type)] or False,
             )  # fmt: skip
         try:
-            self._writer.write_table(table, row_group_size=self._group)
+            self._writer.write_table(to_file(table, self._file_schema), row_group_size=self._group)
         except OSError as exc:
             raise _naming(exc, self.path) from None
 
@@ -356,7 +368,7 @@ class ChunkWriter:
             self._held = []
             assert self._writer is not None
             assert self._pending is not None
-            self._writer.add_key_value_metadata(meta.to_metadata())
+            self._writer.add_key_value_metadata(meta.to_metadata() | self._types)
             self._writer.close()
             staged = self._pending.stage()
             if publish:
