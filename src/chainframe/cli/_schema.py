@@ -11,6 +11,13 @@ from typing import Any
 from chainframe._errors import InputError
 from chainframe.datasets import COLUMNS, DATASETS
 
+DELTA_READERS = (
+    "With --table delta, readers other than chainframe's (Polars' scan_delta, deltalake, Spark, Trino) see every",
+    "uint64, nested ones too, as a signed 64-bit long: the same 64 bits, so a value >= 2^63 reads as negative",
+    "(x + 2^64 gives it back). chainframe.scan and open_duckdb give these types, as for plain Parquet.",
+)
+"""What a Delta table's other readers see of these types (a Delta schema has no unsigned integers)."""
+
 
 def _type(name: str, u256: str = "decimal") -> str:
     return str(COLUMNS[name].arrow_type_for(u256))  # type: ignore[arg-type]
@@ -37,6 +44,7 @@ def describe(name: str) -> str:
         "  columns (with --u256 binary, decimal128(38, 0) columns are fixed_size_binary[32]):",
     ]
     lines += [f"  {c:<{width}}  {_type(c):<{kinds}}  {COLUMNS[c].doc}" for c in dataset.columns]
+    lines += ["", *(f"  {line}" for line in DELTA_READERS)]
     lines += ["", f"  {_proven(dataset)}"]
     if len(dataset.unprovable) < len(dataset.columns):
         lines += [f"  {c:<{width}}  not provable: {why}" for c, why in dataset.unprovable.items()]
@@ -62,6 +70,8 @@ def markdown() -> str:
         "`chainframe schema --markdown > docs/datasets.md`; a test fails when the two drift apart. The same facts are",
         "at hand with `chainframe datasets` and `chainframe schema DATASET`. With `--u256 binary`, every",
         "`decimal128(38, 0)` column is `fixed_size_binary[32]` (big-endian words) instead.",
+        "",
+        " ".join(DELTA_READERS),
         "",
     ]
     for name, dataset in DATASETS.items():
