@@ -16,12 +16,13 @@ if TYPE_CHECKING:
     from chainframe.datasets._blocks import BLOCKS, TRANSACTIONS
     from chainframe.datasets._columns import COLUMNS, U256, Column
     from chainframe.datasets._convert import DecodeError, ValueOutOfRange
-    from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, Proof, RowChecks, build_arrow
+    from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, RowChecks, build_arrow
     from chainframe.datasets._ether import wei_to_ether
     from chainframe.datasets._hex_view import hex_view, register_duckdb
     from chainframe.datasets._inputs import Input
     from chainframe.datasets._logs import LOGS, matches_filter, with_block_timestamps
     from chainframe.datasets._native import null_result
+    from chainframe.datasets._proof import Proof
     from chainframe.datasets._proofs import ACCOUNT_PROOFS, STORAGE_PROOFS
     from chainframe.datasets._receipts import RECEIPTS
     from chainframe.datasets._traces import CALL_TRACES, PRESTATE_ACCOUNTS, PRESTATE_STORAGE
@@ -44,7 +45,7 @@ _WHERE = {
     "null_result": "_native",
     "build_arrow": "_dataset",
     "Fetch": "_dataset",
-    "Proof": "_dataset",
+    "Proof": "_proof",
     "RowChecks": "_dataset",
     "Input": "_inputs",
     "wei_to_ether": "_ether",

@@ -29,7 +29,8 @@ from typing import Any
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, Dataset, Proof
+from chainframe.datasets._dataset import BlockRange, Dataset
+from chainframe.datasets._proof import Proof
 from chainframe.datasets._traces import _FRAME, _table
 
 BLOCK_TRACER = "debug_traceBlockByNumber"

@@ -10,10 +10,11 @@ from pyarrow._compute import call_function
 
 from chainframe import _kernels as pc
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, Proof, RowChecks, build
+from chainframe.datasets._dataset import BlockRange, RowChecks, build
 from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._native import BATCH
 from chainframe.datasets._objects import ObjectDataset
+from chainframe.datasets._proof import Proof
 
 if TYPE_CHECKING:
     import polars as pl

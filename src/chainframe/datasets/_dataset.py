@@ -20,6 +20,7 @@ from chainframe._kernels import constant
 from chainframe.datasets._columns import COLUMNS, U256, schema
 from chainframe.datasets._convert import convert_frame, read_dtype
 from chainframe.datasets._inputs import Input, check_inputs
+from chainframe.datasets._proof import Proof
 
 if TYPE_CHECKING:
     import polars as pl
@@ -53,24 +54,6 @@ class Fetch(Enum):
     LOGS = "logs"
     """eth_getLogs over ranges split on providers' limits (a block over them read from its receipts), the rows
     then made by :meth:`Dataset.from_logs`."""
-
-
-class Proof(Enum):
-    """What proves a dataset's rows against the chain (``chainframe verify`` and ``--verify``)."""
-
-    HEADERS = "the block hash: keccak of the header's fields"
-    TRANSACTIONS = "the header's transactions root, and each sender's signature"
-    RECEIPTS = "the header's receipts root, rebuilt from the receipts and their logs"
-    LOGS = "the receipts root and the logs bloom, from the blocks' receipts"
-    UNCLES = "the header's uncles hash, and each uncle's own hash"
-    ACCOUNTS = "the header's state root, through the account's Merkle proof"
-    SLOTS = "the account's storage root, through the slot's Merkle proof"
-    STATE = "the header's state root, through eth_getProof of the same accounts (and slots) at the same blocks"
-    DERIVED = "the transactions root and signatures, the receipts root with the logs; the rows computed again from them"
-    NATIVE_TRANSFERS = (
-        "a transaction's own value: the transactions root, its sender's signature and its receipt's status (the "
-        "receipts root); withdrawals: the withdrawals root"
-    )
 
 
 @dataclass(frozen=True)
@@ -130,7 +113,9 @@ class Dataset(ABC):
     block_column: ClassVar[str] = "block_number"
     """The column that says which block a row belongs to (its chunk's range is of this column)."""
     proof: ClassVar[Proof | None] = None
-    """What proves its rows; None: nothing can (then ``unprovable`` names every column)."""
+    """What proves its rows, declared (:mod:`chainframe.datasets._proof`): what it reads, what it proves and its
+    check, which the engine and ``verify`` run as declared; None: nothing can (then ``unprovable`` names every
+    column)."""
     unprovable: ClassVar[Mapping[str, str]] = {}
     """Columns no check proves against the chain, each with why (``chainframe schema`` lists them); every other
     column is proven by ``verify`` from a header hash, a root, the bloom, a signature or derivation."""

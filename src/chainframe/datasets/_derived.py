@@ -21,8 +21,9 @@ import pyarrow as pa
 from chainframe.datasets._blocks import TRANSACTIONS
 from chainframe.datasets._columns import U256
 from chainframe.datasets._convert import DecodeError
-from chainframe.datasets._dataset import BlockRange, Dataset, Proof, RowChecks, build_arrow
+from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks, build_arrow
 from chainframe.datasets._logs import LOGS
+from chainframe.datasets._proof import Proof
 from chainframe.datasets._receipts import RECEIPTS
 
 if TYPE_CHECKING:

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, Proof, RowChecks
+from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, RowChecks
 from chainframe.datasets._envelope import batch_rows, result_rows
 from chainframe.datasets._inputs import ADDRESS, EVENT, TOPICS, log_filters
 from chainframe.datasets._native import RESULT
 from chainframe.datasets._objects import ObjectDataset
+from chainframe.datasets._proof import Proof
 
 if TYPE_CHECKING:
     import polars as pl

@@ -12,9 +12,10 @@ import pyarrow as pa
 
 from chainframe.datasets._columns import U256
 from chainframe.datasets._context import fetch_with_context, read_context
-from chainframe.datasets._dataset import BlockRange, Proof, build, read_fields
+from chainframe.datasets._dataset import BlockRange, build, read_fields
 from chainframe.datasets._inputs import ADDRESSES, STORAGE_KEYS
 from chainframe.datasets._objects import ObjectDataset
+from chainframe.datasets._proof import Proof
 
 if TYPE_CHECKING:
     import polars as pl

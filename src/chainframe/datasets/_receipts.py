@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, Proof, RowChecks, build
+from chainframe.datasets._dataset import BlockRange, RowChecks, build
 from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._logs import with_block_timestamps
 from chainframe.datasets._native import BATCH_LISTS
 from chainframe.datasets._objects import ObjectDataset
+from chainframe.datasets._proof import Proof
 
 if TYPE_CHECKING:
     import polars as pl

@@ -25,9 +25,10 @@ from chainframe import _kernels as pc
 from chainframe.datasets._columns import U256
 from chainframe.datasets._context import fetch_with_context
 from chainframe.datasets._convert import DecodeError
-from chainframe.datasets._dataset import BlockRange, Dataset, Proof, RowChecks, build
+from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks, build
 from chainframe.datasets._envelope import batch_results
 from chainframe.datasets._inputs import ADDRESSES, EVERY, STORAGE_KEYS, Input
+from chainframe.datasets._proof import Proof
 
 if TYPE_CHECKING:
     import polars as pl

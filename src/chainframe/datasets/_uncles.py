@@ -10,8 +10,9 @@ import pyarrow as pa
 from chainframe.datasets._blocks import BLOCK_SOURCES
 from chainframe.datasets._columns import U256
 from chainframe.datasets._context import fetch_with_context, read_context
-from chainframe.datasets._dataset import BlockRange, Proof, build
+from chainframe.datasets._dataset import BlockRange, build
 from chainframe.datasets._objects import ObjectDataset
+from chainframe.datasets._proof import Proof
 
 if TYPE_CHECKING:
     import polars as pl

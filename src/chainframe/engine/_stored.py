@@ -27,7 +27,7 @@ import pyarrow as pa
 from chainframe import _kernels as pc
 from chainframe._errors import InputError
 from chainframe._kernels import constant
-from chainframe.datasets import BLOCKS, DATASETS, LOGS, TRANSACTIONS, UNCLES, BlockRange, Dataset, Fetch, Proof
+from chainframe.datasets import BLOCKS, DATASETS, LOGS, TRANSACTIONS, UNCLES, BlockRange, Fetch
 from chainframe.engine._canonical import headers
 from chainframe.engine._verified import material, prove
 from chainframe.store import ChunkMeta, Location, Series, load_series, read_table, series_folders
@@ -59,8 +59,7 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
         spec = DATASETS[meta.dataset]
         for part in _unproven(BlockRange(meta.start, meta.end), proven, piece_blocks):
             rows = _within(table, spec.block_column, part)
-            proof = await material(client, spec, part, receipts=True, addresses=_slot_accounts(spec, rows),
-                                   filters=meta.filters)  # fmt: skip
+            proof = await material(client, spec, part, stored=rows, filters=meta.filters)
             prove(spec, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
                   report=report, name=name)  # fmt: skip
             if spec is BLOCKS:  # the rows are headers: proven to be themselves, and here to be the node's
@@ -204,14 +203,6 @@ def _unproven(blocks: BlockRange, proven: set[int], size: int) -> Iterator[Block
         if start is not None and (not inside or number - start == size):
             yield BlockRange(start, number - 1)
             start = number if inside else None
-
-
-def _slot_accounts(dataset: Dataset, rows: pa.Table) -> list[str]:
-    """The accounts stored storage slots belong to (as stored: a changed address fetches another account, whose
-    storage hash the slot's proof then does not hang from)."""
-    if dataset.proof is not Proof.SLOTS or rows.num_rows == 0:
-        return []
-    return sorted({"0x" + bytes(a).hex() for a in rows["address"].to_pylist()})
 
 
 def _edited(path: Location, dataset: str, chain_id: int) -> tuple[ChunkMeta, pa.Table] | None:

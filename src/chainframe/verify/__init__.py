@@ -14,12 +14,26 @@ from chainframe.verify._folder import (
     unproven_lists,
     verify_folder,
 )
+from chainframe.verify._native_transfers import prove_native_transfers
+from chainframe.verify._piece import (
+    Piece,
+    prove_accounts,
+    prove_derived,
+    prove_headers,
+    prove_logs,
+    prove_receipts,
+    prove_slots,
+    prove_transactions,
+    prove_uncles,
+)
 from chainframe.verify._report import Failure, Report, Skip
 from chainframe.verify._rows import check_log_set, check_same_rows
+from chainframe.verify._state_reads import prove_state
 from chainframe.verify._tables import verify_tables
 
 __all__ = [
     "Failure",
+    "Piece",
     "Report",
     "Skip",
     "TOGETHER",
@@ -28,8 +42,18 @@ __all__ = [
     "check_not_removed",
     "check_receipts_with_transactions",
     "check_same_rows",
+    "prove_accounts",
+    "prove_derived",
     "prove_from_logs",
+    "prove_headers",
+    "prove_logs",
+    "prove_native_transfers",
+    "prove_receipts",
+    "prove_slots",
+    "prove_state",
     "prove_together",
+    "prove_transactions",
+    "prove_uncles",
     "read_folder",
     "receipts_and_logs",
     "unproven_lists",
