@@ -13,6 +13,7 @@ from chainframe.rpc import (
     RateLimited,
     ServerError,
     ServiceUnavailable,
+    StateUnavailable,
     TransientError,
 )
 from chainframe.rpc._errors import classify
@@ -235,3 +236,40 @@ def test_a_gateways_http_404_or_405_is_a_missing_method_only_when_it_names_one()
         error = classify(http_status=status, message=text)
         assert type(error) is ServerError, status
         assert f"unexpected HTTP {status}" in str(error)
+
+
+NO_STATE = [
+    # (node, code, message, data): docs/research/pruned-state.md
+    ("geth", -32000, "missing trie node b03d68ac51042467d7637d4ef9e1c52370abc410f263166965cb1e280b1f6d17 (path )",
+     None),
+    ("geth recent", -32000, "missing trie node 3f8a (path) state 0x3f8a is not available, not found", None),
+    ("erigon", -32000, "account changes purged for block 1200", None),
+    ("reth", -32000, "state at block #1200 is pruned", None),
+    ("nethermind", -32002, "No state available for block 0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd",
+     None),
+    ("nethermind before 2026", -32603, "Internal error",
+     "Nethermind.Trie.MissingTrieNodeException: Node A: P:2 H:0x992e is missing from the DB"),
+    ("besu", -32000, "World state unavailable", None),
+    ("openethereum", -32000, "This request is not supported because your node is running with state pruning. Run "
+     "with --pruning=archive.", None),
+    ("anvil reloaded", -32602, "BlockOutOfRangeError: block height is 10 but requested was 5", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("node", "code", "message", "data"), NO_STATE, ids=[n[0] for n in NO_STATE])
+def test_a_node_without_old_state_says_so_in_its_own_words(node: str, code: int, message: str, data: object) -> None:
+    error = classify(code=code, message=message, data=data)
+    assert isinstance(error, StateUnavailable), (node, type(error))
+    assert "archive" in str(error)
+    assert message[:40] in str(error)  # the node's own words are kept
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        (-32602, "BlockOutOfRangeError: block height is 10 but requested was 12"),  # anvil rolling a reorg back
+        (-32000, "header not found"),  # geth: an unknown block, not pruned state (geth keeps the headers)
+    ],
+)
+def test_a_block_the_node_does_not_have_is_not_pruned_state(code: int, message: str) -> None:
+    assert not isinstance(classify(code=code, message=message), StateUnavailable)

@@ -28,6 +28,7 @@ from chainframe.devnet.gateway import (
     LogLimits,
     MissingMethod,
     OmitKeys,
+    PrunedState,
 )
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "Node",
     "NodeName",
     "OmitKeys",
+    "PrunedState",
     "TEST_WORKLOAD",
     "TxRecord",
     "WorkloadSpec",

@@ -57,6 +57,10 @@ class AnvilOptions:
     """Block gas limit; anvil's default (30M) when None."""
     dump_state: Path | None = None
     """Write the whole chain, historical states included, to this file when the node stops."""
+    historical_states: bool = True
+    """Keep every block's state, also through a dump and a reload, as an archive node does. False: after a reload
+    only the latest state is there, and older state is answered with ``BlockOutOfRangeError``, as a full node that
+    pruned it."""
 
 
 class AnvilNode(RunningNode):
@@ -81,9 +85,9 @@ class AnvilNode(RunningNode):
             str(options.genesis_timestamp),
             "--accounts",
             str(options.accounts),
-            # Historical states let eth_getProof and debug_traceCall answer at old blocks, also after a reload.
-            "--preserve-historical-states",
         ]
+        if options.historical_states:  # eth_getProof and debug_traceCall answer at old blocks, also after a reload
+            argv.append("--preserve-historical-states")
         if not options.auto_mine:
             argv.append("--no-mining")
         if options.load_state is not None:

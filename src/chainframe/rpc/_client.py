@@ -30,11 +30,14 @@ from chainframe._errors import InputError, first_error
 from chainframe._redact import guard_library_logs
 from chainframe.rpc._endpoint import Endpoint
 from chainframe.rpc._errors import (
+    KeyRefused,
     MalformedResponse,
     MethodNotFound,
+    QuotaExhausted,
     RateLimited,
     RPCError,
     ServiceUnavailable,
+    StateUnavailable,
     TransientError,
     TransportError,
     WrongURL,
@@ -82,6 +85,13 @@ _BLOCK_FIRST = frozenset(
 )
 
 
+_BLOCK_AT = {
+    "eth_getProof": 2, "eth_getStorageAt": 2, "debug_traceCall": 1, "eth_call": 1, "eth_getBalance": 1,
+    "eth_getTransactionCount": 1, "eth_getCode": 1,
+}  # fmt: skip
+"""The position of the block parameter of the methods that read state at a block."""
+
+
 def blocks_of(method: str, params: Sequence[Any]) -> tuple[int, int] | None:
     """The block range a call concerns, when its parameters say (for error messages and reports)."""
 
@@ -91,15 +101,7 @@ def blocks_of(method: str, params: Sequence[Any]) -> tuple[int, int] | None:
     if method == "eth_getLogs" and params and isinstance(params[0], dict):
         lo, hi = number(params[0].get("fromBlock")), number(params[0].get("toBlock"))
         return (lo, hi) if lo is not None and hi is not None else None
-    position = (
-        0
-        if method in _BLOCK_FIRST
-        else 2
-        if method == "eth_getProof"
-        else 1
-        if method in ("debug_traceCall", "eth_call")
-        else None
-    )
+    position = 0 if method in _BLOCK_FIRST else _BLOCK_AT.get(method)
     if position is not None and len(params) > position:
         n = number(params[position])
         return (n, n) if n is not None else None
@@ -144,6 +146,10 @@ class _Route:
     failed_with: RPCError | None = None
     checking: anyio.Lock = field(default_factory=anyio.Lock)
     """Held while its chain id is asked, so concurrent requests ask once."""
+
+
+FOR_GOOD = (StateUnavailable, MethodNotFound, KeyRefused, QuotaExhausted)
+"""Errors that asking again cannot change: a batch holding one raises it at once (:meth:`AsyncClient.batch_bytes`)."""
 
 
 def plainly_complete(raw: bytes, calls: int) -> bool:
@@ -600,8 +606,11 @@ class AsyncClient(TypedMethods):
         methods = [m for m, _ in calls]
         async for attempt in self._retrying():
             with attempt:
-                raw, _ = await self._exchange(methods, body, ids)
+                raw, route = await self._exchange(methods, body, ids)
         if not plainly_complete(raw, len(calls)):
+            refused = self._refused_for_good(raw, calls, ids, route)
+            if refused is not None:
+                raise refused
             results = await self.batch(calls)
             for result in results:
                 if isinstance(result, RPCError):
@@ -612,6 +621,29 @@ class AsyncClient(TypedMethods):
         if len(set(methods)) == 1:
             self._call_bytes[methods[0]] = len(raw) / len(calls)
         return raw
+
+    def _refused_for_good(self, raw: bytes, calls: Sequence[Call], ids: list[int], route: _Route) -> RPCError | None:
+        """The first item of a batch answer that the node refused for good (:data:`FOR_GOOD`: state it does not
+        keep, a method it does not serve, a refused key or an exhausted quota), attached as :meth:`batch` would; None
+        when nothing is. Redoing the batch could not help, so it is raised at once, not asked again."""
+        try:
+            answers = json.loads(raw)
+        except ValueError:
+            return None
+        if not isinstance(answers, list):
+            return None
+        by_id = {a.get("id"): a for a in answers if isinstance(a, dict)}
+        for call_id, (method, params) in zip(ids, calls, strict=True):
+            answer = by_id.get(call_id)
+            if answer is None or "error" not in answer:
+                continue
+            error = self._item_error(answer)
+            if isinstance(error, FOR_GOOD):
+                error.attach(method=method, blocks=blocks_of(method, params), endpoint=route.endpoint.display,
+                             secret=route.endpoint.key)  # fmt: skip
+                self._count_error(error)
+                return error
+        return None
 
     async def _batch_chunk(self, calls: Sequence[Call], chunk: range, results: list[Any]) -> None:
         ids = self._ids(len(chunk))

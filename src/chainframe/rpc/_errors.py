@@ -16,6 +16,7 @@
             ├── QuotaExhausted          HTTP 402 or a daily limit: wait for the reset (00:00 UTC) or upgrade
             ├── LimitExceeded           too many results, too slow, or range too wide: .reason, .hint (from, to)
             ├── InvalidParams           -32602 (not a limit)
+            ├── StateUnavailable        the node keeps no state for the asked block (a full node, not an archive)
             ├── MethodNotFound          -32601, -32004, or a text saying the method is not served
             └── ServerError             any other JSON-RPC error: .code, .data
 
@@ -149,6 +150,12 @@ class MethodNotFound(TerminalError):
     """The service does not offer this method: -32601, -32004, or a text that says so (see :func:`classify`)."""
 
 
+class StateUnavailable(TerminalError):
+    """The node keeps no state for the asked block: a full (pruned) node, or anvil reloaded without its historical
+    states. Not a reorganization, and asking again cannot help: an archive node, or a block within the node's recent
+    window, serves it. Known by each client's own words (``docs/research/pruned-state.md``)."""
+
+
 class ServerError(TerminalError):
     """Any other JSON-RPC error; ``code`` and ``data`` are the service's."""
 
@@ -203,6 +210,29 @@ _MISSING_METHOD = re.compile(
     re.IGNORECASE,
 )
 _METHOD_NOT_FOUND_CODES = frozenset({-32601, -32004})
+
+
+_NO_STATE = re.compile(
+    r"missing ?trie ?node"  # geth; Nethermind's MissingTrieNodeException
+    r"|historical state [0-9a-fx]* ?(is )?not available|state [0-9a-fx]* ?is not available"  # geth
+    r"|changes purged for block"  # Erigon
+    r"|state at block #?\d+ is pruned"  # reth
+    r"|no state available for block"  # Nethermind
+    r"|world state unavailable"  # Besu
+    r"|running with state pruning",  # OpenEthereum, Parity
+    re.IGNORECASE,
+)
+_ANVIL_HEIGHT = re.compile(r"block height is (\d+) but requested was (\d+)", re.IGNORECASE)
+
+
+def _no_state(text: str, data: Any) -> bool:
+    """Whether a node's error says it keeps no state for the asked block (see :class:`StateUnavailable`). anvil's
+    ``BlockOutOfRangeError`` counts only for a block at or below its height: above it, anvil is rolling a
+    reorganization back."""
+    if _NO_STATE.search(text) or (isinstance(data, str) and _NO_STATE.search(data)):
+        return True
+    height = _ANVIL_HEIGHT.search(text)
+    return height is not None and int(height.group(2)) <= int(height.group(1))
 
 
 def _count(text: str) -> int | None:
@@ -285,6 +315,12 @@ def classify(
         # A gateway routing by method refuses the request in HTTP's terms, naming the method; a bare 404 (a wrong
         # path) names none and stays an unexpected status.
         return MethodNotFound(text, **kw)
+    if _no_state(text, data):
+        return StateUnavailable(
+            f"the node keeps no state for this block ({text.strip()[:200]}): it is a full node, not an archive; read "
+            "this block's state from an archive node, or ask for blocks within the node's recent window",
+            **kw,
+        )
     if code == -32602:
         return InvalidParams(text, **kw)
     if http_status >= 500:

@@ -9,6 +9,8 @@ from chainframe.devnet.gateway._config import (
     MissingMethod,
     NodeKind,
     OmitKeys,
+    PrunedKind,
+    PrunedState,
 )
 from chainframe.devnet.gateway._process import GatewayProcess
 
@@ -22,4 +24,6 @@ __all__ = [
     "MissingMethod",
     "NodeKind",
     "OmitKeys",
+    "PrunedKind",
+    "PrunedState",
 ]

@@ -236,6 +236,10 @@ class Gateway:
         for missing in self.settings.missing:
             if missing.method == method:
                 return error_bytes(call_id, *missing.error())
+        pruned = self.settings.pruned
+        block = pruned.refuses(method, call.get("params")) if pruned is not None else None
+        if pruned is not None and block is not None:
+            return error_bytes(call_id, *pruned.error(block))
         params = call.get("params")
         tag = params[0] if method == "eth_getBlockByNumber" and isinstance(params, list) and params else None
         if tag is not None and tag in self.settings.unknown_tags:

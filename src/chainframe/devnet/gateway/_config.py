@@ -113,6 +113,48 @@ class OmitKeys:
         object.__setattr__(self, "keys", tuple(self.keys))
 
 
+PrunedKind = Literal["geth", "erigon", "reth", "nethermind", "besu", "anvil"]
+_PRUNED_ANSWERS: dict[PrunedKind, tuple[int, str]] = {
+    "geth": (-32000, "missing trie node {hash} (path ) state {hash} is not available, not found"),
+    "erigon": (-32000, "account changes purged for block {block}"),
+    "reth": (-32000, "state at block #{block} is pruned"),
+    "nethermind": (-32002, "No state available for block 0x{hash}"),
+    "besu": (-32000, "World state unavailable"),
+    "anvil": (-32602, "BlockOutOfRangeError: block height is {height} but requested was {block}"),
+}
+"""Each node's answer to a state read at a block whose state it dropped (docs/research/pruned-state.md)."""
+STATE_BLOCK_PARAMETER = {
+    "eth_getBalance": 1, "eth_getTransactionCount": 1, "eth_getCode": 1, "eth_call": 1, "debug_traceCall": 1,
+    "eth_getStorageAt": 2, "eth_getProof": 2,
+}  # fmt: skip
+"""The methods that read state at a block, and where their block parameter stands."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PrunedState:
+    """State the gateway answers as a full node that dropped it: a state read (:data:`STATE_BLOCK_PARAMETER`) at a
+    block number below ``before`` gets ``like``'s own error, and the node behind is not asked."""
+
+    before: int
+    like: PrunedKind = "geth"
+
+    def error(self, block: int) -> tuple[int, str]:
+        """The code and message for a read at ``block`` (anvil's height: ``before``, the first block it serves)."""
+        code, text = _PRUNED_ANSWERS[self.like]
+        return code, text.format(block=block, hash=f"{block:064x}", height=self.before)
+
+    def refuses(self, method: str, params: Any) -> int | None:
+        """The block a call reads state at, when it is one this node dropped; else None."""
+        position = STATE_BLOCK_PARAMETER.get(method)
+        if position is None or not isinstance(params, list) or len(params) <= position:
+            return None
+        tag = params[position]
+        if not isinstance(tag, str) or not tag.startswith("0x"):
+            return None  # latest, safe, finalized, a block hash object: the node's recent state
+        block = int(tag, 16)
+        return block if block < self.before else None
+
+
 @dataclass(frozen=True, kw_only=True)
 class LogLimits:
     """Infura's eth_getLogs limits (the spec's section 8), configurable so tests can use small ones."""
@@ -150,6 +192,8 @@ class GatewaySettings:
     unknown_tags: tuple[str, ...] = ()
     """Block tags (``finalized``, ``safe``) that eth_getBlockByNumber answers with null, as a node that does not track
     them (a chain without finality)."""
+    pruned: PrunedState | None = None
+    """State older than a block answered as a full node that dropped it, in a given node's words."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -169,6 +213,7 @@ class GatewaySettings:
             missing=tuple(MissingMethod(**m) for m in data.get("missing", ())),
             omit=tuple(OmitKeys(**o) for o in data.get("omit", ())),
             unknown_tags=tuple(data.get("unknown_tags", ())),
+            pruned=PrunedState(**data["pruned"]) if data.get("pruned") else None,
         )
 
 
