@@ -20,9 +20,11 @@ off while another claimed the table can then write files, but never make them vi
 
 Types: a Delta schema has no unsigned integers, fixed-size binaries or second-precision timestamps. The table's
 declared schema maps them (:func:`delta_schema`: ``uint64`` -> long, ``fixed_size_binary`` -> binary, any timestamp
--> microseconds UTC); the files keep chainframe's exact types, which chainframe's readers (``scan``, ``open_duckdb``)
-read from the snapshot's files, so every column has the same type in both layouts. Other Delta readers (Polars'
-``scan_delta``, Spark, Trino) read the declared types.
+-> microseconds UTC). The data files hold every ``uint64`` as ``int64`` with the same bits, as declared, and the rest
+in chainframe's exact types, which Delta readers widen themselves (:mod:`chainframe.store._file_types`); chainframe's
+readers (``scan``, ``open_duckdb``, the engine's) give the exact types back from each file's footer, so every column
+has the same type in both layouts. Other Delta readers (Polars' ``scan_delta``, deltalake, Spark, Trino) read the
+declared types.
 """
 
 from __future__ import annotations
