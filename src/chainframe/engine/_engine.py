@@ -330,7 +330,7 @@ async def _attempt(
         task = ChunkTask(**{**task.to_json(), "keep_through": None})
         if group is not None:  # it fetches blocks its group does not cover
             raise Unproven(f"{task.dataset} {task.start}..{task.end}: its kept rows are gone")
-    with ChunkWriter(task.target(), task.schema(), delta=task.layout == "delta") as writer:
+    with ChunkWriter(task.target(), task.schema(), delta=task.layout == "delta" and not task.exact_files) as writer:
         kept_rows = await anyio.to_thread.run_sync(copy_kept, task, writer) if kept is not None else 0
 
         async def write(table: pa.Table) -> None:

@@ -59,6 +59,9 @@ class ChunkTask:
     """The slot's file name: in a Parquet folder, the file itself (written to a temporary, published over this
     name); in a Delta table, the name each written file extends with a token of its own (:meth:`target`)."""
     layout: Layout = "parquet"
+    exact_files: bool = False
+    """A Delta table whose files hold ``uint64`` as is (written before chainframe held it as ``int64`` there): this
+    task's file does too, so every file of the table reads alike (:attr:`chainframe.store.Series.exact_files`)."""
     current: str | None = None
     """The slot's file now, whose rows of blocks ``start..keep_through`` are kept (None: ``path``)."""
     keep_through: int | None = None
@@ -165,6 +168,7 @@ def plan(
                 chunk_size=chunk_size,
                 path=str(path),
                 layout=layout,
+                exact_files=series.exact_files,
                 current=str(stored.path) if stored is not None and layout == "delta" else None,
                 keep_through=keep,
                 reason=reason,

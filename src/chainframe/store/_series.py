@@ -29,6 +29,7 @@ from chainframe.store._chunks import (
     temporaries,
 )
 from chainframe.store._delta import DATA, Layout, is_table, open_table, table_files
+from chainframe.store._file_types import KEY
 from chainframe.store._storage import Location, location
 
 BINARY_SUFFIX = "__binary"
@@ -85,6 +86,10 @@ class Series:
     outside: int = 0
     """A Delta table's files that are not in it: replaced by later commits (kept for readers of older versions), or
     written by a run that never committed them; ``vacuum`` frees them."""
+    exact_files: bool = False
+    """A Delta table whose data files hold ``uint64`` as is, written before chainframe held it as ``int64`` there
+    (:mod:`chainframe.store._file_types`): the files it gets keep that form, so every file of the table reads alike
+    (Polars' ``scan_delta`` reads only the newer form: extract with ``--overwrite`` into it, or into a new folder)."""
 
     @property
     def name(self) -> str:
@@ -174,7 +179,8 @@ def load_series(folder: Location | str) -> Series:
     damaged: list[tuple[int, Location]] = []
     token = r"__[0-9a-f]+" if delta else ""
     slot_name = re.compile(rf"^{re.escape(dataset or '')}__\d+__(\d{{10}})_to_\d{{10}}{token}\.parquet$")
-    for entry, meta in zip(files, metas(where.footers([e.path for e in files])), strict=True):
+    footers = where.footers([e.path for e in files])
+    for entry, meta in zip(files, metas(footers), strict=True):
         path = entry.path
         why = _not_member(path, meta, folder.name, dataset, delta=delta)
         if meta is None and (named := slot_name.match(path.name)):
@@ -205,6 +211,7 @@ def load_series(folder: Location | str) -> Series:
         layout=layout,
         version=int(table.version()) if table is not None else None,
         outside=len({str(e.path) for e in where.files(folder / DATA)} - {str(e.path) for e in files}) if delta else 0,
+        exact_files=delta and bool(chunks) and not any(f is not None and KEY in (f.metadata or {}) for f in footers),
     )
 
 
