@@ -8,9 +8,9 @@ fetched as a run fetches it, receipts stamped with their block's timestamp inclu
 receipts, chainframe's path for a block over a provider's log limit: no ``eth_getLogs`` answer was recorded.
 
 What the recordings hold that no column stores is pinned per block in :data:`UNSTORED`: the keys the chain-family
-declarations have to place somewhere, or say why not. The verification of these blocks is another matter (checks
-that assume Ethereum's rules fail or skip on the L2s); here only what holds today is asserted: Polygon's blocks prove
-as Ethereum's do, and every header proves its hash.
+declarations have to place somewhere, or say why not. Each block is then verified under its chain's family
+(:mod:`chainframe.families`): no failure on any of them, what a family's headers commit to nothing of skipped with
+its reason, and a changed row of an L2 block caught though the block holds a type Ethereum does not have.
 """
 
 from __future__ import annotations
@@ -323,3 +323,73 @@ def test_every_header_proves_its_hash(recording: Recording) -> None:
     report = verify_tables(blocks=_tables(recording)["blocks"], chain_id=recording.chain_id)
     assert [f for f in report.failures if f.check == "block_hash"] == []
     assert report.blocks_verified["blocks"] == 1
+
+
+# --- the chain families' proofs (issue 43) ---------------------------------------------------------------------------
+
+L2 = [r for r in RECORDINGS if r.chain_id != 137]
+
+
+def _changed(table: pa.Table, index: int, **values: Any) -> pa.Table:
+    """``table`` with the row of ``transaction_index`` ``index`` given ``values``."""
+    rows = table.to_pylist()
+    for row in rows:
+        if row["transaction_index"] == index:
+            row.update(values)
+    return pa.Table.from_pylist(rows, schema=table.schema)
+
+
+def _checks(report: Report) -> set[tuple[str, str]]:
+    return {(f.dataset, f.check) for f in report.failures}
+
+
+@pytest.mark.parametrize("recording", RECORDINGS, ids=IDS)
+def test_no_false_alarm_on_a_recorded_block(recording: Recording) -> None:
+    """What a family's headers commit to nothing of is skipped with its reason, never failed."""
+    report = _verify(recording)
+    assert report.failures == []
+    assert report.blocks_verified == {"blocks": 1, "transactions": 1, "receipts": 1, "logs": 1}
+
+
+def test_what_op_headers_commit_to_nothing_of_is_skipped_with_its_reason() -> None:
+    skipped = {(s.dataset, s.check): s.reason for s in _verify(BY_ID["optimism-154497277"]).skipped}
+    assert "Isthmus" in skipped["blocks", "withdrawals_root"]
+    assert "data-availability footprint" in skipped["receipts", "blob_gas_used"]
+
+
+@pytest.mark.parametrize("recording", [BY_ID["arbitrum-150000000"], BY_ID["arb-sepolia-185232421"]], ids=lambda r: r.id)
+def test_arbitrum_blocks_prove_both_roots(recording: Recording) -> None:
+    """The ArbOS internal transaction (0x6a) is hashed with its own encoding, so the transactions root is rebuilt; the
+    price paid, which Arbitrum does not derive the Ethereum way, is the one check skipped."""
+    report = _verify(recording)
+    assert [(s.dataset, s.check) for s in report.skipped] == [("receipts", "effective_gas_price")]
+    assert "base fee" in report.skipped[0].reason
+
+
+@pytest.mark.parametrize("recording", L2, ids=lambda r: r.id)
+def test_a_forged_sender_of_an_ordinary_transaction_beside_a_foreign_type_is_caught(recording: Recording) -> None:
+    tables = _tables(recording)
+    forged = _changed(tables["transactions"], 1, from_address=bytes.fromhex("11" * 20))
+    report = verify_tables(**{**tables, "transactions": forged}, chain_id=recording.chain_id)
+    assert ("transactions", "sender") in _checks(report)
+
+
+@pytest.mark.parametrize("recording", L2, ids=lambda r: r.id)
+def test_an_altered_input_of_an_ordinary_transaction_beside_a_foreign_type_is_caught(recording: Recording) -> None:
+    tables = _tables(recording)
+    input_ = tables["transactions"]["input"][1].as_py()
+    altered = _changed(tables["transactions"], 1, input=input_ + b"\x00")
+    report = verify_tables(**{**tables, "transactions": altered}, chain_id=recording.chain_id)
+    assert {("transactions", "transaction_hash"), ("transactions", "sender")} <= _checks(report)
+
+
+@pytest.mark.parametrize("recording", [BY_ID["arbitrum-150000000"], BY_ID["arb-sepolia-185232421"]], ids=lambda r: r.id)
+def test_an_altered_arbitrum_internal_transaction_is_caught(recording: Recording) -> None:
+    tables = _tables(recording)
+    input_ = tables["transactions"]["input"][0].as_py()
+    altered = _changed(tables["transactions"], 0, input=input_[:-1] + b"\x02")
+    report = verify_tables(**{**tables, "transactions": altered}, chain_id=recording.chain_id)
+    assert {("transactions", "transaction_hash"), ("transactions", "transactions_root")} <= _checks(report)
+    forged = _changed(tables["transactions"], 0, from_address=bytes.fromhex("11" * 20))
+    report = verify_tables(**{**tables, "transactions": forged}, chain_id=recording.chain_id)
+    assert ("transactions", "sender") in _checks(report)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from chainframe.families import ChainFamily, family_of
 from chainframe.verify._derived import (
     check_block_lists,
     check_header_columns,
@@ -83,6 +84,15 @@ def _check_counts(name: str, rows: pa.Table, blocks: pa.Table, report: Report) -
     report.count(name, blocks=blocks.num_rows, rows=rows.num_rows)
 
 
+def _provable(receipts: pa.Table, blocks: pa.Table, family: ChainFamily, report: Report) -> pa.Table:
+    """``receipts`` without the columns ``family``'s headers commit to nothing of, each skipped with its reason: the
+    rules that derive them from the transaction (Ethereum's price paid, blob gas) do not hold there."""
+    dropped = [name for name in receipts.column_names if f"receipts.{name}" in family.unprovable]
+    for name in dropped:
+        report.skip("receipts", name, family.unprovable[f"receipts.{name}"], blocks=blocks.num_rows)
+    return receipts.drop_columns(dropped) if dropped else receipts
+
+
 def verify_tables(
     *,
     blocks: pa.Table | None = None,
@@ -96,6 +106,7 @@ def verify_tables(
     headers: bool = True,
     chain_id: int | None = None,
     proven: frozenset[str] = frozenset(),
+    family: ChainFamily | None = None,
 ) -> Report:
     """Check the given tables of one block range against each other and the headers in ``blocks``.
 
@@ -105,8 +116,11 @@ def verify_tables(
     ``proven``: given tables (``"transactions"``; ``"receipts"``, with their logs) proven already against these
     headers, from the same answers (by another dataset of an extraction): their own checks are not repeated, the checks
     of the others against them are.
+    ``family``: the chain family whose rules the rows follow (None: the family of ``chain_id``, Ethereum's where it is
+    unknown or not given).
     """
     report = report if report is not None else Report()
+    family = family if family is not None else family_of(chain_id)
     if blocks is None:
         for name, table in (("transactions", transactions), ("receipts", receipts), ("logs", logs)):
             if table is not None:
@@ -117,7 +131,7 @@ def verify_tables(
         return report
     if headers:  # False: the blocks were proven already, the other tables are checked against them
         check_block_hashes(blocks, report)
-        check_withdrawals_roots(blocks, report)
+        check_withdrawals_roots(blocks, report, family=family, chain_id=chain_id)
         check_header_columns("blocks", blocks, blocks, report, chain_id=chain_id)
         check_block_lists(blocks, report)
     numbers = blocks["block_number"]
@@ -146,12 +160,12 @@ def verify_tables(
             _check_counts(name, table, blocks, report)
             check_indexes(name, table, report)
     if transactions is not None and receipts is not None:
-        check_receipts_with_transactions(receipts, transactions, blocks, report)
+        check_receipts_with_transactions(_provable(receipts, blocks, family, report), transactions, blocks, report)
     if receipts is not None and "receipts" not in proven:
         check_receipt_gas(receipts, blocks, report)
         check_receipt_outcomes(receipts, report)
     if transactions is not None and "transactions" not in proven:
-        check_transactions_roots(transactions, blocks, report)
+        check_transactions_roots(transactions, blocks, report, family=family)
         check_transaction_fields(transactions, blocks, report)
     if logs is not None and "logs" not in proven:
         check_logs_bloom(logs, blocks, report)
@@ -159,7 +173,7 @@ def verify_tables(
         if receipts is not None:
             check_log_counts(logs, receipts, report)
             check_logs_with_receipts(logs, receipts, report)
-            check_receipts_roots(receipts, logs, blocks, report)
+            check_receipts_roots(receipts, logs, blocks, report, family=family, chain_id=chain_id)
         else:
             report.count("logs", blocks=blocks.num_rows, rows=logs.num_rows)
             report.skip("logs", "log_count", "no receipts dataset to count logs against", blocks=blocks.num_rows)

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from chainframe import _kernels as pc
+from chainframe.families import ETHEREUM, ChainFamily
 from chainframe.verify._columns import (
     binary,
     binary_lists,
@@ -339,14 +340,75 @@ def _check_senders(
             report.failures.append(Failure("transactions", number, "sender", _claimed(tx), signer, row=_at(tx)))
 
 
-def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: Report) -> None:
+def _check_foreign_block(
+    number: int,
+    stored: bytes | None,
+    rows: dict[int, dict[str, Any]],
+    family: ChainFamily,
+    found: list[Failure | Claim],
+    digests: dict[int, bytes],
+    *,
+    has_sender: bool,
+) -> set[str]:
+    """Prove a block holding a type beyond 0-4, row by row: Ethereum's types by their encoding and signature, the
+    family's by the encoding it declares (their sender in it, or the one it names). Returns why rows are stored
+    unproven, and the block's root with them (a type no family declares, or columns its encoding reads not stored;
+    empty: the root was rebuilt and checked)."""
+    encoded: dict[int, bytes] = {}
+    unknown: set[str] = set()
+    root = "0x" + (stored or b"").hex()
+    for i, row in rows.items():
+        kind = row["transaction_type"] or 0
+        own = family.transaction_types.get(kind)
+        if kind not in KNOWN_TYPES and own is None:
+            unknown.add(f"transaction type 0x{kind:02x}, which the {family.name} family does not declare")
+            continue
+        absent = [name for name in own.reads if name not in row] if own is not None else []
+        if own is not None and absent:
+            unknown.add(f"{own.name} transactions (type 0x{kind:02x}) read {', '.join(absent)}, not stored")
+            continue
+        if own is None:
+            why = unencodable(row)
+        else:
+            missing = [name for name in own.needs if row.get(name) is None]
+            why = f"cannot be encoded as type 0x{kind:02x}: missing {', '.join(missing)}" if missing else None
+        if why is not None:
+            found.append(Failure("transactions", number, "transactions_root", root, f"{_at(row)} {why}", row=_at(row)))
+            if has_sender and own is None:
+                found.append(Failure("transactions", number, "sender", _claimed(row),
+                                     f"no recoverable sender: {why}", row=_at(row)))  # fmt: skip
+            continue
+        encoded[i] = raw = transaction_bytes(row) if own is None else own.encode(row)
+        digests[i] = digest = keccak(raw)
+        if digest != row["transaction_hash"]:
+            found.append(Failure("transactions", number, "transaction_hash", _shown(row["transaction_hash"]),
+                                 "0x" + digest.hex(), row=_at(row)))  # fmt: skip
+        if not has_sender:
+            continue
+        if own is None:
+            found.append((number, i, i + 1))
+        elif own.sender is not None and row["from_address"] != own.sender:
+            found.append(Failure("transactions", number, "sender", _claimed(row),
+                                 f"0x{own.sender.hex()} (every {own.name} transaction's)", row=_at(row)))  # fmt: skip
+    if not unknown and len(encoded) == len(rows):
+        computed = ordered_root([encoded[i] for i in sorted(encoded)])
+        if computed != stored:
+            found.append(Failure("transactions", number, "transactions_root", root, "0x" + computed.hex()))
+    return unknown
+
+
+def check_transactions_roots(
+    transactions: pa.Table, blocks: pa.Table, report: Report, *, family: ChainFamily = ETHEREUM
+) -> None:
     """Each block's ``transactionsRoot`` and each row's ``transaction_hash`` from the rows' encodings, and each row's
     ``from_address`` from its signature. Blocks whose rows C encoded, and whose hashes and root match, are proven
     from whole columns; the others (and every block where C is not built) row by row in Python, which names what
-    differs."""
+    differs. A type beyond 0-4 is encoded as ``family`` declares it; one it does not declare is stored unproven, and
+    only its block's root is skipped: every other row of the block is still proven (its hash, its sender)."""
     import numpy as np
 
-    table = sorted_by(transactions.select([n for n in NAMES if n in transactions.column_names]),
+    wanted = (*NAMES, *family.transaction_columns)
+    table = sorted_by(transactions.select([n for n in wanted if n in transactions.column_names]),
                       "block_number", "transaction_index")  # fmt: skip
     native = _native_encoded(table)
     numbers = _ints(table, "block_number")
@@ -374,11 +436,11 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
     }
     # Only the rows of the other blocks are read into Python: the reference path names what is wrong in them.
     slow = [i for number in dict.fromkeys(block_numbers) if number in spans and number not in proven_blocks
-            and clean.get(number) is not False for i in range(*spans[number])]  # fmt: skip
+            for i in range(*spans[number])]  # fmt: skip
     txs = _rows_at(table, slow)
     has_sender = "from_address" in table.column_names
     digests: dict[int, bytes] = {}  # the hashes Python computed, by position
-    foreign = 0
+    unproven: dict[str, int] = {}  # why rows are stored unproven -> blocks
     # Failures in block order, each block's senders where they fall: recovered after the loop, all in one batch.
     found: list[Failure | Claim] = []
     for number, stored in zip(block_numbers, stored_roots, strict=True):
@@ -387,12 +449,12 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
             if has_sender:
                 found.append((number, start, stop))
             continue
-        if clean.get(number) is False:
-            foreign += 1
-            continue
         rows = [txs[i] for i in range(start, stop)]
         if any((r["transaction_type"] or 0) not in KNOWN_TYPES for r in rows):
-            foreign += 1
+            unknown = _check_foreign_block(number, stored, dict(zip(range(start, stop), rows, strict=True)), family,
+                                           found, digests, has_sender=has_sender)  # fmt: skip
+            for reason in unknown:
+                unproven[reason] = unproven.get(reason, 0) + 1
             continue
         broken = {i: why for i, r in zip(range(start, stop), rows, strict=True) if (why := unencodable(r)) is not None}
         for i, why in broken.items():  # a malformed row fails its block's root, naming the row, rather than raising
@@ -443,5 +505,7 @@ def check_transactions_roots(transactions: pa.Table, blocks: pa.Table, report: R
         if has_sender and rows:
             found.append((number, start, stop))
     _check_senders(table, found, native, txs, digests, report)
-    report.skip("transactions", "transactions_root", "transaction types other than 0-4 (e.g. OP deposits)",
-                blocks=foreign)  # fmt: skip
+    for reason, count in unproven.items():
+        report.skip("transactions", "transactions_root",
+                    f"{reason}: stored unproven (the block's other transactions are proven one by one)",
+                    blocks=count)  # fmt: skip

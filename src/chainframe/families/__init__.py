@@ -1,0 +1,35 @@
+"""Chain families: what a network's blocks do otherwise than Ethereum's, declared one family per module.
+
+A family is its own room, not part of ``datasets`` or ``verify``: both read it (the datasets its columns, verify its
+encodings and what its headers commit to), and it reads neither, so it sits below them. The family of a chain is
+chosen from its id (:data:`FAMILIES`' tables); a chain no family names is read as Ethereum.
+"""
+
+from __future__ import annotations
+
+from chainframe.families._arbitrum import ARBITRUM_NITRO
+from chainframe.families._ethereum import ETHEREUM
+from chainframe.families._family import ChainFamily, ReceiptType, TransactionType
+from chainframe.families._op_stack import OP_STACK
+from chainframe.families._polygon import POLYGON_POS
+
+FAMILIES: tuple[ChainFamily, ...] = (ETHEREUM, OP_STACK, ARBITRUM_NITRO, POLYGON_POS)
+_BY_ID = {chain_id: family for family in FAMILIES for chain_id in family.chain_ids}
+
+
+def family_of(chain_id: int | None) -> ChainFamily:
+    """The family of the chain ``chain_id`` (Ethereum's for an unknown chain, or None)."""
+    return _BY_ID.get(chain_id, ETHEREUM) if chain_id is not None else ETHEREUM
+
+
+__all__ = [
+    "ARBITRUM_NITRO",
+    "ETHEREUM",
+    "FAMILIES",
+    "OP_STACK",
+    "POLYGON_POS",
+    "ChainFamily",
+    "ReceiptType",
+    "TransactionType",
+    "family_of",
+]

@@ -1,0 +1,85 @@
+"""What a chain family is: the facts about a network's blocks that verification reads instead of Ethereum's.
+
+A family is declared as a dataset is (one module each, class attributes read by whoever needs them): the transaction
+types it adds and how each is encoded for its hash and the transactions root, the receipt types it encodes its own
+way, what its headers commit to nothing of, and the hardforks that change any of these. Verification asks the family
+of its chain (:func:`chainframe.families.family_of`) and never tests a chain id itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from chainframe._rlp import RlpItem, uint
+
+Row = Mapping[str, Any]
+"""A stored row as Python values, column -> value."""
+
+
+def integer(value: Any) -> bytes:
+    """A stored integer as RLP's minimal big-endian bytes (wei columns are decimals, or 32-byte words)."""
+    if value is None:
+        return b""
+    if isinstance(value, bytes):
+        return uint(int.from_bytes(value, "big"))
+    return uint(int(value) if isinstance(value, Decimal) else value)
+
+
+@dataclass(frozen=True)
+class TransactionType:
+    """A transaction type a family adds to Ethereum's (0-4): how a stored row of it is encoded (its hash's preimage,
+    the transactions trie's value) and how its sender is proven, since it carries no signature."""
+
+    code: int
+    name: str
+    encode: Callable[[Row], bytes]
+    """The row's encoding, from the columns of :attr:`needs`."""
+    reads: tuple[str, ...]
+    """The columns the encoding reads: one not stored, the type's rows are stored unproven."""
+    needs: tuple[str, ...]
+    """Those that have no empty form: null in a row, the row cannot be this type."""
+    sender: bytes | None = None
+    """The one address every transaction of the type is from (None: ``from_address`` is in the encoding, so the hash
+    proves it)."""
+
+
+@dataclass(frozen=True)
+class ReceiptType:
+    """A receipt type a family encodes otherwise than Ethereum (type byte || rlp([outcome, cumulative gas, bloom,
+    logs]))."""
+
+    code: int
+    encode: Callable[[Row, list[RlpItem], int, int | None], bytes]
+    """The receipt's encoding from its row, its logs as RLP items, its block's timestamp and its chain id (which
+    hardforks are active)."""
+    needs: Callable[[int, int | None], tuple[str, ...]]
+    """The columns the encoding reads at a block's timestamp on a chain, none of which may be null."""
+
+
+class ChainFamily:
+    """Ethereum's rules, which every family starts from; a family overrides what its chain does otherwise."""
+
+    name: ClassVar[str] = "ethereum"
+    doc: ClassVar[str] = ""
+    chain_ids: ClassVar[Mapping[int, str]] = {}
+    """The chains known to be of this family, id -> network name."""
+    transaction_types: ClassVar[Mapping[int, TransactionType]] = {}
+    """Types beyond Ethereum's 0-4, by code. A type no family declares is stored and declared unproven."""
+    receipt_types: ClassVar[Mapping[int, ReceiptType]] = {}
+    """Receipt types not encoded the Ethereum way, by code."""
+    unprovable: ClassVar[Mapping[str, str]] = {}
+    """``dataset.column`` -> why no header of the family commits to it (its rule checks are skipped, saying so)."""
+    transaction_columns: ClassVar[tuple[str, ...]] = ()
+    """The columns the family's own transaction types read beyond Ethereum's."""
+    receipt_columns: ClassVar[tuple[str, ...]] = ()
+    """The columns the family's own receipt types read beyond Ethereum's."""
+
+    def withdrawals_root(self, chain_id: int | None, timestamp: int) -> str | None:
+        """Why a header of this time does not commit to the block's withdrawals list (None: it does)."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<chain family {self.name}>"

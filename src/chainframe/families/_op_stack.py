@@ -1,0 +1,91 @@
+"""OP Stack (OP Mainnet, Base, Zora, Mode and their testnets): deposit transactions and receipts, and the headers'
+fields that commit to something else than Ethereum's.
+
+- A deposit (type 0x7e) is ``0x7e || rlp([sourceHash, from, to, mint, value, gas, isSystemTx, data])``: no
+  signature, its sender inside the encoding.
+- A deposit receipt is ``0x7e || rlp([status, cumulativeGasUsed, bloom, logs, depositNonce?, depositReceiptVersion?])``:
+  Regolith adds the deposit nonce, Canyon the receipt version.
+- From Isthmus the header's ``withdrawalsRoot`` is the L2ToL1MessagePasser's storage root (no list of withdrawals).
+- From Jovian a receipt's ``blobGasUsed`` is its data-availability footprint (the header's too), not blob gas.
+- The L1 fee fields of a receipt are the node's arithmetic over the L1 attributes: no root holds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from chainframe._rlp import RlpItem, python_rlp, uint
+from chainframe.families._family import ChainFamily, ReceiptType, Row, TransactionType, integer
+
+DEPOSIT = 0x7E
+
+_MAINNET = {"regolith": 0, "canyon": 1704992401, "isthmus": 1746806401}
+_SEPOLIA = {"regolith": 0, "canyon": 1699981200, "isthmus": 1744905600}
+HARDFORKS = {10: _MAINNET, 8453: _MAINNET, 7777777: _MAINNET, 34443: _MAINNET, 11155420: _SEPOLIA, 84532: _SEPOLIA}
+"""Each known chain's activation time (unix seconds) of the hardforks that change what is encoded (superchain
+registry); a chain not listed is read as having all of them from its genesis."""
+
+
+L1_FEE_COLUMNS = ("l1_fee", "l1_gas_price", "l1_gas_used", "l1_fee_scalar", "l1_base_fee_scalar", "l1_blob_base_fee",
+                  "l1_blob_base_fee_scalar")  # fmt: skip
+_L1_FEE = "the L1 fee fields are the node's arithmetic over the block's L1 attributes: no root commits to them"
+
+
+def active(fork: str, chain_id: int | None, timestamp: int) -> bool:
+    return timestamp >= HARDFORKS.get(chain_id or 0, {}).get(fork, 0)
+
+
+def _deposit(tx: Row) -> bytes:
+    fields: list[RlpItem] = [
+        tx["source_hash"], tx["from_address"], tx["to_address"] or b"", integer(tx["mint"]), integer(tx["value"]),
+        uint(tx["gas"]), uint(1 if tx["is_system_tx"] else 0), tx["input"],
+    ]  # fmt: skip
+    return bytes([DEPOSIT]) + python_rlp(fields)
+
+
+def _deposit_receipt_fields(timestamp: int, chain_id: int | None) -> tuple[str, ...]:
+    regolith = active("regolith", chain_id, timestamp)
+    canyon = active("canyon", chain_id, timestamp)
+    return ("deposit_nonce",) * regolith + ("deposit_receipt_version",) * canyon
+
+
+def _deposit_receipt(receipt: Row, logs: list[RlpItem], timestamp: int, chain_id: int | None) -> bytes:
+    body: list[RlpItem] = [uint(receipt["status"]), uint(receipt["cumulative_gas_used"]), receipt["logs_bloom"], logs]
+    body += [uint(receipt[name]) for name in _deposit_receipt_fields(timestamp, chain_id)]
+    return bytes([DEPOSIT]) + python_rlp(body)
+
+
+class OpStack(ChainFamily):
+    name = "op-stack"
+    doc = "OP Stack rollups: deposit transactions and receipts, L1 fee fields, Isthmus' withdrawals root."
+    chain_ids: ClassVar[Mapping[int, str]] = {
+        10: "OP Mainnet", 8453: "Base", 7777777: "Zora", 34443: "Mode", 11155420: "OP Sepolia", 84532: "Base Sepolia",
+    }  # fmt: skip
+    transaction_types: ClassVar[Mapping[int, TransactionType]] = {
+        DEPOSIT: TransactionType(
+            DEPOSIT,
+            "deposit",
+            _deposit,
+            reads=("source_hash", "from_address", "to_address", "mint", "value", "gas", "is_system_tx", "input"),
+            needs=("source_hash", "from_address", "gas", "input", "value"),
+        )
+    }
+    receipt_types: ClassVar[Mapping[int, ReceiptType]] = {
+        DEPOSIT: ReceiptType(DEPOSIT, _deposit_receipt, _deposit_receipt_fields)
+    }
+    transaction_columns = ("source_hash", "mint", "is_system_tx")
+    receipt_columns = ("deposit_nonce", "deposit_receipt_version")
+    unprovable: ClassVar[Mapping[str, str]] = {
+        "receipts.blob_gas_used": "from Jovian an OP receipt's blob_gas_used is its data-availability footprint "
+        "(the header's too), the node's arithmetic over the transaction's size: no root commits to it",
+        **{f"receipts.{name}": _L1_FEE for name in L1_FEE_COLUMNS},
+    }
+
+    def withdrawals_root(self, chain_id: int | None, timestamp: int) -> str | None:
+        if active("isthmus", chain_id, timestamp):
+            return "from Isthmus an OP header's withdrawals_root is the L2ToL1MessagePasser's storage root: no list"
+        return None
+
+
+OP_STACK = OpStack()
