@@ -1,6 +1,6 @@
 """The probe's verdicts on real Hardhat and Ganache match what extraction then does, for receipts (by transaction:
 neither serves eth_getBlockReceipts), uncles (Hardhat lacks the uncle method: blocks without uncles still read) and
-call_traces (Hardhat refuses tracers, Ganache lacks debug_traceCall); and the README's "what works on which node" is
+call_traces (Hardhat refuses tracers, Ganache lacks debug_traceCall); and docs/nodes.md's "what works on which node" is
 what the probe says of each node (anvil, Hardhat, Ganache), cell by cell."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def test_the_probes_verdict_is_what_extraction_does(
         assert not any(tmp_path.rglob("*.parquet"))
 
 
-README = Path(__file__).parents[2] / "README.md"
+README = Path(__file__).parents[2] / "docs" / "nodes.md"  # the guide page the table moved to
 
 
 def _readme_column(node: str) -> dict[str, str]:
@@ -65,7 +65,7 @@ def _readme_column(node: str) -> dict[str, str]:
 def _readme_says(devnet: Devnet, node: str) -> None:
     found = probe(rpc=devnet.node.url)
     told = {r.dataset: verdict(r) for r in found.datasets}
-    assert _readme_column(node) == told, "the README's table is stale: run scripts/node_table --write"
+    assert _readme_column(node) == told, "docs/nodes.md's table is stale: run scripts/node_table --write"
     lacks = f"- {node} ({found.client_version}) lacks: {', '.join(found.missing) or 'nothing probed'}"
     assert lacks in README.read_text()
 

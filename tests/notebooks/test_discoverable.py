@@ -1,6 +1,6 @@
 """What a Jupyter user finds by looking (issue 28.2): ``chainframe.<TAB>`` offers the public names without loading
 them, ``help()`` on a blocking function shows its async twin's options and docstring, ``collect``'s type follows
-``output=``, a wrong option type is named, and the README's command runs the notebooks."""
+``output=``, a wrong option type is named, and the guide's command (docs/python-api.md) runs the notebooks."""
 
 from __future__ import annotations
 
@@ -85,9 +85,9 @@ def test_a_dict_for_a_client_option_names_the_type_to_build(devnet: Devnet, tmp_
 
 def test_the_readme_command_runs_the_notebooks(tmp_path: Path) -> None:
     pytest.importorskip("nbclient", reason="the notebook extra: pip install 'chainframe[notebook]'")
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "python-api.md").read_text()
     command = re.search(r"^\.venv/bin/(jupyter execute notebooks/\S+)$", readme, re.MULTILINE)
-    assert command, "README names the command that runs the notebooks"
+    assert command, "docs/python-api.md names the command that runs the notebooks"
     shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
     before = sorted(p.name for p in (tmp_path / "notebooks").iterdir())
     jupyter, execute, pattern = command.group(1).split()
