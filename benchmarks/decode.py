@@ -8,7 +8,7 @@ Compares, in the same run and on the same bytes:
 
 And the native scanner alone: the answers' megabytes it reads per CPU-second (``--scanner`` prints only these).
 
-Run: ``scripts/bench decode`` (add ``--repeat N``, ``--scanner``, and ``--bench-chain`` for the README's chain: 175
+Run: ``scripts/bench decode`` (add ``--repeat N``, ``--scanner``, and ``--bench-chain`` for the guide's chain: 175
 MB of logs answers). Prints a table; exit code 0 whatever the figures.
 """
 
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=5, help="best of N runs per figure")
     parser.add_argument("--scanner", action="store_true", help="only the native scanner's figures")
     parser.add_argument(
-        "--bench-chain", action="store_true", help="the benchmark chain (README's figures), not the dev one"
+        "--bench-chain", action="store_true", help="the benchmark chain (the guide's figures), not the dev one"
     )
     args = parser.parse_args(argv)
     print("starting the devnet and fetching answer bytes...")

@@ -153,7 +153,7 @@ def test_a_changed_transaction_value_fails_hash_and_root(copy: Path) -> None:
 
 
 def test_series_covering_fewer_blocks_than_the_headers_verify(devnet: Devnet, tmp_path: Path) -> None:
-    """Blocks stored further than the transactions, receipts and logs (the README's sequence: four datasets to block
+    """Blocks stored further than the transactions, receipts and logs (the guide's sequence: four datasets to block
     100, then blocks further): a block outside a series is not a block without transactions."""
     extract(MAIN, blocks="0:100", rpc=devnet.node.url, out=tmp_path, progress=False)
     extract(["blocks", "logs"], blocks="0:latest", rpc=devnet.node.url, out=tmp_path, progress=False)

@@ -1,7 +1,7 @@
 """The one table of column names and types, shared by every dataset: a name means the same thing, with the same
 type, wherever it appears.
 
-Type rules (also in the README):
+Type rules (also in docs/datasets-and-decoding.md):
 
 - Block numbers, indexes, gas, nonces, sizes, timestamps: ``uint64``. ``block_time`` is the timestamp as a UTC
   ``timestamp[s]``.

@@ -493,7 +493,7 @@ _REFUSAL = re.compile(r"(the node refuses [^:;]+): [^;]*?(\[-?\d+\])")
 
 
 def verdict(route: Route) -> str:
-    """A dataset's cell in "what works on which node" (the README's table, ``scripts/node_table``): ``yes:`` and
+    """A dataset's cell in "what works on which node" (docs/nodes.md's table, ``scripts/node_table``): ``yes:`` and
     its route, with any fallback taken; or ``no:`` and what the node lacks or refuses (its code, not its prose)."""
     if route.works:
         text = f"yes: {route.route}" + (f" ({route.note})" if route.note else "")
