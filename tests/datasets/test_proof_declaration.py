@@ -6,9 +6,9 @@ they read before, and no engine or verify module asks which kind of proof it run
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -16,12 +16,11 @@ import pytest
 
 import chainframe
 from chainframe.cli import main
-from chainframe.datasets import BLOCKS, DATASETS, U256, BlockRange, Dataset, Proof, register, unregister
-from chainframe.datasets._dataset import build, read_fields
-from chainframe.datasets._envelope import batch_rows
+from chainframe.datasets import BLOCKS, DATASETS, Dataset, Proof, register, unregister
 from chainframe.devnet import Devnet
 from chainframe.engine import verify_reads, verify_stored
 from chainframe.verify import Piece, check_same_rows, verify_tables
+from tests.datasets.test_declaration import BlockGas
 
 SRC = Path(chainframe.__file__).parent
 GAS = ["block_number", "block_hash", "gas_used", "gas_limit"]
@@ -42,36 +41,14 @@ class GasProof(Proof):
     check = f"{__name__}:prove_gas"
 
 
-class ProvenGas(Dataset):
-    """A test's dataset, proven by the test's kind of proof: the gas each block used, from eth_getBlockByNumber."""
+class ProvenGas(BlockGas):
+    """test_declaration's dataset of a test's own (the gas each block used), proven by the test's kind of proof."""
 
     name = "proven_gas"
     doc = "Gas used per block, proven against the header (a test's dataset)."
-    columns = ("chain_id", "block_number", "block_hash", "gas_used", "gas_limit")
-    sort = ("block_number",)
-    fetched_with = "eth_getBlockByNumber, batched"
-    method = "eth_getBlockByNumber"
-    block_params = (False,)
-    chunk_size = 7
-    null_checked = True
+    block_params = (False,)  # its answers are the headers' own: the run shares them with its proof
+    unprovable: ClassVar[dict[str, str]] = {}
     proof = GasProof()
-    sources: ClassVar[dict[str, str]] = {
-        "block_number": "number",
-        "block_hash": "hash",
-        "gas_used": "gasUsed",
-        "gas_limit": "gasLimit",
-    }
-
-    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
-        calls = [("eth_getBlockByNumber", [hex(n), False]) for n in blocks]
-        return [bytes(b) for b in await client.batch_bytes(calls)]
-
-    def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
-        import polars as pl
-
-        frames = [batch_rows(b, read_fields(self.sources)) for b in bodies]
-        frame = pl.concat(frames) if frames else pl.DataFrame(schema=read_fields(self.sources))
-        return build(frame, self.sources, self.columns, chain_id=chain_id, u256=u256)
 
 
 PROVEN_GAS = ProvenGas()

@@ -48,14 +48,10 @@ if TYPE_CHECKING:
 
 
 def needs() -> dict[Dataset, tuple[Dataset, ...]]:
-    """The datasets that can be proven together, each with those whose rows its proof reads (a member's table is
-    its ``verify_tables`` keyword: its name)."""
-    return {
-        BLOCKS: (),
-        TRANSACTIONS: (BLOCKS,),
-        RECEIPTS: (BLOCKS, TRANSACTIONS),  # their root, with the logs; their senders, recipients and prices paid
-        LOGS: (BLOCKS, RECEIPTS),
-    }
+    """The datasets that can be proven together (a member's table is its ``verify_tables`` keyword: its name), each
+    with those whose rows its proof reads, as the proof declares it (the receipts: the blocks and transactions, their
+    root being rebuilt with their own logs; the logs: the blocks and receipts)."""
+    return {d: d.proof.read(d) if d.proof is not None else () for d in (BLOCKS, TRANSACTIONS, RECEIPTS, LOGS)}
 
 
 WINDOW = 250
@@ -186,11 +182,11 @@ class Group:
                 del table.pieces[start]
 
 
-def _depth(dataset: Dataset) -> set[Dataset]:
-    """Every dataset whose rows ``dataset``'s proof reads, through the others'."""
+def _depth(dataset: Dataset, wants: Mapping[Dataset, tuple[Dataset, ...]]) -> set[Dataset]:
+    """Every dataset whose rows ``dataset``'s proof reads (``wants``: :func:`needs`), through the others'."""
     found: set[Dataset] = set()
-    for need in needs()[dataset]:
-        found |= {need, *_depth(need)}
+    for need in wants[dataset]:
+        found |= {need, *_depth(need, wants)}
     return found
 
 
@@ -275,10 +271,13 @@ class Joint:
         """By each member's slot file (its series' own) and first block fetched."""
         self._lent: dict[int, tuple[ChunkTask, Group]] = {}
         """By the lent task's id."""
+        self._depths: dict[Dataset, int] = {}
+        """How many of the others a member's proof reads, through theirs (:meth:`rank`)."""
         if not any(task.verify for task in tasks):
             return
         slots: dict[tuple[int, int, int, str], list[ChunkTask]] = {}
         wants = needs()
+        self._depths = {dataset: len(_depth(dataset, wants)) for dataset in wants}
         for task in tasks:
             dataset = DATASETS[task.dataset]
             if task.verify and dataset in wants and not (dataset is LOGS and task.filters):
@@ -315,7 +314,7 @@ class Joint:
         """Where ``task`` is handed out among its slot's: a group's members (lent ones too) in the order their proofs
         read each other (headers, transactions, receipts, logs: a part waits for the last of its tables, so the
         costly transactions' part is not left for the end), then the others."""
-        return len(_depth(DATASETS[task.dataset])) if self.group(task) is not None else len(DATASETS)
+        return self._depths[DATASETS[task.dataset]] if self.group(task) is not None else len(DATASETS)
 
     @property
     def groups(self) -> list[Group]:

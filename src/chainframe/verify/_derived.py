@@ -43,6 +43,8 @@ from chainframe.verify._report import Failure, Report
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from chainframe.datasets import Dataset
 else:
     from chainframe._lazy import polars as pl
 
@@ -50,12 +52,6 @@ SHOWN = 3
 """Failures shown per check and table: the first rows are enough to find the edit."""
 EMPTY_UNCLES = keccak(rlp([]))
 GAS_PER_BLOB = 2**17
-ROW_KEYS = {
-    "blocks": (), "uncles": ("uncle_index",), "transactions": ("transaction_index",),
-    "receipts": ("transaction_index",), "logs": ("log_index",), "account_proofs": ("address",),
-    "storage_proofs": ("address", "storage_key"),
-}  # fmt: skip
-"""What names a row within its block, per dataset (a derived series: its sort key after the block)."""
 NOT_OF_TYPE = {
     0: ("max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "access_list", "blob_versioned_hashes",
         "authorization_list"),
@@ -69,12 +65,22 @@ NOT_OF_TYPE = {
 
 
 def row_keys(dataset: str) -> tuple[str, ...]:
-    if dataset in ROW_KEYS:
-        return ROW_KEYS[dataset]
-    from chainframe.datasets import DATASETS
+    """What names a row within its block: its dataset's sort key after its block column (none for a series that is
+    not named as its dataset)."""
+    spec = _declared(dataset)
+    return tuple(c for c in spec.sort if c != spec.block_column) if spec is not None else ()
 
-    spec = DATASETS.get(dataset)
-    return tuple(c for c in spec.sort if c != "block_number") if spec is not None else ()
+
+def block_column(dataset: str) -> str:
+    """The column that says which block a row is of, as its dataset declares (an uncle's: its nephew's)."""
+    spec = _declared(dataset)
+    return spec.block_column if spec is not None else "block_number"
+
+
+def _declared(dataset: str) -> Dataset | None:
+    from chainframe.datasets import DATASETS  # the whole catalogue: loaded once a check names a row
+
+    return DATASETS.get(dataset)
 
 
 def where(keys: tuple[str, ...], row: dict[str, Any]) -> str:
@@ -125,15 +131,15 @@ def check_header_columns(
     ``chain_id`` is ``chain_id`` (when known). Rows of blocks not in ``blocks`` are left to the caller."""
     name = name or dataset
     own = dataset in ("blocks", "uncles")
-    block = "nephew_number" if dataset == "uncles" else "block_number"
+    block = block_column(dataset)
     if rows.num_rows == 0 or block not in rows.column_names:
         return
-    keys = row_keys(dataset)
     wanted = [c for c in columns if c in rows.column_names and (c != "chain_id" or chain_id is not None)]
     if own:
         wanted = [c for c in wanted if c in ("block_time", "chain_id")]
     if not wanted or _header_columns_hold(rows, blocks, block, wanted, chain_id, own=own):
         return
+    keys = row_keys(dataset)
     frame = _frame(rows, [block, *keys, "timestamp", *wanted])
     if own:
         frame = frame.with_columns(pl.col("timestamp").alias("__timestamp"))

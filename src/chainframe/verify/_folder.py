@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe.verify._columns import integers
-from chainframe.verify._derived import EMPTY_UNCLES, check_receipts_with_transactions
+from chainframe.verify._derived import EMPTY_UNCLES, block_column, check_receipts_with_transactions
 from chainframe.verify._report import Report
 from chainframe.verify._rows import check_log_set
 from chainframe.verify._tables import verify_tables
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from chainframe.store import Series
 
 DATASETS = ("blocks", "transactions", "receipts", "logs", "uncles", "account_proofs", "storage_proofs")
-_BLOCK_COLUMN = {"uncles": "nephew_number"}
 _SLOT_NAME = re.compile(r"__(\d{10})_to_(\d{10})\.parquet$")
 
 
@@ -45,17 +44,13 @@ class _File:
     """The chain its footer names (None: no footer), which every row's ``chain_id`` must say."""
 
 
-def _block_column(dataset: str) -> str:
-    return _BLOCK_COLUMN.get(dataset, "block_number")
-
-
 def _files(folder: Path, dataset: str) -> list[_File]:
     """The dataset's Parquet files with the blocks they cover (a chunk's footer says which blocks it holds, those
     without rows included; a file without one covers its slot's blocks, or else the span of its rows)."""
     from chainframe.store import read_meta
 
     out = []
-    column = _block_column(dataset)
+    column = block_column(dataset)
     for path in _stored(folder / dataset):
         meta = read_meta(path)
         if meta is not None:
@@ -91,7 +86,7 @@ def _read(path: Path, columns: list[str] | None = None) -> pa.Table:
 
 
 def _rows(files: list[_File], dataset: str, low: int, high: int) -> pa.Table | None:
-    column = _block_column(dataset)
+    column = block_column(dataset)
     tables = []
     for f in files:
         if f.high < low or f.low > high:
@@ -232,7 +227,7 @@ def prove_together(
         def rows(name: str, of: set[int]) -> pa.Table:
             table = _rows(files[name], name, min(of), max(of))
             assert table is not None  # the blocks are covered
-            return _of_blocks(table, _block_column(name), of)
+            return _of_blocks(table, block_column(name), of)
 
         chain_id = window.chain_id
         blocks = headers(covered["blocks"])
