@@ -178,15 +178,23 @@ class ObjectLease:
         """Why the lease was lost ("" while it is held)."""
         return self._lost
 
-    def check(self) -> None:
+    def check(self, *, within: float | None = None) -> None:
+        """Raise :class:`LeaseLost` if the lease was taken over, or not renewed within ``within`` seconds (by default
+        what a commit needs: at most half the lease, so that it lands well before anyone may take the lease over)."""
         if self._lost:
             raise LeaseLost(f"the lease on {self.root} is lost ({self._lost}); nothing more is written")
         age = time.monotonic() - self._renewed
-        if age > min(VALID, self.ttl / 2):
+        if age > (min(VALID, self.ttl / 2) if within is None else within):
             raise LeaseLost(
                 f"the lease on {self.root} was last renewed {age:.0f} s ago (S3 unreachable, or this process was "
                 "paused): another run may take it over, so nothing more is written; run again"
             )
+
+    def watch(self) -> None:
+        """What a run checks while it works (:func:`~chainframe.store._lock.while_held`): the lease was taken over,
+        or not renewed for a whole lease period. Laxer than a commit's :meth:`check`, so that a renewal slowed down
+        (a loaded machine, a slow answer) stops the next commit, not all the work."""
+        self.check(within=self.ttl)
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

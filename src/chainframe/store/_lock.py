@@ -53,8 +53,8 @@ class FolderLock:
         self._fd = fd
         return self
 
-    def check(self) -> None:
-        """Nothing to check: the kernel holds the lock until the process ends (a paused process still holds it)."""
+    def watch(self) -> None:
+        """Nothing to watch: the kernel holds the lock until the process ends (a paused process still holds it)."""
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -66,8 +66,8 @@ class FolderLock:
 
 
 async def while_held(lock: FolderLock | ObjectLease, work: Callable[[], Awaitable[T]]) -> T:
-    """``await work()`` while ``lock`` is held. Every :data:`WATCH` seconds the lock is checked: a lease another run
-    took over, or one not renewed within half its length (S3 unreachable, this process paused), cancels the work
+    """``await work()`` while ``lock`` is held. Every :data:`WATCH` seconds the lock is watched: a lease another run
+    took over, or one not renewed for a whole lease period (S3 unreachable, this process paused), cancels the work
     whatever it was doing (fetching, writing, waiting for workers) and raises :class:`LeaseLost`. So a run that lost
     its output stops within a lease period, rather than fetching on until its next commit is refused."""
     done: list[T] = []
@@ -75,7 +75,7 @@ async def while_held(lock: FolderLock | ObjectLease, work: Callable[[], Awaitabl
     async def watch() -> None:
         while True:
             await anyio.sleep(WATCH)
-            lock.check()
+            lock.watch()
 
     try:
         async with anyio.create_task_group() as group:
