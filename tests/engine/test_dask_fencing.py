@@ -124,6 +124,25 @@ def _started(first: subprocess.Popen[str], out: str) -> None:
     assert first.poll() is None, "the first run ended before it could be stopped"
 
 
+def _paused_past_lease(
+    first: subprocess.Popen[str], out: str, take_over: Callable[[], object], *, group: bool = False
+) -> tuple[dict[str, int], float, str, str]:
+    """Stop ``first`` (with ``group``, its whole process group) until its lease expired (with the allowance for
+    clocks), run ``take_over`` meanwhile, continue it and read its output: the tables' versions right after the take
+    over, the seconds ``first`` took to end once continued, its stdout and stderr."""
+    stop = (lambda sig: os.killpg(first.pid, sig)) if group else first.send_signal
+    stop(signal.SIGSTOP)
+    try:
+        time.sleep(LEASE * 1.5 + 1)
+        take_over()
+        versions = _versions(out)
+    finally:
+        stop(signal.SIGCONT)
+        continued = time.monotonic()
+    stdout, stderr = first.communicate(timeout=180)
+    return versions, time.monotonic() - continued, stdout, stderr
+
+
 @pytest.mark.slow
 def test_a_killed_coordinators_tasks_finish_later_and_publish_nothing(
     chain: Devnet, bucket: str, tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
@@ -166,18 +185,13 @@ def test_a_paused_coordinator_wakes_to_a_typed_error_not_a_success(
     with subprocess.Popen(_command(chain, out, "--scheduler", address, *PACED), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, env=_env()) as first:  # fmt: skip
         _started(first, out)
-        first.send_signal(signal.SIGSTOP)
-        try:
-            time.sleep(LEASE * 1.5 + 1)  # its lease expired (with the allowance for clocks)
+
+        def take_over() -> None:
             taken = subprocess.run(TAKE_OVERS[other](chain, out), capture_output=True, text=True, timeout=180,
                                    env=_env())  # fmt: skip
             assert taken.returncode == 0, taken.stderr
-            versions = _versions(out)
-        finally:
-            first.send_signal(signal.SIGCONT)
-            continued = time.monotonic()
-        stdout, stderr = first.communicate(timeout=180)
-        stopped = time.monotonic() - continued
+
+        versions, stopped, stdout, stderr = _paused_past_lease(first, out, take_over)
     assert first.returncode != 0, stdout
     errors = [line for line in stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1, stderr
@@ -221,16 +235,7 @@ def test_a_writer_paused_while_fetching_stops_within_a_lease_of_being_continued(
     with subprocess.Popen(_command(chain, out, *PACED, *chunk), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, env=_env()) as first:  # fmt: skip
         _started(first, out)
-        first.send_signal(signal.SIGSTOP)
-        try:
-            time.sleep(LEASE * 1.5 + 1)
-            _take_over(chain, out, *chunk)
-            versions = _versions(out)
-        finally:
-            first.send_signal(signal.SIGCONT)
-            continued = time.monotonic()
-        stdout, stderr = first.communicate(timeout=180)
-        stopped = time.monotonic() - continued
+        versions, stopped, stdout, stderr = _paused_past_lease(first, out, lambda: _take_over(chain, out, *chunk))
     print(f"the continued run stopped {stopped:.1f} s after SIGCONT")
     assert first.returncode != 0, stdout
     assert [line for line in stderr.splitlines() if line.strip()] == [stderr.strip()], stderr  # one line
@@ -250,14 +255,7 @@ def test_a_whole_stopped_process_group_publishes_nothing_when_continued(
     with subprocess.Popen(_command(chain, out, "--workers", "2", *PACED), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, env=_env(), start_new_session=True) as first:  # fmt: skip
         _started(first, out)
-        os.killpg(first.pid, signal.SIGSTOP)
-        try:
-            time.sleep(LEASE * 1.5 + 1)
-            _take_over(chain, out)
-            versions = _versions(out)
-        finally:
-            os.killpg(first.pid, signal.SIGCONT)
-        stdout, stderr = first.communicate(timeout=180)
+        versions, _, stdout, stderr = _paused_past_lease(first, out, lambda: _take_over(chain, out), group=True)
     assert first.returncode != 0, stdout
     assert "Traceback" not in stderr
     assert _versions(out) == versions
