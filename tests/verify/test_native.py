@@ -53,8 +53,11 @@ def test_many_keccaks_at_once_match_pycryptodome(wide: bool) -> None:
 
 
 def test_rlp_matches_the_reference_on_random_nested_items() -> None:
+    """Random items up to four lists deep. The count is arbitrary: 500 of this seed hold every leaf size and list
+    length at every depth at least 37 times, and outer lists whose length takes 0 to 3 bytes; 2,000 held no other case
+    and took four times as long (30 s, most of it building the items and the pure-Python reference)."""
     rng = random.Random(2)
-    for _ in range(2000):
+    for _ in range(500):
         item = _item(rng)
         assert native.rlp(item) == _hashing.python_rlp(item)
     assert native.rlp((b"a", (b"bc",))) == _hashing.python_rlp([b"a", [b"bc"]])
