@@ -55,8 +55,12 @@ async def test_calls_are_cheap_only_at_a_near_endpoint_without_a_credit_budget(d
     assert devnet.gateway is not None
     async with AsyncClient(devnet.http_url) as client:
         assert not client.cheap_calls  # nothing answered yet: nearness unknown
-        for _ in range(20):  # the first answer's time holds the connection's set-up; the least of 20, however busy
+        # The first answer's time holds the connection's set-up; the least of 20 or more: on a busy machine (tests on
+        # several workers) twenty round trips in a row can each be slowed past the bound.
+        for asked in range(200):
             await client.chain_id()
+            if asked >= 20 and client.cheap_calls:
+                break
         assert client.least_round_trip is not None
         assert client.least_round_trip < NEAR_ROUND_TRIP
         assert client.cheap_calls
