@@ -67,7 +67,8 @@ def test_four_datasets_are_proven_together_asking_only_what_a_plain_run_asks(
     assert calls.keys() == plain_calls.keys()
     assert calls["eth_getBlockReceipts"] == plain_calls["eth_getBlockReceipts"] == devnet.truth.head + 2  # preflight
     assert abs(calls["eth_getBlockByNumber"] - plain_calls["eth_getBlockByNumber"]) <= 10, (calls, plain_calls)
-    assert abs(calls["eth_getLogs"] - plain_calls["eth_getLogs"]) <= 5, (calls, plain_calls)
+    # 6 apart seen on a loaded machine; material fetched to prove the logs by would be one more call a block (241).
+    assert abs(calls["eth_getLogs"] - plain_calls["eth_getLogs"]) <= 10, (calls, plain_calls)
     assert alone == []
     for name in MAIN:
         counts = report.datasets[name]
