@@ -164,6 +164,7 @@ def _no_duplicates(out: str) -> None:
             assert frame.select(keys[:1] if name == "blocks" else keys).is_duplicated().sum() == 0, name
 
 
+@pytest.mark.slow  # with the test below, 15-70 s a layout: the file goes first on a worker (tests/conftest.py)
 def test_a_bucket_run_equals_a_local_run_and_extends_in_place(
     chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path, layout: str
 ) -> None:
@@ -190,6 +191,7 @@ def test_a_bucket_run_equals_a_local_run_and_extends_in_place(
     assert proven.rows_verified["logs"] == _read(_files(out, "logs"), "logs").height
 
 
+@pytest.mark.slow
 def test_sigkill_then_the_same_command_finishes_the_job(
     chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path, layout: str
 ) -> None:
