@@ -31,3 +31,20 @@ def devnet(devnet_session: Devnet) -> Iterator[Devnet]:
     devnet_session.gateway.reset_stats()
     yield devnet_session
     devnet_session.gateway.configure(GatewaySettings())
+
+
+@pytest.hookimpl(trylast=True)  # after pytest groups the tests of a parametrized session fixture
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On xdist workers (scripts/test runs files on several), the files holding ``slow`` tests come first, then the
+    others by their number of tests: a file is a unit of work that keeps its module fixtures (devnets, S3 servers, Dask
+    clusters) on one worker, and a long file started last would be the run's tail. Every worker collects alike, so
+    every worker orders alike."""
+    if not hasattr(config, "workerinput"):
+        return
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    order = sorted(
+        modules.values(), key=lambda tests: (not any(t.get_closest_marker("slow") for t in tests), -len(tests))
+    )
+    items[:] = [item for tests in order for item in tests]
