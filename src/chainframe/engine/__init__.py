@@ -13,7 +13,6 @@ from chainframe.engine._api import (
     aplan,
     arepair,
     collect,
-    endpoint_of,
     extract,
     follow,
     off_chain,
@@ -25,6 +24,7 @@ from chainframe.engine._api import (
     vacuum,
     verify_stored,
 )
+from chainframe.engine._client import endpoint_of
 from chainframe.engine._logs import Density, predict_calls, sample_density
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._probe import Capabilities, aprobe, node_table, preflight_methods, probe

@@ -12,21 +12,21 @@ import functools
 import importlib.util
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
 import pyarrow as pa
-from anyio.from_thread import start_blocking_portal
 
-from chainframe._errors import InputError, first_error
+from chainframe._errors import InputError
 from chainframe._twins import carry_over
 from chainframe.datasets import DATASETS, U256, BlockRange, register_duckdb
 from chainframe.engine._canonical import ChainUnstable, ChunkCheck, head_and_stale, on_one_fork
+from chainframe.engine._client import RPC, client_options, endpoint_of, endpoints_of, make_client
 from chainframe.engine._engine import (
     ATTEMPTS,
     DECODE_THREADS,
@@ -38,6 +38,8 @@ from chainframe.engine._engine import (
 )
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import ChunkTask, check_datasets, check_filters, slots
+from chainframe.engine._portal import blocking, typed_errors
+from chainframe.engine._probe import preflight
 from chainframe.engine._ranges import (
     DEFAULT_CONFIRMATIONS,
     BlocksArg,
@@ -89,81 +91,12 @@ DEFAULT_RETENTION_HOURS = 168.0
 """How long a Delta table keeps the files a commit removed: a week, delta-rs' default (a reader holding an older
 snapshot, or asking for one, needs them)."""
 Blocks = BlocksArg
-RPC = str | Endpoint | Sequence[str | Endpoint]
-"""One endpoint, or several (keys or providers): the first is used, the others are its fallbacks; on a Dask
-cluster each worker starts from another one (see :mod:`chainframe.engine._dask`)."""
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _typed_errors(function: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """Callers get the chainframe error itself, not the exception group a task group wraps it in."""
-
-    @functools.wraps(function)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return await function(*args, **kwargs)
-        except BaseExceptionGroup as group:
-            raise first_error(group) from None
-
-    return wrapper
-
-
-_CLIENT_OPTIONS = frozenset(inspect.signature(AsyncClient.__init__).parameters) - {"self", "endpoint"}
-
-
-def _options(options: Mapping[str, Any] | None, rpc: Any = None) -> dict[str, Any]:
-    """``client_options`` checked; a ``ws://`` or ``wss://`` URL means the WebSocket transport."""
-    options = dict(options or {})
-    first = rpc[0] if isinstance(rpc, list | tuple) and rpc else rpc
-    if isinstance(first, str) and first.startswith(("ws://", "wss://")):
-        options.setdefault("transport", "ws")
-    unknown = sorted(set(options) - _CLIENT_OPTIONS)
-    if unknown:
-        raise InputError(
-            f"client_options does not take {', '.join(unknown)}; it takes {', '.join(sorted(_CLIENT_OPTIONS))}"
-        )
-    return options
-
-
-def _client(
-    endpoint: Endpoint, options: Mapping[str, Any] | None, rpc: Any = None, fallbacks: Sequence[Endpoint] = ()
-) -> AsyncClient:
-    """The client for a run: ``client_options`` checked; further endpoints are the first one's fallbacks."""
-    checked = _options(options, rpc)
-    if fallbacks:
-        checked["fallbacks"] = [*fallbacks, *checked.get("fallbacks", ())]
-    try:
-        return AsyncClient(endpoint, **checked)
-    except TypeError as exc:
-        raise InputError(f"client_options: {exc}") from None
 
 
 def _whole(name: str, value: Any, least: int = 1) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < least:
         raise InputError(f"{name} must be a whole number, at least {least}; got {value!r}")
     return value
-
-
-def endpoint_of(rpc: str | Endpoint | None, network: str | None, key: str | None) -> Endpoint:
-    if (rpc is None) == (network is None):
-        raise InputError("say where to read from: rpc='https://host/v3/KEY' (any JSON-RPC URL) or network='mainnet'")
-    if network is not None:
-        return Endpoint.infura(network, key)
-    return rpc if isinstance(rpc, Endpoint) else Endpoint.from_url(str(rpc))
-
-
-def endpoints_of(rpc: RPC | None, network: str | None, key: str | None) -> list[Endpoint]:
-    """The endpoints of ``rpc`` (one or several) or of ``network``."""
-    if isinstance(rpc, list | tuple):
-        if not rpc:
-            raise InputError("rpc=[] names no endpoint; give one URL or several")
-        if network is not None:
-            raise InputError("say where to read from with rpc=... or network=..., not both")
-        return [endpoint_of(one, None, None) for one in rpc]
-    if rpc is not None and not isinstance(rpc, str | Endpoint):
-        raise InputError(f"rpc must be a URL, an Endpoint or a list of them; got {type(rpc).__name__}")
-    return [endpoint_of(rpc, network, key)]
 
 
 @asynccontextmanager
@@ -177,7 +110,7 @@ async def _runner(
     from chainframe.engine._dask import dask_runner
 
     async with dask_runner(
-        executor, endpoints=endpoints, client_options=_options(options, rpc), concurrency=concurrency
+        executor, endpoints=endpoints, client_options=client_options(options, rpc), concurrency=concurrency
     ) as runner:
         yield runner
 
@@ -246,7 +179,7 @@ def _filter_names(dataset: str) -> frozenset[str]:
     return frozenset(i.name for i in DATASETS[dataset].inputs)
 
 
-@_typed_errors
+@typed_errors
 async def aextract(
     datasets: str | Sequence[str],
     *,
@@ -309,7 +242,7 @@ async def aextract(
     picked = _check_columns(run.wanted, columns, exclude_columns, include_columns)
     first, *more = endpoints = endpoints_of(rpc, network, key)
     async with (
-        _client(first, client_options, rpc, more) as client,
+        make_client(first, client_options, rpc, more) as client,
         _runner(executor, endpoints, client_options, rpc, concurrency) as runner,
     ):
         result = await run.once(
@@ -385,7 +318,7 @@ def _export(
         report.exports.append(str(target))
 
 
-@_typed_errors
+@typed_errors
 async def afollow(
     datasets: str | Sequence[str],
     *,
@@ -428,7 +361,7 @@ async def afollow(
     rolling: Location | None = None  # one report per follow, rewritten every round (not one file per round)
     done = 0
     async with (
-        _client(first, client_options, rpc, more) as client,
+        make_client(first, client_options, rpc, more) as client,
         _runner(executor, endpoints, client_options, rpc, concurrency) as runner,
     ):
         while rounds is None or done < rounds:
@@ -451,7 +384,7 @@ async def afollow(
     return last
 
 
-@_typed_errors
+@typed_errors
 async def arepair(
     out: str | Location,
     *,
@@ -468,7 +401,7 @@ async def arepair(
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to repair")
     run = _Run([], parse_blocks(":"), folder, concurrency, layout=choose_layout(folder, None))
     endpoint = endpoint_of(rpc, network, key)
-    async with _client(endpoint, client_options, rpc) as client:
+    async with make_client(endpoint, client_options, rpc) as client:
         result = await run.once(
             client, endpoint=endpoint, overwrite=False, align=False, confirmations=DEFAULT_CONFIRMATIONS,
             progress=False, repair_only=True,
@@ -477,7 +410,7 @@ async def arepair(
     return result
 
 
-@_typed_errors
+@typed_errors
 async def aoff_chain(
     out: str | Location, *, rpc: str | Endpoint | None = None, network: str | None = None, key: str | None = None
 ) -> list[dict[str, Any]]:
@@ -519,7 +452,7 @@ class RunPlan:
     series: list[SeriesPlan]
 
 
-@_typed_errors
+@typed_errors
 async def aplan(
     datasets: str | Sequence[str],
     *,
@@ -544,7 +477,7 @@ async def aplan(
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=1, takes=aplan, table=table)  # fmt: skip
     first, *more = endpoints_of(rpc, network, key)
-    async with _client(first, client_options, rpc, more) as client:
+    async with make_client(first, client_options, rpc, more) as client:
         state = await chain_state(client, confirmations)
         resolved = await resolve_blocks(run.spec, client, confirmations=confirmations, head=state.head,
                                         safe=state.safe)  # fmt: skip
@@ -607,8 +540,6 @@ class _Run:
         state = await chain_state(client, confirmations)
         chain_id, head, finalized, why = state.chain_id, state.head, state.safe, state.why
         if not self.routes_picked:
-            from chainframe.engine._probe import preflight  # the probe builds on this module's client
-
             await preflight(client, [DATASETS[w.dataset] for w in self.wanted], head)
             self.routes_picked = True
         resolved: list[BlockRange] | None = None
@@ -688,7 +619,7 @@ def _aligned(blocks: list[BlockRange], wanted: list[Wanted]) -> list[BlockRange]
     return [BlockRange(r.start, min(r.end, end)) for r in blocks if r.start <= end]
 
 
-@_typed_errors
+@typed_errors
 async def acollect(
     dataset: str,
     *,
@@ -714,7 +645,7 @@ async def acollect(
     if output == "pandas" and importlib.util.find_spec("pandas") is None:
         raise InputError("output='pandas' needs pandas: pip install 'chainframe[notebook]' (or pip install pandas)")
     endpoint = endpoint_of(rpc, network, key)
-    async with _client(endpoint, client_options, rpc) as client:
+    async with make_client(endpoint, client_options, rpc) as client:
         chain = await chain_state(client, confirmations)
         chain_id, finalized = chain.chain_id, chain.safe
         resolved = await resolve_blocks(spec, client, confirmations=confirmations, head=chain.head, safe=finalized)
@@ -771,31 +702,15 @@ async def _collect_chunk(
     raise ChainUnstable(f"{task.dataset} blocks {task.start}..{task.end}: the chain kept reorganizing under it")
 
 
-def _blocking(function: Any, *args: Any, **kwargs: Any) -> Any:
-    """Run ``function`` on a portal thread's event loop and wait for it. The wait is in short steps: a Ctrl-C may be
-    delivered to another thread (Polars', DuckDB's), and Python runs its handler only when the main thread runs
-    bytecode. On Ctrl-C the run is cancelled (each chunk file is whole or absent) before the interrupt goes on."""
-    with start_blocking_portal() as portal:
-        future = portal.start_task_soon(lambda: function(*args, **kwargs))
-        while True:
-            try:
-                return future.result(timeout=0.1)
-            except TimeoutError:
-                continue
-            except KeyboardInterrupt:
-                future.cancel()
-                raise
-
-
 def extract(datasets: str | Sequence[str], **options: Any) -> RunReport:
     """Blocking :func:`aextract` (works inside Jupyter's running event loop)."""
-    result: RunReport = _blocking(aextract, datasets, **options)
+    result: RunReport = blocking(aextract, datasets, **options)
     return result
 
 
 def plan(datasets: str | Sequence[str], **options: Any) -> RunPlan:
     """Blocking :func:`aplan` (works inside Jupyter's running event loop)."""
-    result: RunPlan = _blocking(aplan, datasets, **options)
+    result: RunPlan = blocking(aplan, datasets, **options)
     return result
 
 
@@ -807,28 +722,28 @@ def collect(dataset: str, *, output: Literal["polars"], **options: Any) -> pl.Da
 def collect(dataset: str, *, output: Literal["pandas"], **options: Any) -> Any: ...  # pandas ships no types
 def collect(dataset: str, **options: Any) -> Any:
     """Blocking :func:`acollect` (works inside Jupyter's running event loop)."""
-    return _blocking(acollect, dataset, **options)
+    return blocking(acollect, dataset, **options)
 
 
 def off_chain(out: str | Location, **options: Any) -> list[dict[str, Any]]:
     """Blocking :func:`aoff_chain`."""
-    result: list[dict[str, Any]] = _blocking(aoff_chain, out, **options)
+    result: list[dict[str, Any]] = blocking(aoff_chain, out, **options)
     return result
 
 
 def repair(out: str | Location, **options: Any) -> RunReport:
     """Blocking :func:`arepair`."""
-    result: RunReport = _blocking(arepair, out, **options)
+    result: RunReport = blocking(arepair, out, **options)
     return result
 
 
 def follow(datasets: str | Sequence[str], **options: Any) -> RunReport | None:
     """Blocking :func:`afollow` (works inside Jupyter's running event loop; interrupt the kernel to stop)."""
-    result: RunReport | None = _blocking(afollow, datasets, **options)
+    result: RunReport | None = blocking(afollow, datasets, **options)
     return result
 
 
-@_typed_errors
+@typed_errors
 async def averify_stored(
     out: str | Location,
     *,
@@ -844,19 +759,19 @@ async def averify_stored(
     folder = location(out)
     if not series_folders(folder):
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to verify")
-    async with _client(endpoint_of(rpc, network, key), client_options, rpc) as client:
+    async with make_client(endpoint_of(rpc, network, key), client_options, rpc) as client:
         return await prove_folder(folder, client)
 
 
 def verify_stored(out: str | Location, **options: Any) -> Any:
-    return _blocking(averify_stored, out, **options)
+    return blocking(averify_stored, out, **options)
 
 
 # help(), IPython's ``?`` and editors inspecting live objects show the options and the whole docstring.
-for _blocking_twin, _coroutine in ((extract, aextract), (collect, acollect), (follow, afollow), (repair, arepair),
+for _twin, _coroutine in ((extract, aextract), (collect, acollect), (follow, afollow), (repair, arepair),
                                    (off_chain, aoff_chain), (verify_stored, averify_stored),
                                    (plan, aplan)):  # fmt: skip
-    carry_over(_blocking_twin, _coroutine)
+    carry_over(_twin, _coroutine)
 
 
 def vacuum(out: str | Location, *, retention_hours: float = DEFAULT_RETENTION_HOURS) -> dict[str, int]:

@@ -22,7 +22,8 @@ from typing import Any, Literal
 
 from chainframe._twins import carry_over
 from chainframe.datasets import DATASETS, Dataset, Fetch
-from chainframe.engine._api import _blocking, _client, endpoint_of
+from chainframe.engine._client import endpoint_of, make_client
+from chainframe.engine._portal import blocking
 from chainframe.rpc import (
     AsyncClient,
     Endpoint,
@@ -277,7 +278,7 @@ async def aprobe(
     """
     endpoint = endpoint_of(rpc, network, key)
     options = {"retry": RetryPolicy(attempts=3, total=30.0), "batch_size": max(BATCH_SIZES), **(client_options or {})}
-    async with _client(endpoint, options, rpc) as client:
+    async with make_client(endpoint, options, rpc) as client:
         first: list[Call] = [
             ("eth_chainId", []),
             *(("eth_getBlockByNumber", [tag, False]) for tag in ("latest", "finalized", "safe")),
@@ -521,7 +522,7 @@ def node_table(found: Mapping[str, Capabilities]) -> str:
 
 def probe(**options: Any) -> Capabilities:
     """Blocking :func:`aprobe` (works inside Jupyter's running event loop)."""
-    result: Capabilities = _blocking(aprobe, **options)
+    result: Capabilities = blocking(aprobe, **options)
     return result
 
 
