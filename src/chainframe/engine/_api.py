@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import inspect
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +24,7 @@ from chainframe._errors import InputError
 from chainframe._twins import carry_over
 from chainframe.datasets import DATASETS, U256, BlockRange, register_duckdb
 from chainframe.engine._canonical import ChainUnstable, ChunkCheck, head_and_stale, on_one_fork
-from chainframe.engine._client import RPC, client_options, endpoint_of, endpoints_of, make_client
+from chainframe.engine._client import RPC, endpoint_of, endpoints_of, make_client
 from chainframe.engine._engine import (
     ATTEMPTS,
     DECODE_THREADS,
@@ -36,7 +34,10 @@ from chainframe.engine._engine import (
     fetch_and_decode,
     run_tasks,
 )
+from chainframe.engine._executor import checked_executor, runner_for
+from chainframe.engine._folder import check_out, prepare_out
 from chainframe.engine._logs import SplitState
+from chainframe.engine._options import check_chunk_size, chunk_size_of, dataset_inputs, whole
 from chainframe.engine._plan import ChunkTask, check_datasets, check_filters, slots
 from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._probe import preflight
@@ -91,92 +92,6 @@ DEFAULT_RETENTION_HOURS = 168.0
 """How long a Delta table keeps the files a commit removed: a week, delta-rs' default (a reader holding an older
 snapshot, or asking for one, needs them)."""
 Blocks = BlocksArg
-
-
-def _whole(name: str, value: Any, least: int = 1) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < least:
-        raise InputError(f"{name} must be a whole number, at least {least}; got {value!r}")
-    return value
-
-
-@asynccontextmanager
-async def _runner(
-    executor: Any, endpoints: Sequence[Endpoint], options: Mapping[str, Any] | None, rpc: Any, concurrency: int
-) -> AsyncIterator[TaskRunner]:
-    """Where the chunk tasks run: here, or on the Dask cluster ``executor`` names (see :mod:`._dask`)."""
-    if executor is None:
-        yield run_tasks
-        return
-    from chainframe.engine._dask import dask_runner
-
-    async with dask_runner(
-        executor, endpoints=endpoints, client_options=client_options(options, rpc), concurrency=concurrency
-    ) as runner:
-        yield runner
-
-
-def _check_executor(executor: Any) -> Any:
-    if executor is None:
-        return None
-    try:
-        from chainframe.engine._dask import check_executor
-    except ImportError:
-        raise InputError("executor= (Dask) needs dask.distributed: pip install 'chainframe[dask]'") from None
-    return check_executor(executor)
-
-
-def _chunk_size(dataset: str, chunk_size: int | None) -> int:
-    return DATASETS[dataset].chunk_size if chunk_size is None else _whole("chunk_size", chunk_size)
-
-
-def _check_chunk_size(chunk_size: int | None) -> int | None:
-    return None if chunk_size is None else _whole("chunk_size", chunk_size)
-
-
-def _inputs(
-    datasets: str | Sequence[str], filters: Mapping[str, Any], takes: Callable[..., Any]
-) -> dict[str, dict[str, Any]]:
-    names = check_datasets([datasets] if isinstance(datasets, str) else datasets)
-    every_filter = {i.name for dataset in DATASETS.values() for i in dataset.inputs}
-    unknown = sorted(set(filters) - every_filter)
-    if unknown:  # a misspelled option, not a filter some dataset lacks
-        options = [n for n, o in inspect.signature(takes).parameters.items() if o.kind is o.KEYWORD_ONLY]
-        import difflib  # for this message only
-
-        close = difflib.get_close_matches(unknown[0], [*options, *every_filter], n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"help(chainframe.{takes.__name__.lstrip('a')}) lists them"
-        raise InputError(
-            f"unknown option {unknown[0]!r}; {hint} (options: {', '.join(options)}; filters: "
-            f"{', '.join(sorted(every_filter))})"
-        )
-    per_dataset: dict[str, dict[str, Any]] = {}
-    for name in names:
-        relevant = {k: v for k, v in filters.items() if k in _filter_names(name) or len(names) == 1}
-        per_dataset[name] = check_filters(name, relevant)
-    unused = set(filters) - {k for n in names for k in _filter_names(n)}
-    if unused:
-        raise InputError(f"no chosen dataset takes {', '.join(sorted(unused))} (datasets: {', '.join(names)})")
-    return per_dataset
-
-
-def _check_out(folder: Location) -> None:
-    """The output folder is a folder (or S3 prefix) we can write into, checked before any request is sent and
-    leaving nothing behind."""
-    storage(folder).check_writable(folder)
-
-
-def _prepare_out(folder: Location) -> None:
-    if isinstance(folder, Path):
-        folder.mkdir(parents=True, exist_ok=True)
-        clean_temporaries(folder / ".chainframe" / "runs")  # a run report's, when a run was killed saving it
-    for series in named_series_folders(folder):  # a folder with a temporary and no file yet too
-        clean_temporaries(series)  # left by killed runs (we hold the folder's lock: no run is writing)
-        if is_delta_table(series):
-            clean_temporaries(series / DELTA_DATA)
-
-
-def _filter_names(dataset: str) -> frozenset[str]:
-    return frozenset(i.name for i in DATASETS[dataset].inputs)
 
 
 @typed_errors
@@ -235,7 +150,7 @@ async def aextract(
     what resumes, is repaired and verified. ``report.exports`` lists the files.
     """
     exporting = _check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
-    executor = _check_executor(executor)
+    executor = checked_executor(executor)
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency, takes=aextract, verify=verify, table=table,
                     distributed=executor is not None)  # fmt: skip
@@ -243,7 +158,7 @@ async def aextract(
     first, *more = endpoints = endpoints_of(rpc, network, key)
     async with (
         make_client(first, client_options, rpc, more) as client,
-        _runner(executor, endpoints, client_options, rpc, concurrency) as runner,
+        runner_for(executor, endpoints, client_options, rpc, concurrency) as runner,
     ):
         result = await run.once(
             client, endpoint=first, overwrite=overwrite, align=align, confirmations=confirmations,
@@ -348,21 +263,21 @@ async def afollow(
 
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
-    executor = _check_executor(executor)
+    executor = checked_executor(executor)
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency, takes=afollow, verify=verify, table=table,
                     distributed=executor is not None)  # fmt: skip
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
     if rounds is not None:
-        _whole("rounds", rounds)
+        whole("rounds", rounds)
     first, *more = endpoints = endpoints_of(rpc, network, key)
     last: RunReport | None = None
     rolling: Location | None = None  # one report per follow, rewritten every round (not one file per round)
     done = 0
     async with (
         make_client(first, client_options, rpc, more) as client,
-        _runner(executor, endpoints, client_options, rpc, concurrency) as runner,
+        runner_for(executor, endpoints, client_options, rpc, concurrency) as runner,
     ):
         while rounds is None or done < rounds:
             if done:
@@ -518,14 +433,14 @@ class _Run:
         filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any], verify: bool = False,
         table: Layout | None = None, distributed: bool = False,
     ) -> _Run:  # fmt: skip
-        per_dataset = _inputs(datasets, filters, takes)
-        size = _check_chunk_size(chunk_size)
+        per_dataset = dataset_inputs(datasets, filters, takes)
+        size = check_chunk_size(chunk_size)
         spec = parse_blocks(blocks)
         folder = location(out)
-        _check_out(folder)
+        check_out(folder)
         if u256 not in ("decimal", "binary"):
             raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
-        _whole("concurrency", concurrency)
+        whole("concurrency", concurrency)
         wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
         if not isinstance(verify, bool):
             raise InputError(f"verify must be True or False; got {verify!r}")
@@ -552,7 +467,7 @@ class _Run:
         bar = Progress(0, enabled=progress, client=client, counters=counters)
         try:
             with folder_lock(self.folder) as lock:
-                await anyio.to_thread.run_sync(_prepare_out, self.folder)
+                await anyio.to_thread.run_sync(prepare_out, self.folder)
                 result = await while_held(lock, lambda: extract_round(
                     client, folder=self.folder, wanted=self.wanted, blocks=resolved or None, head=head,
                     finalized=finalized,
@@ -637,8 +552,8 @@ async def acollect(
 ) -> Any:
     """One dataset over a block range, in memory: a pyarrow Table, or a Polars / pandas frame (``output``).
     ``progress``: a bar (None: where someone watches, a terminal or a notebook)."""
-    ((dataset, flt),) = _inputs(dataset, filters, acollect).items()
-    size = _chunk_size(dataset, chunk_size)
+    ((dataset, flt),) = dataset_inputs(dataset, filters, acollect).items()
+    size = chunk_size_of(dataset, chunk_size)
     spec = parse_blocks(blocks)
     if output not in ("arrow", "polars", "pandas"):
         raise InputError(f"output must be 'arrow', 'polars' or 'pandas'; got {output!r}")
