@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
@@ -35,6 +34,7 @@ from chainframe.engine._engine import (
     run_tasks,
 )
 from chainframe.engine._executor import checked_executor, runner_for
+from chainframe.engine._exports import check_columns, check_export, export_series
 from chainframe.engine._folder import check_out, prepare_out
 from chainframe.engine._logs import SplitState
 from chainframe.engine._options import check_chunk_size, chunk_size_of, dataset_inputs, whole
@@ -55,18 +55,14 @@ from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
 from chainframe.store import (
     DELTA_DATA,
-    FORMATS,
     ExportFormat,
     Layout,
     Location,
     ObjectPath,
     Publisher,
-    check_compression,
     choose_layout,
     clean_temporaries,
     duckdb_query,
-    export,
-    export_path,
     folder_lock,
     is_delta_table,
     load_series,
@@ -149,12 +145,12 @@ async def aextract(
     only checks the columns exist: every column is in by default. The series itself stays whole and binary: it is
     what resumes, is repaired and verified. ``report.exports`` lists the files.
     """
-    exporting = _check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
+    exporting = check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = checked_executor(executor)
     run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency, takes=aextract, verify=verify, table=table,
                     distributed=executor is not None)  # fmt: skip
-    picked = _check_columns(run.wanted, columns, exclude_columns, include_columns)
+    picked = check_columns(run.wanted, columns, exclude_columns, include_columns)
     first, *more = endpoints = endpoints_of(rpc, network, key)
     async with (
         make_client(first, client_options, rpc, more) as client,
@@ -166,71 +162,11 @@ async def aextract(
         )  # fmt: skip
     if exporting:
         await anyio.to_thread.run_sync(
-            functools.partial(_export, run, result, format=format, hex=hex, columns=picked, compression=compression)
-        )
+            functools.partial(export_series, run.folder, run.wanted, result, format=format, hex=hex, columns=picked,
+                              compression=compression)
+        )  # fmt: skip
     result.save(report if report is not None else result.default_path())
     return result
-
-
-def _check_export(out: Any, format: Any, hex: Any, columns: Any, compression: Any) -> bool:
-    """The export options checked before any request; True when the run exports."""
-    if format not in FORMATS:
-        raise InputError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
-    if not isinstance(hex, bool):
-        raise InputError(f"hex must be True or False; got {hex!r}")
-    if columns is not None and (isinstance(columns, str) or not all(isinstance(c, str) for c in columns)):
-        raise InputError(f"columns must be a list of column names; got {columns!r}")
-    exporting = format != "parquet" or hex or bool(columns)
-    if compression is not None and not exporting:
-        raise InputError("compression applies to exports (--csv, --json, --hex, --columns); the series' chunk files "
-                         "are always zstd")  # fmt: skip
-    check_compression(compression.partition(":")[0] if isinstance(compression, str) else compression, format)
-    if exporting and not isinstance(location(out), Path):
-        raise InputError(f"exports (--csv, --json, --hex, --columns) are written to a local folder; {out} is not one")
-    return exporting
-
-
-def _check_columns(
-    wanted: list[Wanted], columns: Sequence[str] | None, exclude: Sequence[str] | None,
-    include: Sequence[str] | None,
-) -> dict[str, list[str] | None]:  # fmt: skip
-    """Per asked series, the columns its export holds (None: every one), each name checked to be the dataset's."""
-    if columns and exclude:
-        raise InputError("give columns= (these only) or exclude_columns= (all but these), not both")
-    picked: dict[str, list[str] | None] = {}
-    for want in wanted:
-        names = DATASETS[want.dataset].schema_with(want.filters, want.u256).names
-        for given in (columns, exclude, include):
-            unknown = [c for c in given or () if c not in names]
-            if unknown:
-                raise InputError(f"{want.dataset} has no column {unknown[0]!r}; its columns: {', '.join(names)}")
-        chosen = [*columns, *(c for c in include or () if c not in columns)] if columns else None
-        picked[series_name(want.dataset, want.filters, want.u256)] = (
-            [c for c in names if c not in exclude] if exclude else chosen
-        )
-    return picked
-
-
-def _export(
-    run: _Run, report: RunReport, *, format: ExportFormat, hex: bool, columns: Mapping[str, list[str] | None],
-    compression: str | None,
-) -> None:  # fmt: skip
-    """Each asked series' asked blocks as one file beside it (see :mod:`chainframe.store._export`)."""
-    if report.blocks is None:
-        return
-    ranges = report.ranges or [report.blocks]
-    folder = run.folder
-    assert isinstance(folder, Path)
-    for want in run.wanted:
-        name = series_name(want.dataset, want.filters, want.u256)
-        series = folder / name
-        files = (snapshot_uris(series) if is_delta_table(series)
-                 else [str(c.path) for c in load_series(series).chunks])  # fmt: skip
-        target = export_path(folder, name, report.blocks[0], report.blocks[1], format, compression)
-        dataset = DATASETS[want.dataset]
-        export(files, target, ranges=ranges, sort=dataset.sort, format=format, hex=hex, columns=columns[name],
-               compression=compression, block_column=dataset.block_column)  # fmt: skip
-        report.exports.append(str(target))
 
 
 @typed_errors
