@@ -13,7 +13,6 @@ import importlib.util
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
@@ -21,7 +20,7 @@ import pyarrow as pa
 
 from chainframe._errors import InputError
 from chainframe._twins import carry_over
-from chainframe.datasets import DATASETS, U256, BlockRange, register_duckdb
+from chainframe.datasets import DATASETS, U256, BlockRange
 from chainframe.engine._canonical import ChainUnstable, ChunkCheck, head_and_stale, on_one_fork
 from chainframe.engine._client import RPC, endpoint_of, endpoints_of, make_client
 from chainframe.engine._engine import (
@@ -38,7 +37,7 @@ from chainframe.engine._exports import check_columns, check_export, export_serie
 from chainframe.engine._folder import check_out, prepare_out
 from chainframe.engine._logs import SplitState
 from chainframe.engine._options import check_chunk_size, chunk_size_of, dataset_inputs, whole
-from chainframe.engine._plan import ChunkTask, check_datasets, check_filters, slots
+from chainframe.engine._plan import ChunkTask, slots
 from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._probe import preflight
 from chainframe.engine._ranges import (
@@ -54,29 +53,18 @@ from chainframe.engine._run import Wanted, asked_series, extract_round, plan_ask
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient, Endpoint
 from chainframe.store import (
-    DELTA_DATA,
     ExportFormat,
     Layout,
     Location,
-    ObjectPath,
     Publisher,
     choose_layout,
-    clean_temporaries,
-    duckdb_query,
     folder_lock,
-    is_delta_table,
     load_series,
     location,
-    named_series_folders,
-    s3_filesystem,
-    scan_series,
     series_folders,
     series_name,
-    snapshot_uris,
-    storage,
     while_held,
 )
-from chainframe.store import vacuum as store_vacuum
 
 if TYPE_CHECKING:
     import polars as pl
@@ -84,9 +72,6 @@ else:
     from chainframe._lazy import polars as pl
 
 Output = Literal["arrow", "polars", "pandas"]
-DEFAULT_RETENTION_HOURS = 168.0
-"""How long a Delta table keeps the files a commit removed: a week, delta-rs' default (a reader holding an older
-snapshot, or asking for one, needs them)."""
 Blocks = BlocksArg
 
 
@@ -623,87 +608,3 @@ for _twin, _coroutine in ((extract, aextract), (collect, acollect), (follow, afo
                                    (off_chain, aoff_chain), (verify_stored, averify_stored),
                                    (plan, aplan)):  # fmt: skip
     carry_over(_twin, _coroutine)
-
-
-def vacuum(out: str | Location, *, retention_hours: float = DEFAULT_RETENTION_HOURS) -> dict[str, int]:
-    """Free the space that replaced chunk files take: in each Delta table under ``out``, delete the files no longer
-    in it that left it at least ``retention_hours`` ago (readers holding an older snapshot, or a time-travel query,
-    need them until then), with the log entries past that retention; in Parquet folders, the temporaries of killed
-    runs. Holds the folder's lock, as a run does. Returns the files deleted per series."""
-    if not isinstance(retention_hours, int | float) or isinstance(retention_hours, bool) or retention_hours < 0:
-        raise InputError(f"retention_hours must be a number of hours, 0 or more; got {retention_hours!r}")
-    folder = location(out)
-    found = named_series_folders(folder)
-    if not found:
-        raise InputError(f"{folder} holds no dataset folders; nothing to vacuum")
-    deleted: dict[str, int] = {}
-    with folder_lock(folder):
-        for series in found:
-            if is_delta_table(series):
-                deleted[series.name] = len(store_vacuum(series, retention_hours=retention_hours))
-                deleted[series.name] += clean_temporaries(series / DELTA_DATA)
-            else:
-                deleted[series.name] = clean_temporaries(series)
-    return deleted
-
-
-def series_folder(folder: str | Location, dataset: str, **filters: Any) -> Location:
-    """The folder of the series of ``dataset`` with these filters (and ``u256``) under an output folder (a local
-    path, or an ``s3://bucket/prefix`` URL)."""
-    u256 = filters.pop("u256", "decimal")
-    (dataset,) = check_datasets([dataset])
-    return location(folder) / series_name(dataset, check_filters(dataset, filters), u256)
-
-
-def scan(
-    folder: str | Location, dataset: str, *, version: int | None = None, as_of: datetime | str | None = None,
-    **filters: Any,
-) -> pl.LazyFrame:  # fmt: skip
-    """A lazy Polars scan of one series: ``dataset`` with the given filters (as given to ``extract``; and
-    ``u256="binary"`` for that encoding) under an output folder (local, or ``s3://bucket/prefix``: Polars reads the
-    bucket itself, with the same ``AWS_*`` settings). A series folder's name works as ``dataset`` too.
-
-    A Delta series is read at one snapshot, with chainframe's exact column types: its latest version, ``version``,
-    or the version current at ``as_of`` (a datetime or an ISO 8601 text); its files are immutable, so the scan reads
-    that snapshot however many commits land while it runs."""
-    root = location(folder)
-    named = root / dataset
-    path = named if dataset not in DATASETS and (is_delta_table(named) or storage(named).files(named)) else None
-    path = path or series_folder(root, dataset, **filters)
-    if not is_delta_table(path) and version is None and as_of is None and not storage(path).files(path):
-        raise InputError(f"{path} holds no chunk files; extract {dataset!r} (with these filters) into {folder} first")
-    return scan_series(path, version=version, as_of=as_of)
-
-
-def open_duckdb(folder: str | Location, connection: Any = None, *, as_of: datetime | str | None = None) -> Any:
-    """A DuckDB connection with one view per series folder under ``folder`` (named as the folder: ``logs``,
-    ``logs__f1a2b3c4d``, ...) and the ``hex0x`` macros. For ``s3://bucket/prefix``, the connection reads the bucket
-    through the store's S3 file system (s3fs, registered with DuckDB), so no DuckDB extension is downloaded.
-
-    A Delta series' view reads the files of one snapshot (its latest version, or the one current at ``as_of``):
-    queries keep reading it while later commits land (call ``open_duckdb`` again to see them). Its columns have
-    chainframe's types, as a plain folder's (its files hold ``uint64`` as ``int64``; the view gives them back)."""
-    import duckdb
-
-    con = connection or duckdb.connect()
-    register_duckdb(con)
-    root = location(folder)
-    found = series_folders(root)
-    if not found:
-        raise InputError(f"{folder} holds no dataset folders with chunk files")
-    if isinstance(root, ObjectPath) and "s3" not in con.list_filesystems():
-        con.register_filesystem(s3_filesystem())
-    for path in found:
-        if is_delta_table(path):
-            files = snapshot_uris(path, as_of=as_of)
-        else:
-            series = load_series(path)  # the chunks by their footers: a glob would read any Parquet file put there too
-            if series.foreign:
-                import warnings
-
-                names = ", ".join(p.name for p, _ in series.foreign)
-                warnings.warn(f"{path}: left out of view {path.name!r}, not chunks of it: {names}", stacklevel=2)
-            files = [str(c.path) for c in series.chunks]
-        if files:  # a Delta table's files hold uint64 as int64: the query gives chainframe's types back
-            con.execute(f'CREATE OR REPLACE VIEW "{path.name}" AS {duckdb_query(files)}')
-    return con
