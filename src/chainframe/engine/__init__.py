@@ -3,13 +3,9 @@ and reports, behind ``extract`` (files), ``follow`` (files kept up to date) and 
 variants. The files themselves are the store's (:mod:`chainframe.store`)."""
 
 from chainframe.engine._api import (
-    RunPlan,
-    SeriesPlan,
-    acollect,
     aextract,
     afollow,
     aoff_chain,
-    aplan,
     arepair,
     collect,
     extract,
@@ -20,12 +16,14 @@ from chainframe.engine._api import (
     verify_stored,
 )
 from chainframe.engine._client import endpoint_of
+from chainframe.engine._collect import acollect
 from chainframe.engine._logs import Density, predict_calls, sample_density
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._probe import Capabilities, aprobe, node_table, preflight_methods, probe
 from chainframe.engine._ranges import BlockSpec, RangeSpec, parse_blocks, parse_range
 from chainframe.engine._read import open_duckdb, scan, series_folder
 from chainframe.engine._report import RunReport
+from chainframe.engine._runplan import RunPlan, SeriesPlan, aplan
 from chainframe.engine._vacuum import DEFAULT_RETENTION_HOURS, vacuum
 from chainframe.engine._verified import verify_reads
 from chainframe.store import ChunkMeta, folder_info

@@ -1,18 +1,19 @@
-"""The Python API: ``extract`` (files), ``follow`` (files kept up to date as the chain grows) and ``collect`` (in
-memory) as thin layers over one engine; async variants; and opening an output folder in DuckDB (one view per series)
-or Polars (lazy scan).
+"""The Python API: ``extract`` (files), ``follow`` (files kept up to date as the chain grows), ``repair``,
+``off_chain`` and ``verify_stored`` as thin layers over one engine, and the blocking twins of every async entry point.
 
 Everything the user gives is checked before any request: datasets, filters, the block range's syntax, the output
 folder and the endpoint. The blocking functions run the async ones on a portal thread, so they work in Jupyter.
+
+Each concept has its own module: the client (:mod:`._client`), option checks (:mod:`._options`), where the tasks
+run (:mod:`._executor`), the output folder made ready (:mod:`._folder`), exports (:mod:`._exports`), one round of an
+extraction (:mod:`._extraction`), the plan (:mod:`._runplan`), ``collect`` (:mod:`._collect`), ``vacuum``
+(:mod:`._vacuum`), and reading a folder: ``scan``, ``open_duckdb`` (:mod:`._read`).
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
@@ -20,58 +21,24 @@ import pyarrow as pa
 
 from chainframe._errors import InputError
 from chainframe._twins import carry_over
-from chainframe.datasets import DATASETS, U256, BlockRange
-from chainframe.engine._canonical import ChainUnstable, ChunkCheck, head_and_stale, on_one_fork
+from chainframe.datasets import U256
+from chainframe.engine._canonical import head_and_stale
 from chainframe.engine._client import RPC, endpoint_of, endpoints_of, make_client
-from chainframe.engine._engine import (
-    ATTEMPTS,
-    DECODE_THREADS,
-    RunCounters,
-    TaskRunner,
-    chain_for,
-    fetch_and_decode,
-    run_tasks,
-)
+from chainframe.engine._collect import acollect
 from chainframe.engine._executor import checked_executor, runner_for
 from chainframe.engine._exports import check_columns, check_export, export_series
-from chainframe.engine._folder import check_out, prepare_out
-from chainframe.engine._logs import SplitState
-from chainframe.engine._options import check_chunk_size, chunk_size_of, dataset_inputs, whole
-from chainframe.engine._plan import ChunkTask, slots
+from chainframe.engine._extraction import Extraction
+from chainframe.engine._options import whole
 from chainframe.engine._portal import blocking, typed_errors
-from chainframe.engine._probe import preflight
-from chainframe.engine._ranges import (
-    DEFAULT_CONFIRMATIONS,
-    BlocksArg,
-    BlockSpec,
-    chain_state,
-    parse_blocks,
-    resolve_blocks,
-)
-from chainframe.engine._report import Progress, RunReport, now
-from chainframe.engine._run import Wanted, asked_series, extract_round, plan_asked
-from chainframe.engine._sink import InOrder
+from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, BlocksArg, parse_blocks
+from chainframe.engine._report import RunReport
+from chainframe.engine._runplan import RunPlan, aplan
 from chainframe.rpc import AsyncClient, Endpoint
-from chainframe.store import (
-    ExportFormat,
-    Layout,
-    Location,
-    Publisher,
-    choose_layout,
-    folder_lock,
-    load_series,
-    location,
-    series_folders,
-    series_name,
-    while_held,
-)
+from chainframe.store import ExportFormat, Layout, Location, choose_layout, load_series, location, series_folders
 
 if TYPE_CHECKING:
     import polars as pl
-else:
-    from chainframe._lazy import polars as pl
 
-Output = Literal["arrow", "polars", "pandas"]
 Blocks = BlocksArg
 
 
@@ -132,7 +99,7 @@ async def aextract(
     """
     exporting = check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = checked_executor(executor)
-    run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
+    run = Extraction.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency, takes=aextract, verify=verify, table=table,
                     distributed=executor is not None)  # fmt: skip
     picked = check_columns(run.wanted, columns, exclude_columns, include_columns)
@@ -185,7 +152,7 @@ async def afollow(
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     executor = checked_executor(executor)
-    run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
+    run = Extraction.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency, takes=afollow, verify=verify, table=table,
                     distributed=executor is not None)  # fmt: skip
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
@@ -235,7 +202,7 @@ async def arepair(
     folder = location(out)
     if not series_folders(folder):
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to repair")
-    run = _Run([], parse_blocks(":"), folder, concurrency, layout=choose_layout(folder, None))
+    run = Extraction([], parse_blocks(":"), folder, concurrency, layout=choose_layout(folder, None))
     endpoint = endpoint_of(rpc, network, key)
     async with make_client(endpoint, client_options, rpc) as client:
         result = await run.once(
@@ -261,281 +228,6 @@ async def aoff_chain(
          "blocks": [r.fork_block, r.chunk.meta.end]}
         for r in stale
     ]  # fmt: skip
-
-
-@dataclass(frozen=True)
-class SeriesPlan:
-    """What a run would do to one series: its tasks (new, extend, overwrite), and how many asked slots it skips."""
-
-    dataset: str
-    series: str
-    filters: Mapping[str, Any]
-    tasks: list[ChunkTask]
-    skipped: int
-
-
-@dataclass(frozen=True)
-class RunPlan:
-    """What :func:`aextract` would do (:func:`aplan`): the blocks as it would resolve them, and each series' plan."""
-
-    blocks: BlockRange | None
-    """From the first block asked to the last; None: no whole chunk below the end (``align``)."""
-    ranges: list[BlockRange]
-    """The runs of blocks asked (one, unless several ranges or a step were)."""
-    head: int
-    chain_id: int
-    out: Location
-    series: list[SeriesPlan]
-
-
-@typed_errors
-async def aplan(
-    datasets: str | Sequence[str],
-    *,
-    blocks: Blocks,
-    out: str | Location,
-    rpc: RPC | None = None,
-    network: str | None = None,
-    key: str | None = None,
-    chunk_size: int | None = None,
-    u256: U256 = "decimal",
-    overwrite: bool = False,
-    align: bool = False,
-    confirmations: int = DEFAULT_CONFIRMATIONS,
-    table: Layout | None = None,
-    client_options: Mapping[str, Any] | None = None,
-    **filters: Any,
-) -> RunPlan:
-    """The plan :func:`aextract` with the same arguments would start with, fetching and writing nothing: the range
-    resolved as the run resolves it (one batch: chain id, head, safe and finalized blocks), the series folders read
-    and planned by the run's own code. A run also checks the stored series against the chain first, and repairs
-    what a reorganization took back: those tasks are not in the plan."""
-    run = _Run.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=1, takes=aplan, table=table)  # fmt: skip
-    first, *more = endpoints_of(rpc, network, key)
-    async with make_client(first, client_options, rpc, more) as client:
-        state = await chain_state(client, confirmations)
-        resolved = await resolve_blocks(run.spec, client, confirmations=confirmations, head=state.head,
-                                        safe=state.safe)  # fmt: skip
-    run.check_step(resolved)
-    planned = _aligned(resolved, run.wanted) if align else resolved
-    every, asked, sizes = await asked_series(run.folder, run.wanted, state.chain_id)
-    tasks, _ = plan_asked(every, asked, sizes, planned or None, chain_id=state.chain_id, overwrite=overwrite,
-                               head=state.head, layout=run.publisher.layout)  # fmt: skip
-    plans = []
-    for name, want in asked.items():
-        mine = [t for t in tasks if series_name(t.dataset, t.filters, t.u256) == name]
-        size = sizes[name]
-        slots_asked = {s.start // size for r in planned for s in slots(r, size)}
-        skipped = len(slots_asked - {t.start // size for t in mine})
-        plans.append(SeriesPlan(dataset=want.dataset, series=name, filters=want.filters, tasks=mine, skipped=skipped))
-    hull = BlockRange(planned[0].start, planned[-1].end) if planned else None
-    return RunPlan(blocks=hull, ranges=planned, head=state.head, chain_id=state.chain_id, out=run.folder, series=plans)
-
-
-class _Run:
-    """The checked inputs of an extraction, and one round of it over an output folder."""
-
-    def __init__(
-        self, wanted: list[Wanted], spec: BlockSpec, folder: Location, concurrency: int, verify: bool = False, *,
-        layout: Layout,
-    ) -> None:  # fmt: skip
-        self.wanted, self.spec, self.folder, self.concurrency = wanted, spec, folder, concurrency
-        self.verify = verify
-        self.publisher = Publisher(folder, layout)
-        """One for the whole run (every round of a follow): it holds the run's claim on each Delta table."""
-        self.routes_picked = False
-        """Each dataset's route was picked from the node's answers (:func:`~chainframe.engine._probe.preflight`):
-        once a run, before its first round's work."""
-
-    @classmethod
-    def make(
-        cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Location, chunk_size: int | None, u256: U256,
-        filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any], verify: bool = False,
-        table: Layout | None = None, distributed: bool = False,
-    ) -> _Run:  # fmt: skip
-        per_dataset = dataset_inputs(datasets, filters, takes)
-        size = check_chunk_size(chunk_size)
-        spec = parse_blocks(blocks)
-        folder = location(out)
-        check_out(folder)
-        if u256 not in ("decimal", "binary"):
-            raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
-        whole("concurrency", concurrency)
-        wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
-        if not isinstance(verify, bool):
-            raise InputError(f"verify must be True or False; got {verify!r}")
-        layout = choose_layout(folder, table, distributed=distributed)
-        return cls(wanted, spec, folder, concurrency, verify, layout=layout)
-
-    async def once(
-        self, client: Any, *, endpoint: Endpoint, overwrite: bool, align: bool, confirmations: int,
-        progress: bool | None, repair_only: bool = False, runner: TaskRunner = run_tasks,
-    ) -> RunReport:  # fmt: skip
-        started, clock = now(), time.monotonic()
-        state = await chain_state(client, confirmations)
-        chain_id, head, finalized, why = state.chain_id, state.head, state.safe, state.why
-        if not self.routes_picked:
-            await preflight(client, [DATASETS[w.dataset] for w in self.wanted], head)
-            self.routes_picked = True
-        resolved: list[BlockRange] | None = None
-        if not repair_only:
-            resolved = await resolve_blocks(self.spec, client, confirmations=confirmations, head=head, safe=finalized)
-            self.check_step(resolved)
-        if align and resolved is not None:
-            resolved = _aligned(resolved, self.wanted)
-        counters = RunCounters()
-        bar = Progress(0, enabled=progress, client=client, counters=counters)
-        try:
-            with folder_lock(self.folder) as lock:
-                await anyio.to_thread.run_sync(prepare_out, self.folder)
-                result = await while_held(lock, lambda: extract_round(
-                    client, folder=self.folder, wanted=self.wanted, blocks=resolved or None, head=head,
-                    finalized=finalized,
-                    chain_id=chain_id, endpoint=endpoint.display,
-                    overwrite=overwrite, concurrency=self.concurrency, counters=counters,
-                    on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify, runner=runner,
-                    publisher=self.publisher,
-                ))  # fmt: skip
-        finally:
-            bar.close()
-        for dataset, skipped in result.skipped.items():
-            counters.dataset(dataset).skipped += skipped
-        if repair_only:
-            stop = f"checked against the chain at head {head}"
-        elif not resolved:
-            stop = "nothing to store: no whole chunk below the end (--align)"
-        elif self.spec.open_end:
-            safe = (
-                f"finalized {finalized}" if why == "finalized" else f"head {head} minus {confirmations} confirmations"
-            )
-            stop = f"stopped at {safe}" + (f" (head {head})" if why == "finalized" else f" = {finalized}")
-            # cryo's 'A:' means latest; ours the safe end: say how to reach the tip where the reader will look.
-            stop += f"; write {_to_latest(self.spec)} for the tip" if head > finalized else ""
-        else:
-            stop = f"stopped at {resolved[-1].end} as asked (head {head}, {state.safe_text})"
-        for dataset, gaps in result.between.items():
-            shown = ", ".join(f"{a}..{b}" for a, b in gaps[:3]) + (" ..." if len(gaps) > 3 else "")
-            stop += f"; {dataset}: blocks {shown} fetched too (a chunk file holds one run of blocks; see --chunk-size)"
-        runs = [(r.start, r.end) for r in resolved or ()]
-        return RunReport.make(
-            started=started, seconds=time.monotonic() - clock, endpoint=endpoint.display, chain_id=chain_id,
-            blocks=(runs[0][0], runs[-1][1]) if runs else None, text=self.spec.text, out=self.folder,
-            counters=counters, client=client, head=head, finalized=finalized, stop=stop,
-            reorgs=[r.to_json() for r in result.reorgs], ranges=runs if len(runs) > 1 else None,
-        )  # fmt: skip
-
-    def check_step(self, resolved: list[BlockRange]) -> None:
-        """A step asks for its blocks only; a chunk file holds one run of blocks, so two asked blocks in one chunk
-        would have the blocks between them fetched too: refused, saying what to change."""
-        if not self.spec.sampled:
-            return
-        for want in self.wanted:
-            size = want.chunk_size or DATASETS[want.dataset].chunk_size
-            slots_hit = [r.start // size for r in resolved]
-            if len(set(slots_hit)) < len(slots_hit):
-                raise InputError(
-                    f"blocks {self.spec.text!r}: the step puts several blocks in one chunk of {size:,} "
-                    f"({want.dataset}); a chunk file holds one run of blocks, so the blocks between would be fetched "
-                    f"too: give a step of "
-                    f"at least {size:,}, or --chunk-size at most the step"
-                )
-
-
-def _to_latest(spec: BlockSpec) -> str:
-    """The same ranges, ending at the tip: what to write instead of an open end."""
-    return " ".join(p.text + "latest" if p.open_end and p.text.endswith(":") else p.text for p in spec.parts)
-
-
-def _aligned(blocks: list[BlockRange], wanted: list[Wanted]) -> list[BlockRange]:
-    """``blocks`` cut back to whole chunks (the smallest chunk size asked; series keep their own sizes): the last
-    run ends where the last whole chunk does."""
-    size = min(w.chunk_size or DATASETS[w.dataset].chunk_size for w in wanted)
-    end = (blocks[-1].end + 1) // size * size - 1
-    return [BlockRange(r.start, min(r.end, end)) for r in blocks if r.start <= end]
-
-
-@typed_errors
-async def acollect(
-    dataset: str,
-    *,
-    blocks: Blocks,
-    rpc: str | Endpoint | None = None,
-    network: str | None = None,
-    key: str | None = None,
-    output: Output = "arrow",
-    chunk_size: int | None = None,
-    u256: U256 = "decimal",
-    confirmations: int = DEFAULT_CONFIRMATIONS,
-    progress: bool | None = None,
-    client_options: Mapping[str, Any] | None = None,
-    **filters: Any,
-) -> Any:
-    """One dataset over a block range, in memory: a pyarrow Table, or a Polars / pandas frame (``output``).
-    ``progress``: a bar (None: where someone watches, a terminal or a notebook)."""
-    ((dataset, flt),) = dataset_inputs(dataset, filters, acollect).items()
-    size = chunk_size_of(dataset, chunk_size)
-    spec = parse_blocks(blocks)
-    if output not in ("arrow", "polars", "pandas"):
-        raise InputError(f"output must be 'arrow', 'polars' or 'pandas'; got {output!r}")
-    if output == "pandas" and importlib.util.find_spec("pandas") is None:
-        raise InputError("output='pandas' needs pandas: pip install 'chainframe[notebook]' (or pip install pandas)")
-    endpoint = endpoint_of(rpc, network, key)
-    async with make_client(endpoint, client_options, rpc) as client:
-        chain = await chain_state(client, confirmations)
-        chain_id, finalized = chain.chain_id, chain.safe
-        resolved = await resolve_blocks(spec, client, confirmations=confirmations, head=chain.head, safe=finalized)
-        tasks = [
-            ChunkTask(dataset=dataset, start=part.start, end=part.end, filters=flt, u256=u256, chunk_size=size, path="")
-            for run in resolved
-            for part in slots(run, size)
-        ]
-        tables: list[pa.Table] = [task.schema().empty_table() for task in tasks]
-        state, decode, chunks = SplitState(), anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
-
-        bar = Progress(0, enabled=progress, client=client, counters=RunCounters(), desc="collect")
-        bar.add_tasks(tasks)
-
-        async def one(i: int, task: ChunkTask) -> None:
-            async with chunks:
-                tables[i] = await _collect_chunk(task, client, chain_id, finalized, state, decode)
-            bar.chunk(task, tables[i].num_rows, written=False)
-
-        try:
-            async with anyio.create_task_group() as tg:
-                for i, task in enumerate(tasks):
-                    tg.start_soon(one, i, task)
-        finally:
-            bar.close()
-    table = pa.concat_tables(tables)
-    if output == "polars":
-        return pl.from_arrow(table)
-    if output == "pandas":  # through Polars: pyarrow cannot give pandas a list of fixed-size binaries
-        return pl.from_arrow(table).to_pandas()
-    return table
-
-
-async def _collect_chunk(
-    task: ChunkTask, client: Any, chain_id: int, finalized: int, state: SplitState, decode: Any
-) -> pa.Table:
-    """One chunk's rows in memory, checked against the chain like a file's (fetched again if they mix forks)."""
-    for _ in range(ATTEMPTS):
-        pieces: list[pa.Table] = []
-
-        async def keep(table: pa.Table, pieces: list[pa.Table] = pieces) -> None:
-            pieces.append(table)
-
-        async def read(keep: Any = keep) -> None:
-            check = ChunkCheck(task.dataset, finalized)
-            await fetch_and_decode(
-                task, client, chain_id=chain_id, state=state, decode=decode, sink=InOrder(task.start, keep), check=check
-            )
-            check.confirm(await chain_for(client, task, finalized), blocks=f"{task.start}..{task.end}")
-
-        done, _ = await on_one_fork(read)
-        if done:
-            return pa.concat_tables(pieces) if pieces else task.schema().empty_table()
-    raise ChainUnstable(f"{task.dataset} blocks {task.start}..{task.end}: the chain kept reorganizing under it")
 
 
 def extract(datasets: str | Sequence[str], **options: Any) -> RunReport:

@@ -1,0 +1,145 @@
+"""An extraction: its checked inputs, and one round of it over an output folder (resolve the range, pick routes
+once, hold the folder's lock, run :func:`~chainframe.engine._run.extract_round`, say where it stopped)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import anyio
+
+from chainframe._errors import InputError
+from chainframe.datasets import DATASETS, U256, BlockRange
+from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
+from chainframe.engine._folder import check_out, prepare_out
+from chainframe.engine._options import check_chunk_size, dataset_inputs, whole
+from chainframe.engine._probe import preflight
+from chainframe.engine._ranges import BlocksArg as Blocks
+from chainframe.engine._ranges import BlockSpec, chain_state, parse_blocks, resolve_blocks
+from chainframe.engine._report import Progress, RunReport, now
+from chainframe.engine._run import Wanted, extract_round
+from chainframe.rpc import Endpoint
+from chainframe.store import Layout, Location, Publisher, choose_layout, folder_lock, location, while_held
+
+
+class Extraction:
+    """The checked inputs of an extraction, and one round of it over an output folder."""
+
+    def __init__(
+        self, wanted: list[Wanted], spec: BlockSpec, folder: Location, concurrency: int, verify: bool = False, *,
+        layout: Layout,
+    ) -> None:  # fmt: skip
+        self.wanted, self.spec, self.folder, self.concurrency = wanted, spec, folder, concurrency
+        self.verify = verify
+        self.publisher = Publisher(folder, layout)
+        """One for the whole run (every round of a follow): it holds the run's claim on each Delta table."""
+        self.routes_picked = False
+        """Each dataset's route was picked from the node's answers (:func:`~chainframe.engine._probe.preflight`):
+        once a run, before its first round's work."""
+
+    @classmethod
+    def make(
+        cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Location, chunk_size: int | None, u256: U256,
+        filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any], verify: bool = False,
+        table: Layout | None = None, distributed: bool = False,
+    ) -> Extraction:  # fmt: skip
+        per_dataset = dataset_inputs(datasets, filters, takes)
+        size = check_chunk_size(chunk_size)
+        spec = parse_blocks(blocks)
+        folder = location(out)
+        check_out(folder)
+        if u256 not in ("decimal", "binary"):
+            raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
+        whole("concurrency", concurrency)
+        wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
+        if not isinstance(verify, bool):
+            raise InputError(f"verify must be True or False; got {verify!r}")
+        layout = choose_layout(folder, table, distributed=distributed)
+        return cls(wanted, spec, folder, concurrency, verify, layout=layout)
+
+    async def once(
+        self, client: Any, *, endpoint: Endpoint, overwrite: bool, align: bool, confirmations: int,
+        progress: bool | None, repair_only: bool = False, runner: TaskRunner = run_tasks,
+    ) -> RunReport:  # fmt: skip
+        started, clock = now(), time.monotonic()
+        state = await chain_state(client, confirmations)
+        chain_id, head, finalized, why = state.chain_id, state.head, state.safe, state.why
+        if not self.routes_picked:
+            await preflight(client, [DATASETS[w.dataset] for w in self.wanted], head)
+            self.routes_picked = True
+        resolved: list[BlockRange] | None = None
+        if not repair_only:
+            resolved = await resolve_blocks(self.spec, client, confirmations=confirmations, head=head, safe=finalized)
+            self.check_step(resolved)
+        if align and resolved is not None:
+            resolved = aligned(resolved, self.wanted)
+        counters = RunCounters()
+        bar = Progress(0, enabled=progress, client=client, counters=counters)
+        try:
+            with folder_lock(self.folder) as lock:
+                await anyio.to_thread.run_sync(prepare_out, self.folder)
+                result = await while_held(lock, lambda: extract_round(
+                    client, folder=self.folder, wanted=self.wanted, blocks=resolved or None, head=head,
+                    finalized=finalized,
+                    chain_id=chain_id, endpoint=endpoint.display,
+                    overwrite=overwrite, concurrency=self.concurrency, counters=counters,
+                    on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify, runner=runner,
+                    publisher=self.publisher,
+                ))  # fmt: skip
+        finally:
+            bar.close()
+        for dataset, skipped in result.skipped.items():
+            counters.dataset(dataset).skipped += skipped
+        if repair_only:
+            stop = f"checked against the chain at head {head}"
+        elif not resolved:
+            stop = "nothing to store: no whole chunk below the end (--align)"
+        elif self.spec.open_end:
+            safe = (
+                f"finalized {finalized}" if why == "finalized" else f"head {head} minus {confirmations} confirmations"
+            )
+            stop = f"stopped at {safe}" + (f" (head {head})" if why == "finalized" else f" = {finalized}")
+            # cryo's 'A:' means latest; ours the safe end: say how to reach the tip where the reader will look.
+            stop += f"; write {_to_latest(self.spec)} for the tip" if head > finalized else ""
+        else:
+            stop = f"stopped at {resolved[-1].end} as asked (head {head}, {state.safe_text})"
+        for dataset, gaps in result.between.items():
+            shown = ", ".join(f"{a}..{b}" for a, b in gaps[:3]) + (" ..." if len(gaps) > 3 else "")
+            stop += f"; {dataset}: blocks {shown} fetched too (a chunk file holds one run of blocks; see --chunk-size)"
+        runs = [(r.start, r.end) for r in resolved or ()]
+        return RunReport.make(
+            started=started, seconds=time.monotonic() - clock, endpoint=endpoint.display, chain_id=chain_id,
+            blocks=(runs[0][0], runs[-1][1]) if runs else None, text=self.spec.text, out=self.folder,
+            counters=counters, client=client, head=head, finalized=finalized, stop=stop,
+            reorgs=[r.to_json() for r in result.reorgs], ranges=runs if len(runs) > 1 else None,
+        )  # fmt: skip
+
+    def check_step(self, resolved: list[BlockRange]) -> None:
+        """A step asks for its blocks only; a chunk file holds one run of blocks, so two asked blocks in one chunk
+        would have the blocks between them fetched too: refused, saying what to change."""
+        if not self.spec.sampled:
+            return
+        for want in self.wanted:
+            size = want.chunk_size or DATASETS[want.dataset].chunk_size
+            slots_hit = [r.start // size for r in resolved]
+            if len(set(slots_hit)) < len(slots_hit):
+                raise InputError(
+                    f"blocks {self.spec.text!r}: the step puts several blocks in one chunk of {size:,} "
+                    f"({want.dataset}); a chunk file holds one run of blocks, so the blocks between would be fetched "
+                    f"too: give a step of "
+                    f"at least {size:,}, or --chunk-size at most the step"
+                )
+
+
+def _to_latest(spec: BlockSpec) -> str:
+    """The same ranges, ending at the tip: what to write instead of an open end."""
+    return " ".join(p.text + "latest" if p.open_end and p.text.endswith(":") else p.text for p in spec.parts)
+
+
+def aligned(blocks: list[BlockRange], wanted: list[Wanted]) -> list[BlockRange]:
+    """``blocks`` cut back to whole chunks (the smallest chunk size asked; series keep their own sizes): the last
+    run ends where the last whole chunk does."""
+    size = min(w.chunk_size or DATASETS[w.dataset].chunk_size for w in wanted)
+    end = (blocks[-1].end + 1) // size * size - 1
+    return [BlockRange(r.start, min(r.end, end)) for r in blocks if r.start <= end]

@@ -1,0 +1,88 @@
+"""What a run would do, fetching and writing nothing (:func:`aplan`, the CLI's ``--dry``): the range resolved and
+the series folders planned by the run's own code."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chainframe.datasets import U256, BlockRange
+from chainframe.engine._client import RPC, endpoints_of, make_client
+from chainframe.engine._extraction import Extraction, aligned
+from chainframe.engine._plan import ChunkTask, slots
+from chainframe.engine._portal import typed_errors
+from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, chain_state, resolve_blocks
+from chainframe.engine._ranges import BlocksArg as Blocks
+from chainframe.engine._run import asked_series, plan_asked
+from chainframe.store import Layout, Location, series_name
+
+
+@dataclass(frozen=True)
+class SeriesPlan:
+    """What a run would do to one series: its tasks (new, extend, overwrite), and how many asked slots it skips."""
+
+    dataset: str
+    series: str
+    filters: Mapping[str, Any]
+    tasks: list[ChunkTask]
+    skipped: int
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What :func:`aextract` would do (:func:`aplan`): the blocks as it would resolve them, and each series' plan."""
+
+    blocks: BlockRange | None
+    """From the first block asked to the last; None: no whole chunk below the end (``align``)."""
+    ranges: list[BlockRange]
+    """The runs of blocks asked (one, unless several ranges or a step were)."""
+    head: int
+    chain_id: int
+    out: Location
+    series: list[SeriesPlan]
+
+
+@typed_errors
+async def aplan(
+    datasets: str | Sequence[str],
+    *,
+    blocks: Blocks,
+    out: str | Location,
+    rpc: RPC | None = None,
+    network: str | None = None,
+    key: str | None = None,
+    chunk_size: int | None = None,
+    u256: U256 = "decimal",
+    overwrite: bool = False,
+    align: bool = False,
+    confirmations: int = DEFAULT_CONFIRMATIONS,
+    table: Layout | None = None,
+    client_options: Mapping[str, Any] | None = None,
+    **filters: Any,
+) -> RunPlan:
+    """The plan :func:`aextract` with the same arguments would start with, fetching and writing nothing: the range
+    resolved as the run resolves it (one batch: chain id, head, safe and finalized blocks), the series folders read
+    and planned by the run's own code. A run also checks the stored series against the chain first, and repairs
+    what a reorganization took back: those tasks are not in the plan."""
+    run = Extraction.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
+                    concurrency=1, takes=aplan, table=table)  # fmt: skip
+    first, *more = endpoints_of(rpc, network, key)
+    async with make_client(first, client_options, rpc, more) as client:
+        state = await chain_state(client, confirmations)
+        resolved = await resolve_blocks(run.spec, client, confirmations=confirmations, head=state.head,
+                                        safe=state.safe)  # fmt: skip
+    run.check_step(resolved)
+    planned = aligned(resolved, run.wanted) if align else resolved
+    every, asked, sizes = await asked_series(run.folder, run.wanted, state.chain_id)
+    tasks, _ = plan_asked(every, asked, sizes, planned or None, chain_id=state.chain_id, overwrite=overwrite,
+                               head=state.head, layout=run.publisher.layout)  # fmt: skip
+    plans = []
+    for name, want in asked.items():
+        mine = [t for t in tasks if series_name(t.dataset, t.filters, t.u256) == name]
+        size = sizes[name]
+        slots_asked = {s.start // size for r in planned for s in slots(r, size)}
+        skipped = len(slots_asked - {t.start // size for t in mine})
+        plans.append(SeriesPlan(dataset=want.dataset, series=name, filters=want.filters, tasks=mine, skipped=skipped))
+    hull = BlockRange(planned[0].start, planned[-1].end) if planned else None
+    return RunPlan(blocks=hull, ranges=planned, head=state.head, chain_id=state.chain_id, out=run.folder, series=plans)
