@@ -78,12 +78,12 @@ def _modules() -> dict[str, Path | None]:
     return found
 
 
-def _arrows(name: str, path: Path, modules: dict[str, Path | None]) -> list[tuple[str, bool, int]]:
-    """The package's modules ``name`` imports when run: (module, deferred, line); start-up imports left out."""
+def _arrows(name: str, path: Path, modules: dict[str, Path | None]) -> list[tuple[str, bool, int, bool]]:
+    """The package's modules ``name`` imports when run: (module, deferred, line, kept for start-up time)."""
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: list[tuple[str, bool, int]] = []
+    found: list[tuple[str, bool, int, bool]] = []
 
     def visit(node: ast.AST, deferred: bool) -> None:
         for child in ast.iter_child_nodes(node):
@@ -105,10 +105,8 @@ def _arrows(name: str, path: Path, modules: dict[str, Path | None]) -> list[tupl
         else:
             visit(node, deferred or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda))
             return
-        said = " ".join(lines[max(node.lineno - 2, 0) : node.lineno])
-        if deferred and STARTUP in said:
-            return
-        found.extend((t, deferred, node.lineno) for t in sorted(targets) if t in modules and t != name)
+        startup = deferred and STARTUP in " ".join(lines[max(node.lineno - 2, 0) : node.lineno])
+        found.extend((t, deferred, node.lineno, startup) for t in sorted(targets) if t in modules and t != name)
 
     visit(ast.parse(text), False)
     return found
@@ -118,7 +116,9 @@ def _arrows(name: str, path: Path, modules: dict[str, Path | None]) -> list[tupl
 def _circles() -> list[frozenset[str]]:
     """The modules that import each other, directly or round a longer circle (Tarjan's strong components)."""
     modules = _modules()
-    graph = {m: {t for t, _, _ in _arrows(m, p, modules)} if p else set() for m, p in modules.items()}
+    graph = {
+        m: {t for t, _, _, startup in _arrows(m, p, modules) if not startup} if p else set() for m, p in modules.items()
+    }
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -157,7 +157,8 @@ def test_the_circles_left_are_still_there() -> None:
 
 if __name__ == "__main__":  # the numbers of issue 38's closing note: python tests/test_rooms.py
     every = _modules()
-    deferred = [(m, t, line) for m, p in every.items() if p for t, d, line in _arrows(m, p, every) if d]
-    print(f"{len(every)} modules; {len(deferred)} imports of the package's own modules inside functions")
+    deferred = [startup for m, p in every.items() if p for _, d, _, startup in _arrows(m, p, every) if d]
+    print(f"{len(every)} modules; {len(deferred)} imports of the package's own modules inside functions, "
+          f"{sum(deferred)} of them kept for start-up time")  # fmt: skip
     for circle in _circles():
         print("circle:", ", ".join(sorted(circle)))
