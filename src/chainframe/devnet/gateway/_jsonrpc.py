@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx
 
+from chainframe._errors import ChainframeError
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -54,7 +56,7 @@ def rate_limited_bytes(call_id: Any, backoff: float) -> bytes:
     return error_bytes(call_id, LIMIT_EXCEEDED, "project ID request rate exceeded", data)
 
 
-class UpstreamError(Exception):
+class UpstreamError(ChainframeError):
     """The node behind the gateway could not be reached or answered garbage."""
 
 
