@@ -10,7 +10,7 @@ hashes and encodes in Python.
 from setuptools import Extension, setup
 
 FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror=implicit-function-declaration"]
-SHARED = ["src/chainframe/_find_pair.h"]  # included by both
+SHARED = ["src/chainframe/_find_pair.h", "src/chainframe/_json_string.h"]  # included by both
 
 setup(
     ext_modules=[

@@ -24,6 +24,7 @@ would read the whole answer again.
 #include <string.h>
 
 #include "../_find_pair.h"
+#include "../_json_string.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -129,80 +130,11 @@ static int string_raw(Cur *c, const unsigned char **s, size_t *n, int hex) {
     return 0;
 }
 
-/* The first byte from p that is a quote, a backslash, a control character or not ASCII, or end: the bytes a string
-   can hold as they are. SSE2 (every x86-64) looks at 16 bytes at once; compared as signed bytes, those from 0x80 are
-   negative, so one comparison with 0x20 finds both control characters and the start of a multi-byte character. */
-static inline const unsigned char *plain_run(const unsigned char *p, const unsigned char *end) {
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
-    while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)p);
-        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                    _mm_cmplt_epi8(v, space));
-        unsigned mask = (unsigned)_mm_movemask_epi8(stop);
-        if (mask) return p + __builtin_ctz(mask);
-        p += 16;
-    }
-#endif
-    while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80) p++;
-    return p;
-}
-
-/* The length of the UTF-8 character at p (RFC 3629: no overlong form, no surrogate, at most U+10FFFF), or 0. */
-static int utf8_length(const unsigned char *p, const unsigned char *end) {
-    unsigned char b = p[0];
-    int n;
-    unsigned char low = 0x80, high = 0xBF; /* the second byte's range */
-    if (b >= 0xC2 && b <= 0xDF) n = 2;
-    else if (b >= 0xE0 && b <= 0xEF) {
-        n = 3;
-        if (b == 0xE0) low = 0xA0;
-        if (b == 0xED) high = 0x9F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        n = 4;
-        if (b == 0xF0) low = 0x90;
-        if (b == 0xF4) high = 0x8F;
-    } else return 0;
-    if (end - p < n || p[1] < low || p[1] > high) return 0;
-    for (int i = 2; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80) return 0;
-    return n;
-}
-
 /* The closing quote of a string whose contents start at p, every byte checked as JSON allows: UTF-8, no raw control
    character, escapes only JSON's (\u and four hex digits, not a surrogate: those are left to the pure path). NULL if
-   the string is not one JSON takes, or not closed. */
+   the string is not one JSON takes, or not closed (_json_string.h, shared with rpc/_envelopes.c). */
 static const unsigned char *string_end(const unsigned char *p, const unsigned char *end) {
-    for (;;) {
-        p = plain_run(p, end);
-        if (p >= end) return NULL;
-        unsigned char ch = *p;
-        if (ch == '"') return p;
-        if (ch == '\\') {
-            if (end - p < 2) return NULL;
-            unsigned char e = p[1];
-            if (e == 'u') {
-                if (end - p < 6) return NULL;
-                int v = 0;
-                for (int i = 2; i < 6; i++) {
-                    if (HEX[p[i]] < 0) return NULL;
-                    v = v << 4 | HEX[p[i]];
-                }
-                if (v >= 0xD800 && v <= 0xDFFF) return NULL;
-                p += 6;
-            } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
-                p += 2;
-            } else {
-                return NULL;
-            }
-        } else if (ch < 0x20) {
-            return NULL;
-        } else {
-            int n = utf8_length(p, end);
-            if (n == 0) return NULL;
-            p += n;
-        }
-    }
+    return json_string_end(p, end, 1);
 }
 
 /* A key the spec does not map, read by string_raw (so with no escape, ending at its first quote): JSON's text? */
