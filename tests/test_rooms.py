@@ -58,12 +58,6 @@ STARTUP = "start-up"
 """Said in the comment of a deferred import kept for start-up time (on its line or the line above): such an import
 is no arrow of the graph below. Every other import counts, inside a function or not (``if TYPE_CHECKING:`` blocks
 run at no time and do not)."""
-CIRCLES_LEFT = {
-    frozenset({"datasets._dataset", "datasets._inputs", "datasets._logs", "datasets._objects"}): (
-        "_inputs.py's event= check reads the logs dataset's columns (_event_topics); moving the logs filters onto "
-        "datasets/_logs.py is another change's"
-    ),
-}
 
 
 def _modules() -> dict[str, Path | None]:
@@ -147,12 +141,8 @@ def _circles() -> list[frozenset[str]]:
 
 def test_no_module_imports_one_that_imports_it_back() -> None:
     """A deferred import that only hides a circle counts as the import it is; one kept for start-up time says so."""
-    left = [sorted(c) for c in _circles() if c not in CIRCLES_LEFT]
+    left = [sorted(c) for c in _circles()]
     assert not left, f"import circles (move the shared helper to the module whose concept it is): {left}"
-
-
-def test_the_circles_left_are_still_there() -> None:
-    assert set(CIRCLES_LEFT) <= set(_circles())
 
 
 if __name__ == "__main__":  # the numbers of issue 38's closing note: python tests/test_rooms.py

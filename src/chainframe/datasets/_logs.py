@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from chainframe._errors import InputError
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, RowChecks
 from chainframe.datasets._envelope import batch_rows, result_rows
-from chainframe.datasets._inputs import ADDRESS, EVENT, TOPICS, log_filters
+from chainframe.datasets._inputs import ADDRESS, EVENT, TOPICS
 from chainframe.datasets._native import RESULT
 from chainframe.datasets._objects import ObjectDataset
 from chainframe.datasets._proof import Proof
@@ -38,6 +39,57 @@ LOG_SOURCES = {
 LOG_ROWS = RowChecks(keys=("block_number", "block_hash", "log_index", "transaction_hash", "transaction_index"),
                      index="log_index")  # fmt: skip
 """How logs are checked as answers: every dataset fetched as logs has its logs checked so, before its rows."""
+
+
+def log_filters(given: Mapping[str, Any]) -> dict[str, Any]:
+    """Log filters (``address``, ``topics``, ``event``) in their checked form: topic-0 signatures hashed, ``event``
+    as its events' full text with topic 0 set to their hashes."""
+    from chainframe.rpc import params
+
+    topics = _signature_topics(given.get("topics"))
+    out: dict[str, Any] = {}
+    if given.get("event"):
+        events, topics = _event_topics(given["event"], topics)
+        out["event"] = events
+    flt = params.log_filter(address_=given.get("address"), topics=topics)
+    out |= {k: v for k, v in (("address", flt.get("address")), ("topics", flt.get("topics"))) if v is not None}
+    return out
+
+
+def _signature_topics(topics: Any) -> Any:
+    """Topic 0 may be given as event signatures (``"Transfer(address,address,uint256)"``): they stand for their
+    hashes, as on the CLI's ``--topic0``."""
+    if not isinstance(topics, list | tuple) or not topics or topics[0] is None:
+        return topics
+    from chainframe.decode import parse_event
+
+    def hashed(value: Any) -> Any:
+        return "0x" + parse_event(value).topic0.hex() if isinstance(value, str) and "(" in value else value
+
+    first = topics[0]
+    first = [hashed(v) for v in first] if isinstance(first, list | tuple) else hashed(first)
+    return [first, *topics[1:]]
+
+
+def _event_topics(event: Any, topics: Any) -> tuple[list[str], list[Any]]:
+    """``event=`` (a signature, a list of them, or an ABI): the events in their full text form (the series' filter)
+    and the topics with topic 0 set to their hashes."""
+    from chainframe.decode import as_events, event_fields
+
+    try:
+        events = as_events(event)
+    except (TypeError, AttributeError, KeyError):
+        raise InputError(f"event must be a signature, a list of signatures, or an ABI; got {event!r}") from None
+    if not events:
+        raise InputError("event= names no event (an ABI without event entries?)")
+    event_fields(events, taken=LOGS.columns, u256="decimal")  # two types under one column name are refused here
+    hashes = ["0x" + e.topic0.hex() for e in events]
+    given = list(topics or [])
+    if given and given[0] is not None:
+        first = given[0] if isinstance(given[0], list | tuple) else [given[0]]
+        if {str(t).lower() for t in first} != set(hashes):
+            raise InputError("event= sets topic 0 to its events' hashes; leave topic 0 out (or give the same hashes)")
+    return [e.text for e in events], [hashes[0] if len(hashes) == 1 else hashes, *given[1:]]
 
 
 class FetchedAsLogs(Dataset):
