@@ -58,6 +58,9 @@ BLOCK_COLUMNS = (
     "excess_blob_gas", "parent_beacon_block_root", "requests_hash",
 )  # fmt: skip
 
+ARBITRUM_HEADER = {"send_root": "sendRoot", "send_count": "sendCount", "l1_block_number": "l1BlockNumber"}
+"""What an Arbitrum node adds to a header's answer, from its extra data and mix hash (null on other chains)."""
+
 
 def block_calls(blocks: BlockRange, *, full: bool) -> list[tuple[str, list[Any]]]:
     return [("eth_getBlockByNumber", [hex(n), full]) for n in blocks]
@@ -70,8 +73,8 @@ class Blocks(ObjectDataset):
         "size": "the node's count of the whole block's encoded bytes: no header field commits to it",
         "total_difficulty": "the sum of every earlier block's difficulty: in no header (left out since the merge)",
     }
-    sources = BLOCK_SOURCES
-    columns = BLOCK_COLUMNS
+    sources = {**BLOCK_SOURCES, **ARBITRUM_HEADER}
+    columns = (*BLOCK_COLUMNS, *ARBITRUM_HEADER)
     sort = ("block_number",)
     answers = BATCH
     fetched_with = "eth_getBlockByNumber (transaction hashes), batched"
@@ -137,12 +140,16 @@ class Transactions(ObjectDataset):
         "access_list": "accessList",
         "blob_versioned_hashes": "blobVersionedHashes",
         "authorization_list": "authorizationList",
+        "source_hash": "sourceHash",
+        "mint": "mint",
+        "is_system_tx": "isSystemTx",
     }
     columns = (
         "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
         "transaction_hash", "transaction_type", "from_address", "to_address", "value", "nonce", "gas", "gas_price",
         "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "input", "transaction_chain_id", "v",
-        "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list",
+        "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list", "source_hash", "mint",
+        "is_system_tx",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH  # of blocks: the rows are their transaction objects (see scan_answers)

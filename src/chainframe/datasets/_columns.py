@@ -207,6 +207,23 @@ COLUMNS: dict[str, Column] = _table(
     ("name", "string", "the token's name(): ABI string or bytes32 text (MKR); null if absent, failed or not text"),
     ("symbol", "string", "the token's symbol(), read as name is"),
     ("decimals", "u8", "the token's decimals(); null if absent, failed, or above 255"),
+    # chain families (issue 43): null on a chain that has none
+    ("source_hash", "hash", "OP Stack deposit: hash identifying the deposit's origin on L1"),
+    ("mint", "wei", "OP Stack deposit: wei minted on L2 for it"),
+    ("is_system_tx", "bool", "OP Stack deposit: a system transaction (before Regolith: gas-free)"),
+    ("deposit_nonce", "u64", "OP Stack deposit receipt: the sender's nonce (from Regolith)"),
+    ("deposit_receipt_version", "u8", "OP Stack deposit receipt: its encoding's version (from Canyon)"),
+    ("l1_fee", "wei", "OP Stack: fee paid for the transaction's data on L1"),
+    ("l1_gas_price", "wei", "OP Stack: L1 base fee the L1 fee was computed with"),
+    ("l1_gas_used", "u64", "OP Stack: L1 gas the transaction's data was charged as"),
+    ("l1_fee_scalar", "string", "OP Stack before Ecotone: the L1 fee scalar, a decimal as the node gives it"),
+    ("l1_base_fee_scalar", "u64", "OP Stack from Ecotone: scalar of the L1 base fee"),
+    ("l1_blob_base_fee", "wei", "OP Stack from Ecotone: L1 blob base fee the L1 fee was computed with"),
+    ("l1_blob_base_fee_scalar", "u64", "OP Stack from Ecotone: scalar of the L1 blob base fee"),
+    ("gas_used_for_l1", "u64", "Arbitrum: the part of gas_used that paid for posting the transaction to L1"),
+    ("l1_block_number", "u64", "Arbitrum: the L1 block number ArbOS saw (block: in its mix hash)"),
+    ("send_root", "hash", "Arbitrum: root of the L2-to-L1 send Merkle tree after the block (its extra data)"),
+    ("send_count", "u64", "Arbitrum: number of L2-to-L1 sends so far (in its mix hash)"),
 )
 
 

@@ -60,6 +60,7 @@ _CODES: dict[Kind, tuple[int, int]] = {
     "bloom": (5, 256),
     "data": (6, 0),
     "hash_list": (7, 0),
+    "string": (11, 0),  # the text as sent (an escaped one: the pure path)
 }
 _OBJECTS = 8
 _COUNT = 9

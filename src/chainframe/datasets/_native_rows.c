@@ -31,8 +31,9 @@ would read the whole answer again.
 #endif
 
 /* K_COUNT: a list's length; its items are null or objects whose keys in its children (K_TEXT) must hold scalars
-   (the pure path reads those as text and refuses a list or an object there). K_TEXT stores nothing. */
-enum { K_U64 = 0, K_U8 = 1, K_BOOL = 2, K_WEI = 3, K_WORD = 4, K_FIXED = 5, K_DATA = 6, K_HASHES = 7, K_OBJECTS = 8, K_COUNT = 9, K_TEXT = 10 };
+   (the pure path reads those as text and refuses a list or an object there). K_TEXT stores nothing. K_STRING: a
+   string column, the string's bytes as sent (one with an escape is left to the pure path, which unescapes it). */
+enum { K_U64 = 0, K_U8 = 1, K_BOOL = 2, K_WEI = 3, K_WORD = 4, K_FIXED = 5, K_DATA = 6, K_HASHES = 7, K_OBJECTS = 8, K_COUNT = 9, K_TEXT = 10, K_STRING = 11 };
 enum { MODE_RESULT = 0, MODE_BATCH = 1, MODE_BATCH_LISTS = 2 };
 #define MAX_COLUMNS 64
 #define MAX_DEPTH 64
@@ -435,6 +436,16 @@ static int parse_value(Cur *c, Column *col, int depth) {
             if ((r = push_offset(col, (int64_t)col->data.len)) < 0) return r;
             return finish(col, 1);
         }
+        case K_STRING: { /* only a JSON string (a number or literal: the pure path), checked as JSON text */
+            const unsigned char *s;
+            size_t n;
+            if (string_raw(c, &s, &n, 0) < 0 || string_end(s, c->end) != s + n) return FALLBACK;
+            if ((r = reserve(&col->data, n)) < 0) return r;
+            if (n) memcpy(col->data.p + col->data.len, s, n);
+            col->data.len += n;
+            if ((r = push_offset(col, (int64_t)col->data.len)) < 0) return r;
+            return finish(col, 1);
+        }
         case K_HASHES: {
             if (!eat(c, '[')) return FALLBACK;
             int64_t items = last_offset(col);
@@ -659,7 +670,7 @@ static int load_spec(PyObject *seq, Spec *spec) {
             r = NOMEM;
             break;
         }
-        if (col->kind == K_DATA || col->kind == K_HASHES || col->kind == K_OBJECTS) {
+        if (col->kind == K_DATA || col->kind == K_STRING || col->kind == K_HASHES || col->kind == K_OBJECTS) {
             if ((r = push_offset(col, 0)) < 0) break;
         }
         if (col->kind == K_OBJECTS || (col->kind == K_COUNT && children != Py_None)) {

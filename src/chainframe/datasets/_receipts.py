@@ -15,6 +15,7 @@ from chainframe.datasets._logs import with_block_timestamps
 from chainframe.datasets._native import BATCH_LISTS
 from chainframe.datasets._objects import ObjectDataset
 from chainframe.datasets._proof import Proof
+from chainframe.families import L1_FEE_COLUMNS
 
 if TYPE_CHECKING:
     import polars as pl
@@ -32,6 +33,9 @@ class Receipts(ObjectDataset):
     unprovable = {
         "blob_gas_price": "the blob base fee follows from the header's excess_blob_gas by the fork's update fraction "
         "(changed by Prague and by each blob-parameter fork), which no header field names",
+        **dict.fromkeys(L1_FEE_COLUMNS, "OP Stack: the node's arithmetic over the block's L1 attributes, in no root"),
+        "gas_used_for_l1": "Arbitrum: ArbOS's share of gas_used for L1 posting; the receipt's encoding leaves it out",
+        "l1_block_number": "Arbitrum: its block's, in that header's mix hash; the receipt's encoding leaves it out",
     }
     sources = {
         "block_number": "blockNumber",
@@ -51,12 +55,25 @@ class Receipts(ObjectDataset):
         "transaction_type": "type",
         "blob_gas_used": "blobGasUsed",
         "blob_gas_price": "blobGasPrice",
+        "deposit_nonce": "depositNonce",
+        "deposit_receipt_version": "depositReceiptVersion",
+        "l1_fee": "l1Fee",
+        "l1_gas_price": "l1GasPrice",
+        "l1_gas_used": "l1GasUsed",
+        "l1_fee_scalar": "l1FeeScalar",
+        "l1_base_fee_scalar": "l1BaseFeeScalar",
+        "l1_blob_base_fee": "l1BlobBaseFee",
+        "l1_blob_base_fee_scalar": "l1BlobBaseFeeScalar",
+        "gas_used_for_l1": "gasUsedForL1",
+        "l1_block_number": "l1BlockNumber",
     }
     columns = (
         "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
         "transaction_hash", "transaction_type", "from_address", "to_address", "contract_address", "status", "root",
         "gas_used", "cumulative_gas_used", "effective_gas_price", "blob_gas_used", "blob_gas_price", "log_count",
-        "logs_bloom",
+        "logs_bloom", "deposit_nonce", "deposit_receipt_version", "l1_fee", "l1_gas_price", "l1_gas_used",
+        "l1_fee_scalar", "l1_base_fee_scalar", "l1_blob_base_fee", "l1_blob_base_fee_scalar", "gas_used_for_l1",
+        "l1_block_number",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH_LISTS

@@ -10,7 +10,7 @@ from __future__ import annotations
 from chainframe.families._arbitrum import ARBITRUM_NITRO
 from chainframe.families._ethereum import ETHEREUM
 from chainframe.families._family import ChainFamily, ReceiptType, TransactionType
-from chainframe.families._op_stack import OP_STACK
+from chainframe.families._op_stack import L1_FEE_COLUMNS, OP_STACK
 from chainframe.families._polygon import POLYGON_POS
 
 FAMILIES: tuple[ChainFamily, ...] = (ETHEREUM, OP_STACK, ARBITRUM_NITRO, POLYGON_POS)
@@ -26,6 +26,7 @@ __all__ = [
     "ARBITRUM_NITRO",
     "ETHEREUM",
     "FAMILIES",
+    "L1_FEE_COLUMNS",
     "OP_STACK",
     "POLYGON_POS",
     "ChainFamily",

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from chainframe._rlp import python_rlp, uint
 from chainframe.families._family import ChainFamily, Row, TransactionType
@@ -31,10 +31,22 @@ class ArbitrumNitro(ChainFamily):
     transaction_types: ClassVar[Mapping[int, TransactionType]] = {
         INTERNAL: TransactionType(INTERNAL, "internal", _internal, reads=_READS, needs=_READS, sender=ARBOS)
     }
+    columns: ClassVar[Mapping[str, Mapping[str, int | None]]] = {
+        "blocks": dict.fromkeys(("send_root", "send_count", "l1_block_number"), None),
+        "receipts": dict.fromkeys(("gas_used_for_l1", "l1_block_number"), None),
+    }
     unprovable: ClassVar[Mapping[str, str]] = {
         "receipts.effective_gas_price": "Arbitrum charges the block's base fee, not Ethereum's min(max fee, base fee "
         "+ tip), and no header commits to the price paid",
     }
+
+    def header_columns(self, extra_data: bytes, mix_hash: bytes) -> dict[str, Any]:
+        """Nitro's header: the send root as its extra data, the send count and L1 block number in its mix hash."""
+        return {
+            "send_root": extra_data,
+            "send_count": int.from_bytes(mix_hash[:8], "big"),
+            "l1_block_number": int.from_bytes(mix_hash[8:16], "big"),
+        }
 
 
 ARBITRUM_NITRO = ArbitrumNitro()

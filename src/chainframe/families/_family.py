@@ -72,14 +72,18 @@ class ChainFamily:
     """Receipt types not encoded the Ethereum way, by code."""
     unprovable: ClassVar[Mapping[str, str]] = {}
     """``dataset.column`` -> why no header of the family commits to it (its rule checks are skipped, saying so)."""
-    transaction_columns: ClassVar[tuple[str, ...]] = ()
-    """The columns the family's own transaction types read beyond Ethereum's."""
-    receipt_columns: ClassVar[tuple[str, ...]] = ()
-    """The columns the family's own receipt types read beyond Ethereum's."""
+    columns: ClassVar[Mapping[str, Mapping[str, int | None]]] = {}
+    """The family's own columns, dataset -> column -> the one transaction type whose rows have it (None: any row).
+    Null elsewhere: on a chain of another family, and on rows of another type."""
 
     def withdrawals_root(self, chain_id: int | None, timestamp: int) -> str | None:
         """Why a header of this time does not commit to the block's withdrawals list (None: it does)."""
         return None
+
+    def header_columns(self, extra_data: bytes, mix_hash: bytes) -> dict[str, Any]:
+        """The family's own header columns as the header the block hash proves holds them (its extra data and mix
+        hash), column -> value; empty where it has none."""
+        return {}
 
     def __repr__(self) -> str:
         return f"<chain family {self.name}>"

@@ -74,8 +74,13 @@ class OpStack(ChainFamily):
     receipt_types: ClassVar[Mapping[int, ReceiptType]] = {
         DEPOSIT: ReceiptType(DEPOSIT, _deposit_receipt, _deposit_receipt_fields)
     }
-    transaction_columns = ("source_hash", "mint", "is_system_tx")
-    receipt_columns = ("deposit_nonce", "deposit_receipt_version")
+    columns: ClassVar[Mapping[str, Mapping[str, int | None]]] = {
+        "transactions": dict.fromkeys(("source_hash", "mint", "is_system_tx"), DEPOSIT),
+        "receipts": {
+            **dict.fromkeys(("deposit_nonce", "deposit_receipt_version"), DEPOSIT),
+            **dict.fromkeys(L1_FEE_COLUMNS, None),
+        },
+    }
     unprovable: ClassVar[Mapping[str, str]] = {
         "receipts.blob_gas_used": "from Jovian an OP receipt's blob_gas_used is its data-availability footprint "
         "(the header's too), the node's arithmetic over the transaction's size: no root commits to it",

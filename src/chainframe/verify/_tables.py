@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from chainframe.families import ChainFamily, family_of
 from chainframe.verify._derived import (
+    RECEIPT_NAMES,
     check_block_lists,
     check_header_columns,
     check_indexes,
@@ -19,6 +20,7 @@ from chainframe.verify._derived import (
     check_receipts_with_transactions,
     check_transaction_fields,
 )
+from chainframe.verify._family_columns import check_family_columns, check_header_family_columns
 from chainframe.verify._headers import check_block_hashes
 from chainframe.verify._logs import check_log_counts, check_logs_bloom
 from chainframe.verify._proofs import check_proofs
@@ -87,7 +89,9 @@ def _check_counts(name: str, rows: pa.Table, blocks: pa.Table, report: Report) -
 def _provable(receipts: pa.Table, blocks: pa.Table, family: ChainFamily, report: Report) -> pa.Table:
     """``receipts`` without the columns ``family``'s headers commit to nothing of, each skipped with its reason: the
     rules that derive them from the transaction (Ethereum's price paid, blob gas) do not hold there."""
-    dropped = [name for name in receipts.column_names if f"receipts.{name}" in family.unprovable]
+    dropped = [
+        name for name in RECEIPT_NAMES if name in receipts.column_names and f"receipts.{name}" in family.unprovable
+    ]
     for name in dropped:
         report.skip("receipts", name, family.unprovable[f"receipts.{name}"], blocks=blocks.num_rows)
     return receipts.drop_columns(dropped) if dropped else receipts
@@ -133,6 +137,8 @@ def verify_tables(
         check_block_hashes(blocks, report)
         check_withdrawals_roots(blocks, report, family=family, chain_id=chain_id)
         check_header_columns("blocks", blocks, blocks, report, chain_id=chain_id)
+        check_family_columns("blocks", blocks, family, report)
+        check_header_family_columns(blocks, family, report)
         check_block_lists(blocks, report)
     numbers = blocks["block_number"]
     # Every check below reads only the rows of these blocks (the proofs' check sorts out its own): filtered once.
@@ -147,6 +153,7 @@ def verify_tables(
         if table is not None and name not in proven:
             rows = table if name in given else _restrict(table, numbers)
             check_header_columns(name, rows, blocks, report, chain_id=chain_id)
+            check_family_columns(name, rows, family, report)
     if uncles is not None:
         check_header_columns("uncles", uncles, blocks, report, chain_id=chain_id)
     if (transactions is not None and "transactions" not in proven) or uncles is not None:

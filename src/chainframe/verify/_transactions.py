@@ -407,7 +407,7 @@ def check_transactions_roots(
     only its block's root is skipped: every other row of the block is still proven (its hash, its sender)."""
     import numpy as np
 
-    wanted = (*NAMES, *family.transaction_columns)
+    wanted = (*NAMES, *family.columns.get("transactions", {}))
     table = sorted_by(transactions.select([n for n in wanted if n in transactions.column_names]),
                       "block_number", "transaction_index")  # fmt: skip
     native = _native_encoded(table)
