@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -29,6 +30,7 @@ import pytest
 
 from chainframe.datasets import COLUMNS, DATASETS, LOGS, BlockRange
 from chainframe.datasets._objects import ObjectDataset
+from chainframe.families import family_of
 from chainframe.rpc import AsyncClient, MemoryTransport, Reply, RetryPolicy
 from chainframe.verify import Report, verify_tables
 from tests.fixtures import RECORDED_DIR
@@ -482,3 +484,40 @@ def test_a_family_column_on_a_row_or_chain_without_it_is_caught() -> None:
     changed = _changed(tables["receipts"], index, l1_fee=Decimal(5))
     report = verify_tables(**{**tables, "receipts": changed}, chain_id=polygon.chain_id)
     assert [f.check for f in report.failures] == ["l1_fee"]
+
+
+@pytest.mark.parametrize("recording", L2, ids=lambda r: r.id)
+def test_chainframe_verify_dir_reads_the_family(recording: Recording, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """``chainframe verify DIR`` on a folder of the recorded block: the receipts checked against their transactions
+    (the folder's route, not verify_tables') under the chain's family, so Arbitrum's price paid is skipped with its
+    reason, not a false alarm; a changed source hash or mint of an OP deposit fails it."""
+    from chainframe.cli import main
+    from chainframe.store import ChunkMeta, chunk_path, write_chunk
+
+    number = int(recording.block["number"], 16)
+    tables = _tables(recording)
+
+    def write(folder: Path, changed: dict[str, pa.Table]) -> None:
+        for name, table in {**tables, **changed}.items():
+            meta = ChunkMeta(dataset=name, chain_id=recording.chain_id, start=number, end=number, chunk_size=1000,
+                             rows=table.num_rows, finalized=number)  # fmt: skip
+            slot = (number - number % 1000, number - number % 1000 + 999)
+            target = chunk_path(folder / name, dataset=name, chain_id=recording.chain_id, slot=slot)
+            Path(str(target)).parent.mkdir(parents=True, exist_ok=True)
+            write_chunk(table, target, meta)
+
+    write(tmp_path / "as-recorded", {})
+    code = main(["verify", str(tmp_path / "as-recorded")])
+    out = capsys.readouterr().out
+    assert code == 3, out  # passed, what the family's headers do not commit to skipped (0: nothing skipped)
+    assert "passed, but not all checked" in out
+    if "receipts.effective_gas_price" in family_of(recording.chain_id).unprovable:  # Arbitrum
+        assert "skipped  receipts effective_gas_price for 1 blocks: Arbitrum charges" in out
+    if recording is not OP:
+        return
+    for change in ({"source_hash": bytes.fromhex("22" * 32)}, {"mint": Decimal(7)}):
+        folder = tmp_path / next(iter(change))
+        write(folder, {"transactions": _changed(tables["transactions"], 0, **change)})
+        assert main(["verify", str(folder)]) == 1
+        assert "transactions_root" in capsys.readouterr().out

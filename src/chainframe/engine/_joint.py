@@ -227,14 +227,15 @@ def _first_after(table: pa.Table, block: int) -> int:
 
 def _prove(tables: dict[str, Any], chain_id: int) -> Report:
     """One part's window: the headers by their hashes, or the other tables against them."""
-    from chainframe.verify import Report, check_receipts_with_transactions, verify_tables
+    from chainframe.verify import Report, check_receipts_from_transactions, verify_tables
 
     report = Report()
     headers = tables.pop(BLOCKS.name)
     if not tables:
         verify_tables(blocks=headers, report=report, chain_id=chain_id)
     elif set(tables) == {RECEIPTS.name, TRANSACTIONS.name}:  # what the receipts say of their transactions
-        check_receipts_with_transactions(tables[RECEIPTS.name], tables[TRANSACTIONS.name], headers, report)
+        check_receipts_from_transactions(tables[RECEIPTS.name], tables[TRANSACTIONS.name], headers, report,
+                                         chain_id=chain_id)  # fmt: skip
     else:
         verify_tables(blocks=headers, report=report, headers=False, chain_id=chain_id, **tables)
     return report

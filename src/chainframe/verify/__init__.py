@@ -29,7 +29,7 @@ from chainframe.verify._piece import (
 from chainframe.verify._report import Failure, Report, Skip
 from chainframe.verify._rows import check_log_set, check_same_rows
 from chainframe.verify._state_reads import prove_state
-from chainframe.verify._tables import verify_tables
+from chainframe.verify._tables import check_receipts_from_transactions, verify_tables
 
 __all__ = [
     "Failure",
@@ -40,6 +40,7 @@ __all__ = [
     "check_header_columns",
     "check_log_set",
     "check_not_removed",
+    "check_receipts_from_transactions",
     "check_receipts_with_transactions",
     "check_same_rows",
     "prove_accounts",

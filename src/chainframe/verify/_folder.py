@@ -22,10 +22,10 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe.verify._columns import integers
-from chainframe.verify._derived import EMPTY_UNCLES, block_column, check_receipts_with_transactions
+from chainframe.verify._derived import EMPTY_UNCLES, block_column
 from chainframe.verify._report import Report
 from chainframe.verify._rows import check_log_set
-from chainframe.verify._tables import verify_tables
+from chainframe.verify._tables import check_receipts_from_transactions, verify_tables
 
 if TYPE_CHECKING:
     from chainframe.store import Series
@@ -165,7 +165,7 @@ def _across_groups(
 
         receipts, transactions = read("receipts"), read("transactions")
         if receipts is not None and transactions is not None:
-            check_receipts_with_transactions(receipts, transactions, chosen, report)
+            check_receipts_from_transactions(receipts, transactions, chosen, report, chain_id=window.chain_id)
     report.skip("receipts", "from_transactions", "no transactions stored: the receipts' sender, recipient, "
                 "transaction hash, type, price paid and created address are not proven", blocks=len(covered[
                 "receipts"] - covered["transactions"]))  # fmt: skip

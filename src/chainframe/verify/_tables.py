@@ -97,6 +97,23 @@ def _provable(receipts: pa.Table, blocks: pa.Table, family: ChainFamily, report:
     return receipts.drop_columns(dropped) if dropped else receipts
 
 
+def check_receipts_from_transactions(
+    receipts: pa.Table,
+    transactions: pa.Table,
+    blocks: pa.Table,
+    report: Report,
+    *,
+    chain_id: int | None = None,
+    family: ChainFamily | None = None,
+) -> None:
+    """What the receipts say of their transactions (sender, recipient, hash, type, price paid, created address), by
+    the rules of the chain's family: what its headers commit to nothing of is skipped with its reason (Arbitrum's price
+    paid), not failed. Every route that checks receipts against transactions comes here, so none forgets the family.
+    ``family``: None, the family of ``chain_id``."""
+    family = family if family is not None else family_of(chain_id)
+    check_receipts_with_transactions(_provable(receipts, blocks, family, report), transactions, blocks, report)
+
+
 def verify_tables(
     *,
     blocks: pa.Table | None = None,
@@ -167,7 +184,7 @@ def verify_tables(
             _check_counts(name, table, blocks, report)
             check_indexes(name, table, report)
     if transactions is not None and receipts is not None:
-        check_receipts_with_transactions(_provable(receipts, blocks, family, report), transactions, blocks, report)
+        check_receipts_from_transactions(receipts, transactions, blocks, report, family=family)
     if receipts is not None and "receipts" not in proven:
         check_receipt_gas(receipts, blocks, report)
         check_receipt_outcomes(receipts, report)
