@@ -334,7 +334,7 @@ async def _attempt(
         kept_rows = await anyio.to_thread.run_sync(copy_kept, task, writer) if kept is not None else 0
 
         async def write(table: pa.Table) -> None:
-            await anyio.to_thread.run_sync(writer.write, table)
+            await anyio.to_thread.run_sync(writer.write, task.stored(table))
 
         sink = InOrder(task.fetch_start, write)
         check = ChunkCheck(task.dataset, finalized)

@@ -70,6 +70,10 @@ class ChunkTask:
     """Why the task exists: ``new``, ``extend``, ``repair`` or ``overwrite`` (for reports)."""
     verify: bool = False
     """Prove each piece's rows against its blocks' headers before keeping them (:mod:`chainframe.engine._verified`)."""
+    columns: tuple[str, ...] | None = None
+    """The columns the file holds, where its series was written with fewer than the dataset has now (by an older
+    chainframe, before columns were added): its chunks keep that schema, so the folder stays one table that every
+    reader reads whole, and a kept part of a chunk is not refused. None: the dataset's columns."""
 
     @property
     def blocks(self) -> BlockRange:
@@ -97,7 +101,14 @@ class ChunkTask:
 
     def schema(self) -> pa.Schema:
         """The schema of the task's file (with its filters: logs extracted with ``event`` add decoded columns)."""
-        return DATASETS[self.dataset].schema_with(self.filters, self.u256)
+        schema = DATASETS[self.dataset].schema_with(self.filters, self.u256)
+        if self.columns is None:
+            return schema
+        return pa.schema([schema.field(name) for name in self.columns], metadata=schema.metadata)
+
+    def stored(self, table: pa.Table) -> pa.Table:
+        """``table``'s columns that the file holds (see :attr:`columns`)."""
+        return table if self.columns is None else table.select(list(self.columns))
 
 
 def slots(blocks: BlockRange, chunk_size: int) -> Iterator[BlockRange]:
@@ -134,6 +145,7 @@ def plan(
     tasks: list[ChunkTask] = []
     deletions: list[str] = []
     damaged = {start for start, _ in series.damaged}
+    columns = _older_columns(series, DATASETS[dataset].schema_with(filters, u256))
     for slot_start in sorted(set(asked) | set(repairs)):
         stored = series.at(slot_start)
         have = (stored.meta.start, min(stored.meta.end, head)) if stored else None
@@ -172,6 +184,17 @@ def plan(
                 current=str(stored.path) if stored is not None and layout == "delta" else None,
                 keep_through=keep,
                 reason=reason,
+                columns=columns,
             )
         )
     return tasks, deletions
+
+
+def _older_columns(series: Series, schema: pa.Schema) -> tuple[str, ...] | None:
+    """The series' columns where they are fewer than ``schema``'s (written before columns were added), else None.
+    Kept for every chunk it gets, --overwrite's too: a table's schema is its chunks' (a Delta table's is in its log), so
+    the new columns come with a new folder. A series with a column the dataset no longer has is not changed here."""
+    stored = series.columns
+    if stored is None or not set(stored) < set(schema.names):
+        return None
+    return stored

@@ -86,6 +86,9 @@ class Series:
     outside: int = 0
     """A Delta table's files that are not in it: replaced by later commits (kept for readers of older versions), or
     written by a run that never committed them; ``vacuum`` frees them."""
+    columns: tuple[str, ...] | None = None
+    """The columns its chunks were written with (one chunk's; None: no chunk yet). Fewer than its dataset has now
+    where an older chainframe wrote them: the chunks it gets keep these (``ChunkTask.columns``), one table still."""
     exact_files: bool = False
     """A Delta table whose data files hold ``uint64`` as is, written before chainframe held it as ``int64`` there
     (:mod:`chainframe.store._file_types`): the files it gets keep that form, so every file of the table reads alike
@@ -180,7 +183,8 @@ def load_series(folder: Location | str) -> Series:
     token = r"__[0-9a-f]+" if delta else ""
     slot_name = re.compile(rf"^{re.escape(dataset or '')}__\d+__(\d{{10}})_to_\d{{10}}{token}\.parquet$")
     footers = where.footers([e.path for e in files])
-    for entry, meta in zip(files, metas(footers), strict=True):
+    columns: tuple[str, ...] | None = None
+    for entry, footer, meta in zip(files, footers, metas(footers), strict=True):
         path = entry.path
         why = _not_member(path, meta, folder.name, dataset, delta=delta)
         if meta is None and (named := slot_name.match(path.name)):
@@ -190,6 +194,8 @@ def load_series(folder: Location | str) -> Series:
         else:
             assert meta is not None
             chunks.append(StoredChunk(path=path, meta=meta, nbytes=entry.size, folder=folder))
+            if columns is None and footer is not None:
+                columns = tuple(footer.schema.to_arrow_schema().names)
     chunks.sort(key=lambda c: c.meta.start)
     mixed: list[str] = []
     slots = [c.meta.slot for c in chunks]
@@ -208,6 +214,7 @@ def load_series(folder: Location | str) -> Series:
         damaged=tuple(damaged),
         temporaries=tuple(temporaries(folder / DATA if delta else folder)),
         mixed=tuple(mixed),
+        columns=columns,
         layout=layout,
         version=int(table.version()) if table is not None else None,
         outside=len({str(e.path) for e in where.files(folder / DATA)} - {str(e.path) for e in files}) if delta else 0,
