@@ -216,7 +216,9 @@ COLUMNS: dict[str, Column] = _table(
     ("l1_fee", "wei", "OP Stack: fee paid for the transaction's data on L1"),
     ("l1_gas_price", "wei", "OP Stack: L1 base fee the L1 fee was computed with"),
     ("l1_gas_used", "u64", "OP Stack: L1 gas the transaction's data was charged as"),
-    ("l1_fee_scalar", "string", "OP Stack before Ecotone: the L1 fee scalar, a decimal as the node gives it"),
+    # A string, the one lossless type: nodes render a float (op-geth a big.Float's shortest "0.684" or "1e+06",
+    # op-reth an f64), so a number type would round, or assume the 10^6 divisor the node does not state.
+    ("l1_fee_scalar", "string", "OP Stack before Ecotone: the L1 fee scalar, the node's decimal text as sent"),
     ("l1_base_fee_scalar", "u64", "OP Stack from Ecotone: scalar of the L1 base fee"),
     ("l1_blob_base_fee", "wei", "OP Stack from Ecotone: L1 blob base fee the L1 fee was computed with"),
     ("l1_blob_base_fee_scalar", "u64", "OP Stack from Ecotone: scalar of the L1 blob base fee"),
