@@ -521,3 +521,16 @@ def test_chainframe_verify_dir_reads_the_family(recording: Recording, tmp_path: 
         write(folder, {"transactions": _changed(tables["transactions"], 0, **change)})
         assert main(["verify", str(folder)]) == 1
         assert "transactions_root" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("recording", L2, ids=lambda r: r.id)
+def test_extract_verify_proves_receipts_with_transactions_under_the_family(recording: Recording) -> None:
+    """``extract --verify``'s part that checks receipts against their transactions (the joint proof of a slot) reads
+    the chain's family as verify does: no false alarm on the recorded block, Arbitrum's price paid skipped."""
+    from chainframe.engine._joint import _prove
+
+    tables = _tables(recording)
+    report = _prove({name: tables[name] for name in ("blocks", "receipts", "transactions")}, recording.chain_id)
+    assert report.failures == []
+    skipped = {(s.dataset, s.check) for s in report.skipped}
+    assert (("receipts", "effective_gas_price") in skipped) == (recording is not OP)
