@@ -1,8 +1,21 @@
-"""Decoding event logs into typed columns: signatures and ABIs, keccak, and the token-transfer frames."""
+"""Decoding event logs and function calls into typed columns: signatures and ABIs, keccak, the token-transfer frames."""
 
 from chainframe._keccak import keccak256
-from chainframe.decode._abi import AbiType, Event, Param, as_events, events_from_abi, parse_event, split_top
+from chainframe.decode._abi import (
+    AbiType,
+    Event,
+    Function,
+    Param,
+    as_events,
+    as_functions,
+    events_from_abi,
+    functions_from_abi,
+    parse_event,
+    parse_function,
+    split_top,
+)
 from chainframe.decode._binary import binary, unhex0x
+from chainframe.decode._calls import call_fields, decode_calls
 from chainframe.decode._events import decode_event, decode_events, event_fields, with_event_columns
 from chainframe.decode._transfers import (
     ERC20_TRANSFER,
@@ -21,9 +34,13 @@ __all__ = [
     "ERC20_TRANSFER",
     "ERC721_TRANSFER",
     "Event",
+    "Function",
     "Param",
     "as_events",
+    "as_functions",
     "binary",
+    "call_fields",
+    "decode_calls",
     "decode_event",
     "decode_events",
     "erc1155_transfers",
@@ -31,8 +48,10 @@ __all__ = [
     "erc721_transfers",
     "event_fields",
     "events_from_abi",
+    "functions_from_abi",
     "keccak256",
     "parse_event",
+    "parse_function",
     "split_top",
     "unhex0x",
     "with_event_columns",

@@ -250,3 +250,99 @@ def _checked(event: Event, source: str) -> Event:
     if len(set(names)) != len(names):
         raise InputError(f"event {source!r} has two parameters with the same name")
     return event
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function: its name and input parameters in declaration order. ``selector`` is the first 4 bytes of keccak-256
+    of the canonical form, which a call's input starts with."""
+
+    name: str
+    params: tuple[Param, ...]
+
+    @property
+    def signature(self) -> str:
+        return f"{self.name}({','.join(p.type.canonical for p in self.params)})"
+
+    @property
+    def text(self) -> str:
+        """The human-readable form that :func:`parse_function` reads back to this function, names kept."""
+        return f"{self.name}({','.join(f'{p.type.text} {p.name}' for p in self.params)})"
+
+    @property
+    def selector(self) -> bytes:
+        return keccak256(self.signature.encode())[:4]
+
+    @property
+    def head_words(self) -> int:
+        """The words of the arguments' head: a call shorter than 4 bytes and these cannot be this function's."""
+        return sum(p.type.head_words for p in self.params)
+
+
+def parse_function(signature: str) -> Function:
+    """``"transfer(address to, uint256 amount)"`` (the ``function`` keyword, a visibility and ``returns (...)``
+    allowed and ignored: only the inputs are in the calldata)."""
+    text = signature.strip().removeprefix("function ").strip().rstrip(";")
+    match = re.fullmatch(r"([A-Za-z_$][\w$]*)\s*\(", text[: text.find("(") + 1] if "(" in text else "")
+    if not match:
+        raise InputError(f"function signature {signature!r} is not of the form name(type [name], ...)")
+    depth, end = 0, -1
+    for i, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if char == ")" and depth == 0:
+            end = i
+            break
+    if end < 0:
+        raise InputError(f"function signature {signature!r}: unbalanced parentheses")
+    params = []
+    for i, part in enumerate(split_top(text[text.find("(") + 1 : end])):
+        type_text, words = split_declaration(part)
+        rest = [w for w in words if w not in ("memory", "calldata", "storage")]
+        if not type_text or len(rest) > 1:
+            raise InputError(f"function signature {signature!r}: cannot read parameter {part.strip()!r}")
+        params.append(Param(rest[0] if rest else f"arg{i}", parse_type(type_text), False))
+    return _checked_function(Function(match.group(1), tuple(params)), signature)
+
+
+def functions_from_abi(abi: str | list[dict[str, Any]]) -> list[Function]:
+    """The functions of an ABI (a JSON text or the parsed list); events, errors and constructors are ignored."""
+    items = json.loads(abi) if isinstance(abi, str) else abi
+    if not isinstance(items, list):
+        raise InputError("an ABI is a JSON list of entries")
+    functions = []
+    for item in items:
+        if not isinstance(item, dict) or item.get("type", "function") != "function":
+            continue
+        params = [Param(p.get("name") or f"arg{i}", _abi_type(p), False) for i, p in enumerate(item.get("inputs", []))]
+        functions.append(_checked_function(Function(item["name"], tuple(params)), item["name"]))
+    return functions
+
+
+def as_functions(functions: str | Function | list[Any] | tuple[Any, ...]) -> list[Function]:
+    """One signature, a :class:`Function`, a list of signatures, or an ABI (JSON text or list of dicts); two
+    functions of one selector are refused (a call could not say which it is)."""
+    if isinstance(functions, Function):
+        found = [functions]
+    elif isinstance(functions, str):
+        found = functions_from_abi(functions) if functions.lstrip().startswith("[") else [parse_function(functions)]
+    elif all(isinstance(f, dict) for f in functions):
+        found = functions_from_abi(list(functions))
+    else:
+        found = [f if isinstance(f, Function) else parse_function(f) for f in functions]
+    seen: dict[bytes, Function] = {}
+    for function in found:
+        other = seen.setdefault(function.selector, function)
+        if other.signature != function.signature:
+            raise InputError(
+                f"functions {other.signature} and {function.signature} share the selector 0x{function.selector.hex()}:"
+                " a call could not say which it is; decode them separately"
+            )
+    unique = {f.signature: f for f in found}  # the same function given twice (two ABIs) is one
+    return list(unique.values())
+
+
+def _checked_function(function: Function, source: str) -> Function:
+    names = [p.name for p in function.params]
+    if len(set(names)) != len(names):
+        raise InputError(f"function {source!r} has two parameters with the same name")
+    return function

@@ -20,6 +20,9 @@ from chainframe.decode._abi import AbiType
 
 # Where a failing row came from, for the message: given a row number, "block 12 log 3 (transaction 0x...)".
 Locate = Callable[[int], str]
+# Where the rows that do not decode go, instead of an error: given the rows (a boolean mask) and why. Calls take it
+# (a call's bytes are the sender's, not the contract's: a bad one is a row kept with its reason); logs raise.
+Faults = Callable[[np.ndarray, str], None]
 _DECIMAL_MAX = 10**38 - 1
 
 
@@ -65,47 +68,54 @@ def _fixed(matrix: np.ndarray, width: int) -> pa.Array:
     return pa.Array.from_buffers(pa.binary(width), len(data), [None, pa.py_buffer(data.tobytes())])
 
 
-def _bad(rows: Any, column: str, t: AbiType, locate: Locate) -> None:
-    if rows.any():
+def _bad(rows: Any, column: str, t: AbiType, locate: Locate, faults: Faults | None = None) -> None:
+    if faults is not None:
+        faults(rows, f"{column}: not a valid {t.canonical} encoding (bad padding)")
+    elif rows.any():
         row = int(np.flatnonzero(rows)[0])
         raise DecodeError(f"{column}: the {t.canonical} word at {locate(row)} is not a valid encoding (bad padding)")
 
 
-def decode_words(words: np.ndarray, t: AbiType, *, column: str, u256: U256, locate: Locate) -> pa.Array:
-    """One column from an (n, 32) matrix of words holding static elementary values of type ``t``."""
+def decode_words(
+    words: np.ndarray, t: AbiType, *, column: str, u256: U256, locate: Locate, faults: Faults | None = None
+) -> pa.Array:
+    """One column from an (n, 32) matrix of words holding static elementary values of type ``t``. With ``faults``,
+    rows that are no valid encoding are handed to it (their values are then meaningless) instead of raising."""
     if t.base == "address":
-        _bad(words[:, :12].any(axis=1), column, t, locate)
+        _bad(words[:, :12].any(axis=1), column, t, locate, faults)
         return _fixed(words[:, 12:], 20)
     if t.base == "bool":
-        _bad(words[:, :31].any(axis=1) | (words[:, 31] > 1), column, t, locate)
+        _bad(words[:, :31].any(axis=1) | (words[:, 31] > 1), column, t, locate, faults)
         return pa.array(words[:, 31] == 1, pa.bool_())
     if t.base.startswith("bytes"):
         width = int(t.base[5:])
-        _bad(words[:, width:].any(axis=1), column, t, locate)
+        _bad(words[:, width:].any(axis=1), column, t, locate, faults)
         return _fixed(words[:, :width], width)
     signed = t.base.startswith("int")
     pad = 32 - t.bits // 8
     if signed:
         sign = np.where(words[:, pad] >= 0x80, 0xFF, 0).astype(np.uint8)
-        _bad((words[:, :pad] != sign[:, None]).any(axis=1), column, t, locate)
+        _bad((words[:, :pad] != sign[:, None]).any(axis=1), column, t, locate, faults)
     else:
-        _bad(words[:, :pad].any(axis=1), column, t, locate)
+        _bad(words[:, :pad].any(axis=1), column, t, locate, faults)
     if t.bits <= 64:
         low = np.ascontiguousarray(words[:, 24:]).view(">i8" if signed else ">u8").ravel()
         return pa.array(low.astype(arrow_type(t, u256).to_pandas_dtype()))
     if u256 == "binary":
         return _fixed(words, 32)
-    return _decimal(words, signed, column=column, locate=locate)
+    return _decimal(words, signed, column=column, locate=locate, faults=faults)
 
 
-def _decimal(words: np.ndarray, signed: bool, *, column: str, locate: Locate) -> pa.Array:
+def _decimal(words: np.ndarray, signed: bool, *, column: str, locate: Locate, faults: Faults | None = None) -> pa.Array:
     # A value surely fits when its top 130 bits are all copies of the sign (|v| < 2**126 < 1e38); the few rows that
     # do not are checked exactly in Python, so the common case stays vectorized.
     sign = np.where(words[:, 0] >= 0x80, 0xFF, 0).astype(np.uint8) if signed else np.zeros(len(words), np.uint8)
     top_ok = (words[:, :16] == sign[:, None]).all(axis=1) & ((words[:, 16] & 0xC0) == (sign & 0xC0))
     for row in np.flatnonzero(~top_ok):
         value = int.from_bytes(words[row].tobytes(), "big", signed=signed)
-        if abs(value) > _DECIMAL_MAX:
+        if abs(value) > _DECIMAL_MAX and faults is not None:
+            faults(np.arange(len(words)) == row, f"{column}: {value} does not fit decimal128(38, 0) (--u256 binary)")
+        elif abs(value) > _DECIMAL_MAX:
             raise ValueOutOfRange(
                 f"{column}: {value} at {locate(int(row))} does not fit decimal128(38, 0); decode with "
                 "u256='binary' for lossless 32-byte words"

@@ -1,0 +1,165 @@
+"""Transactions' calldata to typed function-call columns: one row per call of a listed function, never one dropped.
+
+A call is a row whose recipient is set and whose input starts with a function's selector (its 4 bytes). Its
+arguments follow the selector, ABI-encoded as an event's data is, so the event decoder's pieces decode them:
+static elementary arguments are numpy slices of whole columns (``_words``), dynamic ones and static tuples and arrays
+are decoded per row (``_dynamic``). Unlike a log, whose bytes a contract wrote, calldata is whatever the sender sent:
+a call too short for its function's head, with an offset past its end or with bad padding is a row all the same, its
+raw ``input`` kept, its arguments null and ``decode_error`` saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from chainframe import _kernels as pc
+from chainframe._errors import DecodeError, InputError
+from chainframe._u256 import U256
+from chainframe.decode._abi import Function, as_functions
+from chainframe.decode._dynamic import decode_value
+from chainframe.decode._words import arrow_type, decode_words, words_of
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from chainframe._lazy import polars as pl
+
+KEYS = (
+    "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
+    "transaction_hash", "from_address", "to_address",
+)  # fmt: skip
+"""The transaction columns kept beside the decoded arguments, where the input has them: a call joins its raw row."""
+CALL = (
+    pa.field("selector", pa.binary(4)),
+    pa.field("function", pa.string()),
+    pa.field("input", pa.binary()),
+    pa.field("decode_error", pa.string()),
+)
+"""What every decoded call carries: the selector matched, the function's signature, the raw input, and why the
+arguments are null where they do not decode (null where they do)."""
+Functions = str | Function | Sequence[str | Function] | Sequence[dict[str, Any]]
+
+
+def argument_names(function: Function, taken: Sequence[str]) -> list[str]:
+    """Parameter names as columns; one that clashes with a call column (``input``, ``to_address``...) gets ``arg_``."""
+    return [f"arg_{p.name}" if p.name in taken else p.name for p in function.params]
+
+
+def call_fields(functions: Sequence[Function], *, taken: Sequence[str], u256: U256) -> list[pa.Field]:
+    """The argument columns of ``functions`` beside the columns ``taken``: one per parameter name, shared by functions
+    whose parameter of that name has the same type; a name with two types is refused (decode them separately)."""
+    taken = [*taken, *(f.name for f in CALL)]
+    fields: dict[str, pa.Field] = {}
+    for function in functions:
+        for param, name in zip(function.params, argument_names(function, taken), strict=True):
+            field = pa.field(name, arrow_type(param.type, u256))
+            if name in fields and not fields[name].equals(field):
+                raise InputError(
+                    f"functions {', '.join(f.signature for f in functions)} have a parameter {name!r} of two types "
+                    f"({fields[name].type} and {field.type}); extract them as separate series"
+                )
+            fields[name] = field
+    return list(fields.values())
+
+
+class _Reasons:
+    """Why each row of one function's calls does not decode: the first reason found is kept."""
+
+    def __init__(self, n: int) -> None:
+        self.text = np.full(n, None, dtype=object)
+
+    def __call__(self, rows: np.ndarray, why: str) -> None:
+        self.text[np.asarray(rows, dtype=bool) & (self.text == None)] = why  # noqa: E711 (elementwise)
+
+    @property
+    def bad(self) -> np.ndarray:
+        bad: np.ndarray = self.text != None  # noqa: E711 (elementwise)
+        return bad
+
+
+def _arguments(args: pl.Series, function: Function, names: list[str], *, u256: U256) -> tuple[list[pa.Array], Any]:
+    """The argument columns of calls of ``function`` (``args``: their input after the selector), and the reasons."""
+    n = len(args)
+    reasons = _Reasons(n)
+    head = 32 * function.head_words
+    sizes = args.bin.size().to_numpy()
+    reasons(sizes < head, f"input too short for {function.signature}: its arguments' head is {head} bytes")
+    frame = pl.DataFrame({"args": args})
+    columns: list[pa.Array] = []
+    slot = 0
+    raw: list[bytes] | None = None
+    for param, name in zip(function.params, names, strict=True):
+        t = param.type
+        if t.is_elementary and not t.is_dynamic:
+            word = pl.col("args").bin.slice(32 * slot, 32)
+            cut = frame.select(pl.when(word.bin.size() == 32).then(word).otherwise(pl.lit(bytes(32))))
+            matrix = words_of(cut.to_series().to_arrow())
+            columns.append(decode_words(matrix, t, column=name, u256=u256, locate=str, faults=reasons))
+        else:
+            raw = args.to_list() if raw is None else raw
+            values: list[Any] = []
+            for row, data in enumerate(raw):
+                if reasons.text[row] is not None:
+                    values.append(None)
+                    continue
+                try:
+                    values.append(decode_value(t, data, 32 * slot, u256=u256))
+                except (DecodeError, UnicodeDecodeError) as error:  # ValueOutOfRange is a DecodeError
+                    reasons(np.arange(n) == row, f"{name}: {error}")
+                    values.append(None)
+            columns.append(pa.array(values, arrow_type(t, u256)))
+        slot += t.head_words
+    return columns, reasons
+
+
+def decode_calls(transactions: Any, functions: Functions, *, u256: U256 = "decimal") -> pa.Table:
+    """The calls of ``functions`` among ``transactions`` (a transactions table: Arrow or Polars), in their order: the
+    transaction's keys, ``selector``, ``function`` (its signature), ``input``, ``decode_error`` and one typed column
+    per argument (the same types as events' parameters; null where the call does not decode, ``decode_error`` saying
+    why). Contract creations are not calls."""
+    table = transactions.to_arrow() if isinstance(transactions, pl.DataFrame) else transactions
+    listed = as_functions(functions)  # type: ignore[arg-type]
+    if not listed:
+        raise InputError("no functions to decode (an ABI without function entries?)")
+    kept = [c for c in KEYS if c in table.column_names]
+    fields = call_fields(listed, taken=kept, u256=u256)
+    schema = pa.schema([*(table.schema.field(c) for c in kept), *CALL, *fields])
+    inputs = pl.Series("input", table["input"].combine_chunks()).cast(pl.Binary)
+    called = pl.Series("to", table["to_address"].is_valid()) if "to_address" in kept else None
+    frame = pl.DataFrame({"input": inputs, **({"called": called} if called is not None else {})}).with_row_index()
+    if called is None:
+        frame = frame.with_columns(pl.lit(True).alias("called"))
+    frame = frame.filter(pl.col("called") & (pl.col("input").bin.size() >= 4))
+    parts: list[pa.Table] = []
+    order: list[np.ndarray] = []
+    for function in listed:
+        found = frame.filter(pl.col("input").bin.head(4) == pl.lit(function.selector, pl.Binary))
+        if not found.height:
+            continue
+        rows = found["index"].to_numpy().astype(np.int64)
+        names = argument_names(function, [*kept, *(f.name for f in CALL)])
+        columns, reasons = _arguments(found["input"].bin.slice(4), function, names, u256=u256)
+        bad = reasons.bad
+        nulled = pa.array(np.arange(len(rows)), mask=bad)  # a call that does not decode has no arguments
+        decoded = dict(zip(names, (pc.take(c, nulled) for c in columns), strict=True))
+        n = len(rows)
+        arrays = [
+            *(pc.take(table[c], pa.array(rows)) for c in kept),
+            pa.array([function.selector] * n, pa.binary(4)),
+            pa.array([function.signature] * n, pa.string()),
+            pc.take(table["input"], pa.array(rows)),
+            pa.array(reasons.text, pa.string()),
+            *(decoded.get(f.name, pa.nulls(n, f.type)) for f in fields),
+        ]
+        parts.append(
+            pa.Table.from_arrays([pc.cast(a, f.type) for a, f in zip(arrays, schema, strict=True)], schema=schema)
+        )
+        order.append(rows)
+    if not parts:
+        return schema.empty_table()
+    out = pa.concat_tables(parts)
+    return out.take(pa.array(np.argsort(np.concatenate(order), kind="stable")))
