@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -33,18 +34,43 @@ def devnet(devnet_session: Devnet) -> Iterator[Devnet]:
     devnet_session.gateway.configure(GatewaySettings())
 
 
+SHARED_SCOPES = ("tests/nodes/",)
+"""Folders whose files share a session fixture too costly to start on every worker: their files are one unit of work
+for xdist (tests/nodes: a Hardhat and a Ganache with the workload built on each, 13 CPU-s the pair)."""
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of work that ``scripts/test`` gives one xdist worker: a test's file, or its shared folder."""
+    path = nodeid.split("::", 1)[0]
+    return next((folder for folder in SHARED_SCOPES if path.startswith(folder)), path)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With ``--dist loadfile``, the units of ``work_unit`` instead of files."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]  # no stubs
+
+    class Units(LoadFileScheduling):  # type: ignore[misc]  # an untyped base
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return Units(config, log)
+
+
 @pytest.hookimpl(trylast=True)  # after pytest groups the tests of a parametrized session fixture
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On xdist workers (scripts/test runs files on several), the files holding ``slow`` tests come first, then the
-    others by their number of tests: a file is a unit of work that keeps its module fixtures (devnets, S3 servers, Dask
-    clusters) on one worker, and a long file started last would be the run's tail. Every worker collects alike, so
-    every worker orders alike."""
+    """On xdist workers (scripts/test runs files on several), the units holding ``slow`` tests come first, then the
+    others by their number of tests: a unit (a file, or a folder of ``SHARED_SCOPES``) keeps its module and session
+    fixtures (devnets, S3 servers, Dask clusters) on one worker, and a long unit started last would be the run's tail.
+    Inside a unit, pytest's order stays, which starts each instance of a parametrized session fixture once (all of a
+    folder's Hardhat tests, then its Ganache tests). Every worker collects alike, so every worker orders alike."""
     if not hasattr(config, "workerinput"):
         return
-    modules: dict[str, list[pytest.Item]] = {}
+    units: dict[str, list[pytest.Item]] = {}
     for item in items:
-        modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+        units.setdefault(work_unit(item.nodeid), []).append(item)
     order = sorted(
-        modules.values(), key=lambda tests: (not any(t.get_closest_marker("slow") for t in tests), -len(tests))
+        units.values(), key=lambda tests: (not any(t.get_closest_marker("slow") for t in tests), -len(tests))
     )
     items[:] = [item for tests in order for item in tests]
