@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from chainframe.cli import build_parser, main
 from chainframe.cli._main import _attached_values
 from chainframe.cli._schema import markdown
 from chainframe.datasets import COLUMNS, DATASETS
+from chainframe.families import ARBITRUM_NITRO, FAMILIES, OP_STACK, ChainFamily
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "datasets.md"
 
@@ -33,6 +35,41 @@ def test_schema_shows_every_column_with_its_type_and_description(name: str, caps
         assert str(COLUMNS[column].arrow_type) in line
         assert COLUMNS[column].doc in line
     assert "fetched with" in out
+
+
+def _line(out: str, column: str) -> str:
+    return next(line for line in out.splitlines() if line.split()[:1] == [column])
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
+def test_schema_names_the_families_that_fill_a_column(family: ChainFamily, capsys: pytest.CaptureFixture[str]) -> None:
+    for dataset, columns in family.columns.items():
+        assert main(["schema", dataset]) == 0
+        out = capsys.readouterr().out
+        for column, code in columns.items():
+            named = family.name if code is None else f"{family.name} ({family.transaction_types[code].name} rows)"
+            assert named in re.split(r"\s{2,}", _line(out, column))
+            assert f"| {named} |" in markdown()
+            others = [f.name for f in FAMILIES if f is not family and column not in f.columns.get(dataset, {})]
+            assert others
+            assert not any(name in _line(out, column) for name in others)
+
+
+def test_schema_says_a_column_every_family_fills_is_filled_by_all(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "receipts"]) == 0
+    out = capsys.readouterr().out
+    assert _line(out, "gas_used").split()[2] == "all"
+    assert _line(out, "deposit_nonce").split()[2:5] == ["op-stack", "(deposit", "rows)"]
+    assert _line(out, "l1_fee").split()[3] == "op-stack"
+
+
+def test_schema_gives_why_a_family_cannot_prove_a_column(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "receipts"]) == 0
+    out = capsys.readouterr().out.split("not provable on a chain family")[1]
+    why = ARBITRUM_NITRO.unprovable["receipts.effective_gas_price"]
+    assert f"effective_gas_price      arbitrum-nitro: {why}" in out
+    assert f"op-stack: {OP_STACK.unprovable['receipts.blob_gas_used']}" in out
+    assert "l1_fee " not in out  # no column at all is provable: said once, above
 
 
 def test_schema_refuses_an_unknown_dataset(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from chainframe._errors import InputError
 from chainframe.datasets import COLUMNS, DATASETS
+from chainframe.families import FAMILIES, filled_by
 
 DELTA_READERS = (
     "With --table delta, readers other than chainframe's (Polars' scan_delta, deltalake, Spark, Trino) see every",
@@ -21,6 +22,23 @@ DELTA_READERS = (
 
 def _type(name: str, u256: str = "decimal") -> str:
     return str(COLUMNS[name].arrow_type_for(u256))  # type: ignore[arg-type]
+
+
+def families(dataset: str, column: str) -> str:
+    """Which chain families fill the column: ``all``, or the ones that declare it as their own (and on which rows)."""
+    fillers = filled_by(dataset, column)
+    if len(fillers) == len(FAMILIES):
+        return "all"
+    return ", ".join(
+        family.name if code is None else f"{family.name} ({family.transaction_types[code].name} rows)"
+        for family, code in fillers.items()
+    )
+
+
+def _family_unprovable(dataset: Any) -> list[tuple[str, str, str]]:
+    """(column, family, why) for each column provable on Ethereum that a family's headers do not commit to."""
+    found = [(*key.split(".", 1), family.name, why) for family in FAMILIES for key, why in family.unprovable.items()]
+    return [(c, family, why) for d, c, family, why in found if d == dataset.name and c not in dataset.unprovable]
 
 
 def overview() -> str:
@@ -41,13 +59,20 @@ def describe(name: str) -> str:
         f"  filters       {filters or 'none'}",
         f"  chunk size    {dataset.chunk_size:,} blocks by default",
         "",
-        "  columns (with --u256 binary, decimal128(38, 0) columns are fixed_size_binary[32]):",
+        "  columns (with --u256 binary, decimal128(38, 0) columns are fixed_size_binary[32]; filled by which chain",
+        "  families, all or those named):",
     ]
-    lines += [f"  {c:<{width}}  {_type(c):<{kinds}}  {COLUMNS[c].doc}" for c in dataset.columns]
+    fills = {c: families(name, c) for c in dataset.columns}
+    spread = max(map(len, fills.values()))
+    lines += [f"  {c:<{width}}  {_type(c):<{kinds}}  {fills[c]:<{spread}}  {COLUMNS[c].doc}" for c in dataset.columns]
     lines += ["", *(f"  {line}" for line in DELTA_READERS)]
     lines += ["", f"  {_proven(dataset)}"]
     if len(dataset.unprovable) < len(dataset.columns):
         lines += [f"  {c:<{width}}  not provable: {why}" for c, why in dataset.unprovable.items()]
+    per_family = _family_unprovable(dataset)
+    if per_family and len(dataset.unprovable) < len(dataset.columns):
+        lines += ["", "  not provable on a chain family (chainframe verify skips their checks there, saying why):"]
+        lines += [f"  {c:<{width}}  {family}: {why}" for c, family, why in per_family]
     return "\n".join(lines) + "\n"
 
 
@@ -85,10 +110,10 @@ def markdown() -> str:
             f"Fetched with {dataset.fetched_with}. Sorted by {', '.join(f'`{s}`' for s in dataset.sort)}. Filters: "
             f"{filters}. Chunks of {dataset.chunk_size:,} blocks by default.",
             "",
-            "| column | type | description |",
-            "|---|---|---|",
+            "| column | type | chain families | description |",
+            "|---|---|---|---|",
         ]
-        out += [f"| `{c}` | `{_type(c)}` | {COLUMNS[c].doc} |" for c in dataset.columns]
+        out += [f"| `{c}` | `{_type(c)}` | {families(name, c)} | {COLUMNS[c].doc} |" for c in dataset.columns]
         out += (
             ["", f"Verification: {_proven(dataset)}", ""]
             if len(dataset.unprovable) in (0, len(dataset.columns))
@@ -100,6 +125,10 @@ def markdown() -> str:
                 "",
             ]
         )
+        per_family = _family_unprovable(dataset)
+        if per_family and len(dataset.unprovable) < len(dataset.columns):
+            out += ["Not provable on a chain family (verify skips their checks there, saying why):", ""]
+            out += [*(f"- `{c}` on {family}: {why}" for c, family, why in per_family), ""]
         out.append("")
     return "\n".join(out)
 

@@ -22,6 +22,13 @@ def family_of(chain_id: int | None) -> ChainFamily:
     return _BY_ID.get(chain_id, ETHEREUM) if chain_id is not None else ETHEREUM
 
 
+def filled_by(dataset: str, column: str) -> dict[ChainFamily, int | None]:
+    """The families that fill ``dataset.column``, each with the one transaction type whose rows have it (None: any
+    row); every family for a column no family declares as its own."""
+    own = {f: f.columns[dataset][column] for f in FAMILIES if column in f.columns.get(dataset, {})}
+    return own or dict.fromkeys(FAMILIES)
+
+
 __all__ = [
     "ARBITRUM_NITRO",
     "ETHEREUM",
@@ -33,4 +40,5 @@ __all__ = [
     "ReceiptType",
     "TransactionType",
     "family_of",
+    "filled_by",
 ]
