@@ -8,7 +8,8 @@ import re
 import pytest
 
 from chainframe.cli import main
-from chainframe.devnet import Devnet, GatewaySettings, MissingMethod
+from chainframe.devnet import AnvilNode, AnvilOptions, Devnet, GatewaySettings, MissingMethod
+from chainframe.families import ETHEREUM, OP_STACK
 
 BY_TRANSACTION = "eth_getBlockByNumber + eth_getTransactionReceipt"
 
@@ -30,3 +31,40 @@ def test_the_command_prints_the_table_and_json(devnet: Devnet, capsys: pytest.Ca
     assert by_name["receipts"]["route"] == BY_TRANSACTION
     assert by_name["receipts"]["works"]
     assert devnet.http_url.rsplit("/", 1)[1] not in out + table
+
+
+def test_the_command_names_the_chain_family_and_says_when_it_is_assumed(
+    devnet: Devnet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert devnet.truth.chain_id not in ETHEREUM.chain_ids  # 31337: no family knows it
+    assert main(["probe", "--rpc", devnet.http_url]) == 0
+    table = capsys.readouterr().out
+    assert re.search(r"^family +ethereum, assumed: chain id not known$", table, re.M), table
+    assert re.search(r"^  proven +withdrawals root$", table, re.M), table
+    assert main(["probe", "--rpc", devnet.http_url, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["family"]["name"] == "ethereum"
+    assert found["family"]["assumed"] is True
+    assert found["family"]["network"] is None
+    assert {"chain_id", "head", "checks", "datasets", "missing"} <= found.keys()  # the shape kept, a field added
+
+
+def test_the_command_names_op_mainnet_and_what_its_headers_do_not_prove(capsys: pytest.CaptureFixture[str]) -> None:
+    # A real anvil reporting OP Mainnet's chain id, its genesis after Isthmus: the family is read from the id alone.
+    with AnvilNode(AnvilOptions(chain_id=10, genesis_timestamp=1_800_000_000)) as node:
+        assert main(["probe", "--rpc", node.url]) == 0
+        table = capsys.readouterr().out
+        assert main(["probe", "--rpc", node.url, "--json"]) == 0
+        family = json.loads(capsys.readouterr().out)["family"]
+    assert re.search(r"^family +OP Mainnet, op-stack$", table, re.M), table
+    assert "receipts.effective_gas_price" not in table  # Arbitrum's, not OP's
+    withdrawals = OP_STACK.withdrawals_root(10, 1_800_000_000)
+    assert withdrawals is not None
+    assert f"  skipped  blocks.withdrawals_root: {withdrawals}" in table
+    assert family["name"] == "op-stack"
+    assert family["assumed"] is False
+    assert family["network"] == "OP Mainnet"
+    assert family["skipped"]["blocks.withdrawals_root"] == withdrawals
+    assert family["skipped"]["receipts.l1_fee"] == OP_STACK.unprovable["receipts.l1_fee"]
+    assert "withdrawals root" not in family["proven"]
+    assert any("0x7e deposit" in p for p in family["proven"])

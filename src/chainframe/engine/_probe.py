@@ -24,6 +24,7 @@ from chainframe._twins import carry_over
 from chainframe.datasets import DATASETS, Dataset, Fetch
 from chainframe.engine._client import endpoint_of, make_client
 from chainframe.engine._portal import blocking
+from chainframe.families import family_of
 from chainframe.rpc import (
     AsyncClient,
     Endpoint,
@@ -86,6 +87,27 @@ class Route:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Family:
+    """The chain family the chain id names, and what verification proves and skips on it (at the head's time)."""
+
+    name: str
+    network: str | None
+    """The chain's name in the family's table; None: a chain id no family knows."""
+    assumed: bool
+    """No family knows the chain id: it is read as Ethereum."""
+    proven: tuple[str, ...]
+    skipped: Mapping[str, str]
+    """What verification skips on this chain, each with why."""
+
+    @classmethod
+    def of(cls, chain_id: int, timestamp: int) -> Family:
+        family = family_of(chain_id)
+        proven, skipped = family.proofs(chain_id, timestamp)
+        network = family.chain_ids.get(chain_id)
+        return cls(name=family.name, network=network, assumed=network is None, proven=proven, skipped=skipped)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Capabilities:
     """What :func:`aprobe` found. ``to_json()`` for machines, ``table()`` for people."""
 
@@ -119,6 +141,8 @@ class Capabilities:
     requests: int
     """HTTP requests (or WebSocket messages) the probe sent; a batch is one."""
     calls: int
+    family: Family
+    """The chain family of :attr:`chain_id`."""
 
     def check(self, name: str) -> Check | None:
         return next((c for c in self.checks if c.name == name), None)
@@ -145,6 +169,7 @@ class Capabilities:
             f"endpoint   {self.endpoint}",
             f"client     {self.client_version or 'not told (web3_clientVersion not answered)'}",
             f"chain id   {self.chain_id}, head {self.head}",
+            *self._family(),
             f"batches    {batches}",
             f"tags       finalized {_yes(self.finalized)}, safe {_yes(self.safe)}",
             f"old state  {archive} ({self.archive_by})",
@@ -164,6 +189,17 @@ class Capabilities:
         missing = ", ".join(self.missing) or "none"
         lines += ["", f"missing methods: {missing}", f"{self.requests} requests, {self.calls} calls"]
         return "\n".join(lines) + "\n"
+
+    def _family(self) -> list[str]:
+        family = self.family
+        named = f"{family.network}, {family.name}" if family.network else f"{family.name}, assumed: chain id not known"
+        lines = [f"family     {named}"]
+        lines += [f"  proven   {p}" for p in family.proven]
+        reasons: dict[str, list[str]] = {}
+        for what, why in family.skipped.items():
+            reasons.setdefault(why, []).append(what)
+        lines += [f"  skipped  {', '.join(what)}: {why}" for why, what in reasons.items()]
+        return lines
 
 
 def _yes(value: bool) -> str:
@@ -330,6 +366,7 @@ async def aprobe(
             datasets=routes(found, archive),
             requests=client.stats.requests,
             calls=client.stats.calls,
+            family=Family.of(int(chain_id, 16), int(block["timestamp"], 16)),
         )
 
 

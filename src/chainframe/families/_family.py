@@ -85,5 +85,27 @@ class ChainFamily:
         hash), column -> value; empty where it has none."""
         return {}
 
+    def proofs(self, chain_id: int | None, timestamp: int) -> tuple[tuple[str, ...], dict[str, str]]:
+        """What ``chainframe verify`` proves of a block of this family's chain ``chain_id`` at ``timestamp``, in
+        words, and what it skips there, each with why (what is skipped on every chain is the datasets')."""
+        types = ", ".join(f"{hex(t.code)} {t.name}" for t in self.transaction_types.values())
+        receipts = ", ".join(hex(r.code) for r in self.receipt_types.values())
+        proven = [
+            "block hash (keccak of the header's fields)",
+            "transactions root, and each sender's signature (types 0-4"
+            + (f"; unsigned, their sender in their encoding or fixed: {types}" if types else "")
+            + ")",
+            "receipts root, rebuilt from the receipts and their logs"
+            + (f" (type {receipts} in the family's own encoding)" if receipts else ""),
+        ]
+        skipped = dict(self.unprovable)
+        withdrawals = self.withdrawals_root(chain_id, timestamp)
+        if withdrawals is None:
+            proven.append("withdrawals root")
+        else:
+            skipped["blocks.withdrawals_root"] = withdrawals
+        skipped["transactions of any other type"] = "stored with their fields as given and declared unproven"
+        return tuple(proven), skipped
+
     def __repr__(self) -> str:
         return f"<chain family {self.name}>"
