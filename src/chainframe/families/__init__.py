@@ -7,6 +7,7 @@ chosen from its id (:data:`FAMILIES`' tables); a chain no family names is read a
 
 from __future__ import annotations
 
+from chainframe._errors import InputError
 from chainframe.families._arbitrum import ARBITRUM_NITRO
 from chainframe.families._ethereum import ETHEREUM
 from chainframe.families._family import ChainFamily, ReceiptType, TransactionType
@@ -20,6 +21,23 @@ _BY_ID = {chain_id: family for family in FAMILIES for chain_id in family.chain_i
 def family_of(chain_id: int | None) -> ChainFamily:
     """The family of the chain ``chain_id`` (Ethereum's for an unknown chain, or None)."""
     return _BY_ID.get(chain_id, ETHEREUM) if chain_id is not None else ETHEREUM
+
+
+def choose_family(chain_id: int, override: str | None = None) -> tuple[ChainFamily, bool]:
+    """The family a run reads chain ``chain_id`` as (``--chain-family``'s ``override``, by name), and whether it was
+    assumed: a chain no family knows, without an override, is read as Ethereum. An override naming no family, or
+    another family than the one a known chain id is of, is refused (:class:`InputError`), naming both."""
+    names = {family.name: family for family in FAMILIES}
+    known = _BY_ID.get(chain_id)
+    if override is None:
+        return (known, False) if known is not None else (ETHEREUM, True)
+    chosen = names.get(override)
+    if chosen is None:
+        raise InputError(f"--chain-family {override!r} names no chain family; the families are: {', '.join(names)}")
+    if known is not None and chosen is not known:
+        network = known.chain_ids[chain_id]
+        raise InputError(f"chain {chain_id} ({network}) is {known.name}, not {override}: drop --chain-family")
+    return chosen, False
 
 
 def filled_by(dataset: str, column: str) -> dict[ChainFamily, int | None]:
@@ -39,6 +57,7 @@ __all__ = [
     "ChainFamily",
     "ReceiptType",
     "TransactionType",
+    "choose_family",
     "family_of",
     "filled_by",
 ]
