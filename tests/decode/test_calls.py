@@ -3,10 +3,14 @@ decoded independently (eth-abi), and malformed calls sent to a devnet of its own
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -138,3 +142,17 @@ def test_malformed_calls_are_kept_with_their_error(chain: Devnet) -> None:
     assert "too short" in rows[hashes["short"]]["decode_error"]
     assert "offset" in rows[hashes["bad offset"]]["decode_error"]
     assert "padding" in rows[hashes["bad padding"]]["decode_error"]
+
+
+def test_guide_example_runs(tmp_path: Path) -> None:
+    """The guide's "Decoding function calls" example (docs/datasets-and-decoding.md) runs as written."""
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "datasets-and-decoding.md").read_text()
+    section = guide.split("## Decoding function calls", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "transfer(address,uint256)" in done.stdout
+    assert "ping(uint256,bytes)" in done.stdout
+    assert "undecoded" in done.stdout
