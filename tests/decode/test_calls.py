@@ -156,3 +156,24 @@ def test_guide_example_runs(tmp_path: Path) -> None:
     assert "transfer(address,uint256)" in done.stdout
     assert "ping(uint256,bytes)" in done.stdout
     assert "undecoded" in done.stdout
+
+
+def test_internal_calls_from_traces_equal_the_frames(devnet: Devnet) -> None:
+    """Nest's dive(depth) calls itself: its internal calls are trace frames, decoded as the frames' input says."""
+    traces = chainframe.collect("traces", blocks="0:latest", rpc=devnet.http_url)
+    calls = decode_calls(traces, "dive(uint256 depth)")
+    frames = [
+        r
+        for r in traces.to_pylist()
+        if r["input"][:4] == parse_function("dive(uint256)").selector
+        and not r["call_type"].lower().startswith("create")
+    ]
+    assert sum(1 for r in frames if r["trace_address"]) > 10  # internal calls are there, not only top-level ones
+    expected = Counter(
+        (r["transaction_hash"], tuple(r["trace_address"]), Decimal(abi_decode(["uint256"], r["input"][4:])[0]))
+        for r in frames
+    )
+    # The frame's own depth column keeps its name: the argument of the same name is arg_depth.
+    got = Counter((r["transaction_hash"], tuple(r["trace_address"]), r["arg_depth"]) for r in calls.to_pylist())
+    assert calls["decode_error"].null_count == calls.num_rows
+    assert got == expected

@@ -30,9 +30,10 @@ else:
 
 KEYS = (
     "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
-    "transaction_hash", "from_address", "to_address",
+    "transaction_hash", "trace_address", "depth", "call_type", "from_address", "to_address",
 )  # fmt: skip
-"""The transaction columns kept beside the decoded arguments, where the input has them: a call joins its raw row."""
+"""The transaction (or trace frame) columns kept beside the decoded arguments, where the input has them: a call joins
+its raw row (a frame by its ``trace_address`` too)."""
 CALL = (
     pa.field("selector", pa.binary(4)),
     pa.field("function", pa.string()),
@@ -117,10 +118,11 @@ def _arguments(args: pl.Series, function: Function, names: list[str], *, u256: U
 
 
 def decode_calls(transactions: Any, functions: Functions, *, u256: U256 = "decimal") -> pa.Table:
-    """The calls of ``functions`` among ``transactions`` (a transactions table: Arrow or Polars), in their order: the
+    """The calls of ``functions`` among ``transactions`` (a transactions or traces table: Arrow or Polars; a trace's
+    frames are internal calls too), in their order: the
     transaction's keys, ``selector``, ``function`` (its signature), ``input``, ``decode_error`` and one typed column
     per argument (the same types as events' parameters; null where the call does not decode, ``decode_error`` saying
-    why). Contract creations are not calls."""
+    why). Contract creations (no recipient, or a ``create`` frame) are not calls."""
     table = transactions.to_arrow() if isinstance(transactions, pl.DataFrame) else transactions
     listed = as_functions(functions)  # type: ignore[arg-type]
     if not listed:
@@ -133,6 +135,9 @@ def decode_calls(transactions: Any, functions: Functions, *, u256: U256 = "decim
     frame = pl.DataFrame({"input": inputs, **({"called": called} if called is not None else {})}).with_row_index()
     if called is None:
         frame = frame.with_columns(pl.lit(True).alias("called"))
+    if "call_type" in kept:  # a creation frame's input is init code, its to_address the new contract
+        kind = pl.Series("kind", table["call_type"].combine_chunks()).cast(pl.String).str.to_lowercase()
+        frame = frame.with_columns(pl.col("called") & ~kind.str.starts_with("create").fill_null(False))
     frame = frame.filter(pl.col("called") & (pl.col("input").bin.size() >= 4))
     parts: list[pa.Table] = []
     order: list[np.ndarray] = []
