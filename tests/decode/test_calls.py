@@ -177,3 +177,43 @@ def test_internal_calls_from_traces_equal_the_frames(devnet: Devnet) -> None:
     got = Counter((r["transaction_hash"], tuple(r["trace_address"]), r["arg_depth"]) for r in calls.to_pylist())
     assert calls["decode_error"].null_count == calls.num_rows
     assert got == expected
+
+
+def test_tuples_arrays_and_an_abi_against_eth_abi() -> None:
+    """Nested tuples, arrays of them and fixed arrays, from an ABI's JSON, against eth-abi's encoding of the same."""
+    abi: list[dict[str, Any]] = [
+        {
+            "type": "function",
+            "name": "swap",
+            "inputs": [
+                {
+                    "name": "route",
+                    "type": "tuple[]",
+                    "components": [
+                        {"name": "pool", "type": "address"},
+                        {"name": "fees", "type": "uint24[2]"},
+                        {"name": "data", "type": "bytes"},
+                    ],
+                },
+                {"name": "limits", "type": "int128[3]"},
+                {"name": "memo", "type": "string"},
+            ],
+        },
+        {"type": "event", "name": "Swapped", "inputs": []},
+    ]
+    pool = "0x" + "ab" * 20
+    args = ([(pool, (3000, 500), b"\x01\x02"), (pool, (1, 2**24 - 1), b"")], (-(2**127), 0, 2**127 - 1), "ünï")
+    types = ["(address,uint24[2],bytes)[]", "int128[3]", "string"]
+    function = chainframe.decode.functions_from_abi(abi)[0]
+    data = function.selector + abi_encode(types, list(args))
+    table = pa.table({"block_number": pa.array([7, 8], pa.uint64()), "input": pa.array([data, data[:-40]])})
+    rows = decode_calls(table, abi, u256="binary").to_pylist()
+    assert rows[0]["decode_error"] is None
+    assert rows[0]["route"] == [
+        {"pool": bytes.fromhex("ab" * 20), "fees": [3000, 500], "data": b"\x01\x02"},
+        {"pool": bytes.fromhex("ab" * 20), "fees": [1, 2**24 - 1], "data": b""},
+    ]
+    assert rows[0]["limits"] == [v.to_bytes(32, "big", signed=True) for v in args[1]]
+    assert rows[0]["memo"] == "ünï"
+    assert rows[1]["decode_error"]  # cut short inside its tail: kept, not dropped
+    assert rows[1]["route"] is None
