@@ -13,6 +13,7 @@ from chainframe._errors import InputError
 from chainframe.datasets import U256
 from chainframe.engine._canonical import ChainUnstable, ChunkCheck, on_one_fork
 from chainframe.engine._client import endpoint_of, make_client
+from chainframe.engine._context import ChunkContext
 from chainframe.engine._engine import ATTEMPTS, DECODE_THREADS, RunCounters, chain_for, fetch_and_decode
 from chainframe.engine._logs import SplitState
 from chainframe.engine._options import chunk_size_of, dataset_inputs
@@ -68,14 +69,15 @@ async def acollect(
             for part in slots(run, size)
         ]
         tables: list[pa.Table] = [task.schema().empty_table() for task in tasks]
-        state, decode, chunks = SplitState(), anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
+        decode, chunks = anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
+        run = ChunkContext(client, chain_id, endpoint.display, finalized, SplitState(), decode)
 
         bar = Progress(0, enabled=progress, client=client, counters=RunCounters(), desc="collect")
         bar.add_tasks(tasks)
 
         async def one(i: int, task: ChunkTask) -> None:
             async with chunks:
-                tables[i] = await _collect_chunk(task, client, chain_id, finalized, state, decode)
+                tables[i] = await _collect_chunk(task, run)
             bar.chunk(task, tables[i].num_rows, written=False)
 
         try:
@@ -92,9 +94,7 @@ async def acollect(
     return table
 
 
-async def _collect_chunk(
-    task: ChunkTask, client: Any, chain_id: int, finalized: int, state: SplitState, decode: Any
-) -> pa.Table:
+async def _collect_chunk(task: ChunkTask, run: ChunkContext) -> pa.Table:
     """One chunk's rows in memory, checked against the chain like a file's (fetched again if they mix forks)."""
     for _ in range(ATTEMPTS):
         pieces: list[pa.Table] = []
@@ -103,11 +103,9 @@ async def _collect_chunk(
             pieces.append(table)
 
         async def read(keep: Any = keep) -> None:
-            check = ChunkCheck(task.dataset, finalized)
-            await fetch_and_decode(
-                task, client, chain_id=chain_id, state=state, decode=decode, sink=InOrder(task.start, keep), check=check
-            )
-            check.confirm(await chain_for(client, task, finalized), blocks=f"{task.start}..{task.end}")
+            check = ChunkCheck(task.dataset, run.finalized)
+            await fetch_and_decode(task, run, sink=InOrder(task.start, keep), check=check)
+            check.confirm(await chain_for(run.client, task, run.finalized), blocks=f"{task.start}..{task.end}")
 
         done, _ = await on_one_fork(read)
         if done:

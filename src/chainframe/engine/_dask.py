@@ -67,6 +67,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from chainframe._errors import ChainframeError, InputError, first_error
 from chainframe._redact import redact_text
+from chainframe.engine._context import ChunkContext
 from chainframe.engine._engine import RunCounters, run_chunk, run_tasks
 from chainframe.engine._joint import Joint, needs
 from chainframe.engine._logs import SplitState
@@ -299,10 +300,10 @@ class _Runtime:
                                     on_chunk=on_chunk, decode=self.decode)  # fmt: skip
                 else:
                     (task,) = tasks
+                    run = ChunkContext(self.client, chain_id, endpoint, finalized, self.state, self.decode)
                     chunks[task.dataset]["rows"], chunks[task.dataset]["written"] = await run_chunk(
-                        task, self.client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
-                        state=self.state, decode=self.decode, report=counters.dataset(task.dataset),
-                    )  # fmt: skip
+                        task, run, report=counters.dataset(task.dataset)
+                    )
             except Exception as exc:  # an ExceptionGroup from a task group too
                 error = first_error(exc)
                 if not isinstance(error, ChainframeError):

@@ -33,6 +33,7 @@ from chainframe.engine._canonical import (
     headers,
     on_one_fork,
 )
+from chainframe.engine._context import ChunkContext
 from chainframe.engine._joint import Group, Joint, Unproven
 from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
@@ -102,11 +103,8 @@ class Place:
 
 async def fetch_and_decode(
     task: ChunkTask,
-    client: Any,
+    run: ChunkContext,
     *,
-    chain_id: int,
-    state: SplitState,
-    decode: Any,
     sink: InOrder,
     check: ChunkCheck | None = None,
     proven: Proven | None = None,
@@ -120,6 +118,7 @@ async def fetch_and_decode(
     witnesses and their rows' hashes are kept, for :meth:`ChunkCheck.confirm` at commit. With ``proven`` (the task
     asks ``verify``), each piece's rows are proven against its blocks' headers first and counted there; with
     ``group`` instead, they are given to the group the task is proven in (:mod:`chainframe.engine._joint`)."""
+    client, chain_id, state, decode = run.client, run.chain_id, run.state, run.decode
     dataset = DATASETS[task.dataset]
     blocks = BlockRange(task.fetch_start, task.end)
 
@@ -263,13 +262,8 @@ def hashes_of(numbers: range, kept: ChunkMeta | None, chain: dict[int, Header | 
 
 async def run_chunk(
     task: ChunkTask,
-    client: Any,
+    run: ChunkContext,
     *,
-    chain_id: int,
-    endpoint: str,
-    finalized: int,
-    state: SplitState,
-    decode: Any,
     report: DatasetReport,
     group: Group | None = None,
     place: Place | None = None,
@@ -282,15 +276,12 @@ async def run_chunk(
     while attempt < ATTEMPTS:
         if attempt:
             report.refetched += 1
-            if isinstance(client, SharedAnswers):  # answers of the fork that moved are not handed on again
-                client.forget(BlockRange(task.fetch_start, task.end))
+            if isinstance(run.client, SharedAnswers):  # answers of the fork that moved are not handed on again
+                run.client.forget(BlockRange(task.fetch_start, task.end))
             task = ChunkTask(**{**task.to_json(), "keep_through": None})  # the kept rows may be what moved
         unproven = done = False
         try:
-            done, outcome = await on_one_fork(
-                partial(_attempt, task, client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
-                        state=state, decode=decode, report=report, group=group, place=place)
-            )  # fmt: skip
+            done, outcome = await on_one_fork(partial(_attempt, task, run, report=report, group=group, place=place))
         except* Unproven:
             unproven = True
         finally:
@@ -311,17 +302,13 @@ async def run_chunk(
 
 async def _attempt(
     task: ChunkTask,
-    client: Any,
+    run: ChunkContext,
     *,
-    chain_id: int,
-    endpoint: str,
-    finalized: int,
-    state: SplitState,
-    decode: Any,
     report: DatasetReport,
     group: Group | None = None,
     place: Place | None = None,
 ) -> tuple[int, Written]:
+    client, finalized = run.client, run.finalized
     if place is not None:
         await place.take()  # given back while it waited for a group that then proved nothing
     # No thread hop when nothing is kept: chunks then take the planning lock in the order they were handed out.
@@ -341,8 +328,7 @@ async def _attempt(
         proven = Proven() if task.verify and group is None else None
         # As its series: the answers it shares with the run's other series are kept until it has read them.
         with asking(series_name(task.dataset, task.filters, task.u256)):
-            await fetch_and_decode(task, client, chain_id=chain_id, state=state, decode=decode, sink=sink,
-                                   check=check, proven=proven, group=group)  # fmt: skip
+            await fetch_and_decode(task, run, sink=sink, check=check, proven=proven, group=group)
         if group is not None:  # published once every member's rows are proven with the others'
             if place is not None:
                 place.give_back()
@@ -362,13 +348,13 @@ async def _attempt(
         # Kept rows that were final when first written stay final, even if the node's finalized block went back.
         final = max(finalized, kept.finalized) if kept is not None else finalized
         meta = ChunkMeta(
-            dataset=task.dataset, chain_id=chain_id, start=task.start, end=task.end, chunk_size=task.chunk_size,
+            dataset=task.dataset, chain_id=run.chain_id, start=task.start, end=task.end, chunk_size=task.chunk_size,
             filters=task.filters, u256=task.u256,
             first_block_hash=kept.first_block_hash if kept else first.hash,
             first_parent_hash=kept.first_parent_hash if kept else first.parent,
             last_block_hash=last.hash, finalized=final,
             recent_hashes=hashes_of(range(max(task.start, final + 1), task.end + 1), kept, chain),
-            rows=kept_rows + sink.rows, endpoint=endpoint, tool_version=__version__,
+            rows=kept_rows + sink.rows, endpoint=run.endpoint, tool_version=__version__,
         )  # fmt: skip
         # A Delta table's file goes to its own unique name at once (invisible until committed); a Parquet folder's is
         # staged, for the coordinator to rename or upload over the slot's name.
@@ -383,9 +369,7 @@ async def _attempt(
     return sink.rows, written
 
 
-async def lend_chunk(
-    task: ChunkTask, client: Any, *, chain_id: int, state: SplitState, decode: Any, group: Group
-) -> None:
+async def lend_chunk(task: ChunkTask, run: ChunkContext, *, group: Group) -> None:
     """Fetch a lent task's rows (:meth:`chainframe.engine._joint.Joint.lent`) and give them to ``group``, writing
     nothing. If that fails, the group proves nothing and its members prove their own pieces against material fetched
     for them: their retries and typed errors are the run's, not this task's."""
@@ -394,8 +378,7 @@ async def lend_chunk(
         pass
 
     try:
-        await fetch_and_decode(task, client, chain_id=chain_id, state=state, decode=decode,
-                               sink=InOrder(task.fetch_start, discard), group=group)  # fmt: skip
+        await fetch_and_decode(task, run, sink=InOrder(task.fetch_start, discard), group=group)
     except Exception as exc:  # a cancel is not an Exception: it goes on up
         group.abandon(f"{task.dataset} {task.fetch_start}..{task.end}, read to prove the others, failed: {exc!r}")
 
@@ -451,7 +434,8 @@ async def run_tasks(
     alone = [task for task in planned if task.verify and joint.group(task) is None]
     for task in alone:
         shared.expect(series_name(task.dataset, task.filters, task.u256), verify_reads(DATASETS[task.dataset]))
-    proving = shared if alone else client
+    plain = ChunkContext(client, chain_id, endpoint, finalized, counters.split, decode)
+    proving = plain.asking(shared) if alone else plain
 
     async def run(task: ChunkTask, place: Place) -> None:
         try:
@@ -459,9 +443,8 @@ async def run_tasks(
             report.chunks += 1
             report.blocks += task.end - task.fetch_start + 1
             rows, written = await run_chunk(
-                task, proving if task.verify else client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
-                state=counters.split, decode=decode, report=report, group=joint.group(task), place=place,
-            )  # fmt: skip
+                task, proving if task.verify else plain, report=report, group=joint.group(task), place=place
+            )
             await anyio.to_thread.run_sync(publish, written)
             report.written += 1
             report.rows += rows
@@ -475,7 +458,7 @@ async def run_tasks(
         try:
             group = joint.group(task)
             assert group is not None
-            await lend_chunk(task, client, chain_id=chain_id, state=counters.split, decode=decode, group=group)
+            await lend_chunk(task, plain, group=group)
         finally:
             place.give_back()
             begun.release()
