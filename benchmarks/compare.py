@@ -42,7 +42,9 @@ TOOLS = {
     "transactions": ("chainframe", "cli", "cryo", "raw"),
     "receipts": ("chainframe", "cli", "pure", "raw"),  # cryo has no receipts dataset
     "logs": ("chainframe", "cli", "pure", "cryo", "raw", "web3"),
-    "traces": ("chainframe", "cli", "cryo"),  # both by trace_block (ours with the blocks' receipts, for the top gas)
+    "traces": ("chainframe", "cli", "cryo"),  # both by trace_block
+    "native_transfers": ("chainframe", "cli", "cryo"),
+    "contracts": ("chainframe", "cli", "cryo"),
 }
 """``chainframe``: the Python API (``extract``), as a notebook or a pipeline's code calls it. ``cli``: the
 ``chainframe extract`` command, as a cron job runs it: the installed script in its own process, which sets itself up
