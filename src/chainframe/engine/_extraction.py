@@ -19,6 +19,7 @@ from chainframe.engine._ranges import BlocksArg as Blocks
 from chainframe.engine._ranges import BlockSpec, chain_state, parse_blocks, resolve_blocks
 from chainframe.engine._report import Progress, RunReport, now
 from chainframe.engine._run import Wanted, extract_round
+from chainframe.engine._runcontext import RunContext
 from chainframe.rpc import Endpoint
 from chainframe.store import Layout, Location, Publisher, choose_layout, folder_lock, location, while_held
 
@@ -79,13 +80,13 @@ class Extraction:
         try:
             with folder_lock(self.folder) as lock:
                 await anyio.to_thread.run_sync(prepare_out, self.folder)
+                run = RunContext(
+                    client, self.folder, self.publisher, chain_id, endpoint.display, self.concurrency, counters,
+                    verify=self.verify, runner=runner, on_tasks=bar.add_tasks, on_chunk=bar.chunk,
+                )  # fmt: skip
                 result = await while_held(lock, lambda: extract_round(
-                    client, folder=self.folder, wanted=self.wanted, blocks=resolved or None, head=head,
-                    finalized=finalized,
-                    chain_id=chain_id, endpoint=endpoint.display,
-                    overwrite=overwrite, concurrency=self.concurrency, counters=counters,
-                    on_tasks=bar.add_tasks, on_chunk=bar.chunk, verify=self.verify, runner=runner,
-                    publisher=self.publisher,
+                    run, wanted=self.wanted, blocks=resolved or None, head=head, finalized=finalized,
+                    overwrite=overwrite,
                 ))  # fmt: skip
         finally:
             bar.close()

@@ -25,13 +25,12 @@ import anyio
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, BlockRange
 from chainframe.engine._canonical import ChainUnstable, Repair, find_stale, head_and_stale
-from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._plan import ChunkTask, plan
+from chainframe.engine._runcontext import RunContext
 from chainframe.store import (
     Layout,
     Location,
     Planned,
-    Publisher,
     Series,
     load_series,
     location,
@@ -100,26 +99,17 @@ def check_series(folder: Location, series: Series, chain_id: int) -> None:
 
 
 async def extract_round(
-    client: Any,
+    run: RunContext,
     *,
-    folder: Location,
     wanted: list[Wanted],
     blocks: list[BlockRange] | None,
     head: int,
     finalized: int,
-    chain_id: int,
-    endpoint: str,
     overwrite: bool,
-    concurrency: int,
-    counters: RunCounters,
-    on_tasks: Callable[[list[ChunkTask]], None] | None = None,
-    on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
-    verify: bool = False,
-    runner: TaskRunner = run_tasks,
-    publisher: Publisher,
 ) -> RoundResult:
-    """Bring ``wanted`` series over ``blocks`` up to date in ``folder`` and repair every series there. ``runner``
-    runs the chunk tasks (here, or on a Dask cluster); everything else stays in this process."""
+    """Bring ``wanted`` series over ``blocks`` up to date in ``run.folder`` and repair every series there.
+    ``run.runner`` runs the chunk tasks (here, or on a Dask cluster); everything else stays in this process."""
+    client, folder, chain_id, publisher = run.client, run.folder, run.chain_id, run.publisher
     result = RoundResult(head=head, finalized=finalized, blocks=blocks)
     every, asked, sizes = await asked_series(folder, wanted, chain_id)
     repairs = await find_stale(client, list(every.values()), head)
@@ -132,16 +122,16 @@ async def extract_round(
         publisher.claim, [s.folder for s in every.values() if s.layout == "delta" or s.name in schemas], schemas
     )
     for rounds in range(CHECK_ROUNDS + 1):
-        if verify:
+        if run.verify:
             tasks = [replace(task, verify=True) for task in tasks]
-        if on_tasks is not None:
-            on_tasks(tasks)
+        if run.on_tasks is not None:
+            run.on_tasks(tasks)
         publisher.expect([Planned(series=str(_series_of(t)), slot=t.start - t.start % t.chunk_size,
                                   repair=t.reason == "repair") for t in tasks])  # fmt: skip
         try:
-            await runner(
-                iter(tasks), client, chain_id=chain_id, endpoint=endpoint, finalized=finalized,
-                concurrency=concurrency, counters=counters, publish=publisher.publish, on_chunk=on_chunk,
+            await run.runner(
+                iter(tasks), client, chain_id=chain_id, endpoint=run.endpoint, finalized=finalized,
+                concurrency=run.concurrency, counters=run.counters, publish=publisher.publish, on_chunk=run.on_chunk,
             )  # fmt: skip
             await anyio.to_thread.run_sync(publisher.flush)  # every file of the round committed, or its error
         except BaseException:
