@@ -30,6 +30,11 @@ FAILS: dict[tuple[str, str], str] = {
         for node in ("hardhat", "ganache")
         for name in ("traces", "native_transfers", "contracts")
     },  # neither has trace_block or debug_traceBlockByNumber; Hardhat refuses callTracer, Ganache has no tracer
+    **{
+        (node, name): "debug_traceBlockByNumber"
+        for node in ("hardhat", "ganache")
+        for name in ("balance_diffs", "nonce_diffs", "code_diffs", "storage_diffs")
+    },  # neither has trace_replayBlockTransactions; debug_traceBlockByNumber: Hardhat -32004, Ganache -32700
 }
 TOTAL_SUPPLY, DECIMALS, NAME, SYMBOL, BALANCE_OF = "0x18160ddd", "0x313ce567", "0x06fdde03", "0x95d89b41", "0x70a08231"
 STATE = {"balances": "eth_getBalance", "nonces": "eth_getTransactionCount", "codes": "eth_getCode",

@@ -28,6 +28,7 @@ from chainframe.verify._piece import (
 )
 from chainframe.verify._report import Failure, Report, Skip
 from chainframe.verify._rows import check_log_set, check_same_rows
+from chainframe.verify._state_diffs import prove_state_diffs
 from chainframe.verify._state_reads import prove_state
 from chainframe.verify._tables import check_receipts_from_transactions, verify_tables
 
@@ -52,6 +53,7 @@ __all__ = [
     "prove_receipts",
     "prove_slots",
     "prove_state",
+    "prove_state_diffs",
     "prove_together",
     "prove_transactions",
     "prove_uncles",

@@ -1,0 +1,231 @@
+"""State diffs (balance_diffs, nonce_diffs, code_diffs, storage_diffs) on the devnet chain: the two routes give the
+same rows; every account's (and slot's) changes in a block start at the node's eth_getBalance / eth_getTransactionCount
+/ eth_getCode / eth_getStorageAt at the block before, chain row to row and end at its answer at the block, and every
+value the node says changed over a block has rows; per transaction, a sender's nonce and a plain transfer's balances
+move as its receipt says; ``verify`` passes, and a changed value, a removed row and a moved row each fail it."""
+
+from __future__ import annotations
+
+import itertools
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from Crypto.Hash import keccak
+
+from chainframe import collect, extract
+from chainframe.devnet import DEV_ACCOUNTS, Devnet
+from chainframe.engine import verify_stored
+from tests.nodes.answers import batch
+
+BLOCKS = (30, 80)
+"""A span with a contract creation (block 40), transfers, token transfers and storage writes."""
+NAMES = ("balance_diffs", "nonce_diffs", "code_diffs", "storage_diffs")
+READ = {"balance_diffs": "eth_getBalance", "nonce_diffs": "eth_getTransactionCount", "code_diffs": "eth_getCode"}
+VALUES = {"balance_diffs": "balance", "nonce_diffs": "nonce", "code_diffs": "code", "storage_diffs": "storage_value"}
+Key = tuple[Any, ...]
+
+
+@pytest.fixture(scope="module")
+def tables(devnet_session: Devnet) -> dict[str, pa.Table]:
+    """Each dataset over BLOCKS through the gateway, which serves no trace_replayBlockTransactions: the
+    debug_traceBlockByNumber (prestateTracer, diff mode) route."""
+    span = f"{BLOCKS[0]}:{BLOCKS[1]}"
+    return {n: collect(n, blocks=span, rpc=devnet_session.http_url, progress=False) for n in NAMES}
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, (int, Decimal)) else int.from_bytes(value, "big")
+
+
+def _value(name: str, value: Any) -> Any:
+    return bytes(value) if name == "code_diffs" else _int(value)
+
+
+def _node_value(name: str, answer: str) -> Any:
+    return bytes.fromhex(answer[2:]) if name == "code_diffs" else int(answer, 16)
+
+
+def _groups(name: str, table: pa.Table) -> dict[Key, list[dict[str, Any]]]:
+    """The rows by (block, address[, slot]), in transaction order."""
+    found: dict[Key, list[dict[str, Any]]] = {}
+    rows = sorted(table.to_pylist(), key=lambda r: (r["block_number"], r["transaction_index"]))
+    for row in rows:
+        key = (row["block_number"], row["address"]) + ((row["storage_key"],) if name == "storage_diffs" else ())
+        found.setdefault(key, []).append(row)
+    return found
+
+
+def test_both_routes_give_the_same_rows(devnet: Devnet, tables: dict[str, pa.Table]) -> None:
+    """The node itself serves trace_replayBlockTransactions (parity stateDiff); the gateway only the debug route."""
+    node = devnet.node.url
+    assert batch(node, [("trace_replayBlockTransactions", [hex(BLOCKS[0]), ["stateDiff"]])])[0]
+    for name in NAMES:
+        parity = collect(name, blocks=f"{BLOCKS[0]}:{BLOCKS[1]}", rpc=node, progress=False)
+        assert parity.num_rows > 0, name
+        assert parity.equals(tables[name]), name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_changes_start_and_end_at_the_nodes_state(devnet: Devnet, tables: dict[str, pa.Table], name: str) -> None:
+    """Every account (and slot) a block changes: the first before is the node's answer at the block before, the
+    last after its answer at the block, each before the previous after; and every account of the workload whose
+    value differs between two blocks (every slot the diffs name, for storage) has rows."""
+    table, node = tables[name], devnet.node.url
+    groups = _groups(name, table)
+    assert table.num_rows > 0
+    before, after = f"{VALUES[name]}_before", f"{VALUES[name]}_after"
+    if name == "balance_diffs":
+        before, after = "balance_before", "balance_after"
+    watched = _watched(devnet, name, table)
+    calls = [_read(name, key, n) for key in watched for n in range(BLOCKS[0] - 1, BLOCKS[1] + 1)]
+    answers = iter(batch(node, calls))
+    state = {
+        (n, *key): _node_value(name, next(answers)) for key in watched for n in range(BLOCKS[0] - 1, BLOCKS[1] + 1)
+    }
+    for (number, *key), rows in groups.items():
+        assert _value(name, rows[0][before]) == state[(number - 1, *key)], (number, key)
+        for previous, row in itertools.pairwise(rows):
+            assert _value(name, row[before]) == _value(name, previous[after]), (number, key)
+        assert _value(name, rows[-1][after]) == state[(number, *key)], (number, key)
+    changed = {
+        (n, *key)
+        for key in watched
+        for n in range(BLOCKS[0], BLOCKS[1] + 1)
+        if state[(n, *key)] != state[(n - 1, *key)]
+    }
+    assert changed == set(groups)  # no change without rows, no rows without a change
+    assert len(changed) > 5
+
+
+def _watched(devnet: Devnet, name: str, table: pa.Table) -> list[Key]:
+    """The accounts (slots) to read: the workload's senders, its contracts and every address the rows name."""
+    addresses = {bytes.fromhex(a[2:]) for a in [*DEV_ACCOUNTS, *devnet.truth.contracts.values()]}
+    addresses |= set(table["address"].to_pylist())
+    if name == "storage_diffs":
+        return sorted({(r["address"], r["storage_key"]) for r in table.to_pylist()})
+    return sorted((a,) for a in addresses)
+
+
+def _read(name: str, key: Key, number: int) -> tuple[str, list[Any]]:
+    address = "0x" + key[0].hex()
+    if name == "storage_diffs":
+        return "eth_getStorageAt", [address, "0x" + key[1].hex(), hex(number)]
+    return READ[name], [address, hex(number)]
+
+
+def test_each_transaction_moves_nonce_and_balances_as_its_receipt_says(
+    devnet: Devnet, tables: dict[str, pa.Table]
+) -> None:
+    """Per transaction, from the node's transactions and receipts alone: its sender's nonce goes from the
+    transaction's nonce to one more; a plain ether transfer (to an account with no code) takes value plus gas from
+    the sender and gives the value to the recipient."""
+    node = devnet.node.url
+    blocks = batch(node, [("eth_getBlockByNumber", [hex(n), True]) for n in range(BLOCKS[0], BLOCKS[1] + 1)])
+    receipts = batch(node, [("eth_getBlockReceipts", [hex(n)]) for n in range(BLOCKS[0], BLOCKS[1] + 1)])
+    nonces = {(r["block_number"], r["transaction_index"], r["address"]): r for r in tables["nonce_diffs"].to_pylist()}
+    balances = {
+        (r["block_number"], r["transaction_index"], r["address"]): r for r in tables["balance_diffs"].to_pylist()
+    }
+    plain = 0
+    for block, listed in zip(blocks, receipts, strict=True):
+        number = int(block["number"], 16)
+        for tx, receipt in zip(block["transactions"], listed, strict=True):
+            index, sender = int(tx["transactionIndex"], 16), bytes.fromhex(tx["from"][2:])
+            row = nonces[(number, index, sender)]
+            assert (row["nonce_before"], row["nonce_after"]) == (int(tx["nonce"], 16), int(tx["nonce"], 16) + 1)
+            to = tx.get("to")
+            if to is None or receipt["logs"] or to.lower() == tx["from"].lower() or int(tx["value"], 16) == 0:
+                continue
+            if batch(node, [("eth_getCode", [to, hex(number)])])[0] != "0x":
+                continue
+            paid = int(receipt["gasUsed"], 16) * int(receipt["effectiveGasPrice"], 16)
+            value = int(tx["value"], 16)
+            sent = balances[(number, index, sender)]
+            assert _int(sent["balance_before"]) - _int(sent["balance_after"]) == value + paid
+            got = balances[(number, index, bytes.fromhex(to[2:]))]
+            assert _int(got["balance_after"]) - _int(got["balance_before"]) == value
+            plain += 1
+    assert plain > 10
+
+
+def test_a_created_contracts_code_appears_with_its_hash(devnet: Devnet, tables: dict[str, pa.Table]) -> None:
+    rows = tables["code_diffs"].to_pylist()
+    created = [r for r in rows if r["code_before"] == b"" and r["code_after"]]
+    assert created
+    for row in created:
+        code = batch(devnet.node.url, [("eth_getCode", ["0x" + row["address"].hex(), hex(row["block_number"])])])[0]
+        assert row["code_after"] == bytes.fromhex(code[2:])
+        assert keccak.new(digest_bits=256, data=row["code_after"]).digest() != keccak.new(digest_bits=256).digest()
+
+
+@pytest.fixture(scope="module")
+def stored(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each dataset extracted with verify=True (proven as extracted), in a folder of its own."""
+    found = {}
+    for name in NAMES:
+        out = tmp_path_factory.mktemp(name)
+        report = extract(name, blocks=f"{BLOCKS[0]}:{BLOCKS[1]}", rpc=devnet_session.http_url, out=out, verify=True,
+                         progress=False)  # fmt: skip
+        assert report.datasets[name]["verified_blocks"] == BLOCKS[1] - BLOCKS[0] + 1, report
+        found[name] = out
+    return found
+
+
+def _tamper(folder: Path, change: Any) -> pa.Table:
+    path = next(folder.glob("*/*.parquet"))
+    file = pq.ParquetFile(path)
+    table = change(file.read())
+    footer = {k: v for k, v in (file.metadata.metadata or {}).items() if k != b"ARROW:schema"}
+    pq.write_table(table.replace_schema_metadata(footer), path)
+    return table
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_verify_proves_the_stored_diffs_and_catches_tampering(
+    devnet: Devnet, stored: dict[str, Path], name: str, tmp_path: Path
+) -> None:
+    folder = stored[name]
+    assert verify_stored(folder, rpc=devnet.node.url).ok
+    original = pq.read_table(next(folder.glob("*/*.parquet")))
+    after = next(c for c in original.column_names if c.endswith("_after"))
+    groups = _groups(name, original)
+    # A row in the middle of a chain: its account changes again later in the block.
+    chained = [(k, v) for k, v in groups.items() if len(v) > 1] or list(groups.items())
+    (number, address, *_), rows = chained[0]
+    target = rows[0]
+    position = next(
+        i for i, r in enumerate(original.to_pylist())
+        if (r["block_number"], r["transaction_index"], r["address"], r.get("storage_key"))
+        == (target["block_number"], target["transaction_index"], target["address"], target.get("storage_key"))
+    )  # fmt: skip
+
+    def changed(table: pa.Table) -> pa.Table:
+        values = table[after].to_pylist()
+        value = values[position]
+        values[position] = (value + 1 if isinstance(value, (int, Decimal)) else bytes(value[:-1]) + b"\x01"
+                            if value else b"\x01")  # fmt: skip
+        return table.set_column(table.column_names.index(after), after, pa.array(values, table[after].type))
+
+    def removed(table: pa.Table) -> pa.Table:
+        return pa.concat_tables([table.slice(0, position), table.slice(position + 1)])
+
+    def moved(table: pa.Table) -> pa.Table:
+        numbers = table["block_number"].to_pylist()
+        numbers[position] += 1
+        return table.set_column(0 + table.column_names.index("block_number"), "block_number",
+                                pa.array(numbers, table["block_number"].type))  # fmt: skip
+
+    for tamper in (changed, removed, moved):
+        _tamper(folder, lambda t: original)
+        _tamper(folder, tamper)
+        found = verify_stored(folder, rpc=devnet.node.url)
+        assert not found.ok, tamper.__name__
+        said = " ".join(f"{f.expected} {f.actual} {f.row}" for f in found.failures)
+        assert "0x" + address.hex() in said, (tamper.__name__, found.failures)
+        assert number in {f.block_number for f in found.failures}, (tamper.__name__, found.failures)
+    _tamper(folder, lambda t: original)
+    assert verify_stored(folder, rpc=devnet.node.url).ok
