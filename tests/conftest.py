@@ -45,6 +45,7 @@ def work_unit(nodeid: str) -> str:
     return next((folder for folder in SHARED_SCOPES if path.startswith(folder)), path)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: `pytest -p no:xdist` still runs
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """With ``--dist loadfile``, the units of ``work_unit`` instead of files."""
     if config.getoption("dist") != "loadfile":
