@@ -42,7 +42,7 @@ TOOLS = {
     "transactions": ("chainframe", "cli", "cryo", "raw"),
     "receipts": ("chainframe", "cli", "pure", "raw"),  # cryo has no receipts dataset
     "logs": ("chainframe", "cli", "pure", "cryo", "raw", "web3"),
-    "traces": ("chainframe", "cli", "cryo"),  # both by trace_block
+    "traces": ("chainframe", "cli", "cryo"),  # both by trace_block (ours with the blocks' receipts, for the top gas)
     "native_transfers": ("chainframe", "cli", "cryo"),
     "contracts": ("chainframe", "cli", "cryo"),
 }

@@ -267,20 +267,3 @@ def test_verify_proves_transactions_own_values(devnet: Devnet, tmp_path: Path) -
     found = verify_stored(tmp_path, rpc=devnet.node.url)
     assert [f.block_number for f in found.failures] == [table["block_number"][row].as_py()], found.failures
     assert found.failures[0].check == "value"
-
-
-def test_trace_block_asks_receipts_only_of_blocks_with_a_refund(devnet: Devnet) -> None:
-    # The top frames' gas comes from the transactions' intrinsic gas, proven by each header's gas used; a block where
-    # the proof fails (here the EIP-7702 authorization of an existing account, refunded) takes its receipts.
-    assert devnet.gateway is not None
-    _configure(devnet)
-    devnet.gateway.reset_stats()
-    rows = _rows(devnet, "traces")
-    calls = devnet.gateway.stats()["calls"]
-    assert calls["trace_block"] == HEAD + 1
-    assert 0 < calls.get("eth_getBlockReceipts", 0) < (HEAD + 1) // 10, calls
-    receipts = batch(devnet.node.url, [("eth_getBlockReceipts", [hex(n)]) for n in range(HEAD + 1)])
-    used = {(int(r["blockNumber"], 16), int(r["transactionIndex"], 16)): int(r["gasUsed"], 16)
-            for block in receipts for r in block}  # fmt: skip
-    tops = {(r["block_number"], r["transaction_index"]): r["gas_used"] for r in rows if not r["trace_address"]}
-    assert tops == used

@@ -4,17 +4,14 @@ contracts they create (``contracts``).
 Three routes, best first, taken in turn where the node says it lacks a method (:class:`~chainframe.rpc.MethodNotFound`,
 remembered by the client for the rest of the run):
 
-1. ``trace_block`` (parity style): one call per block, with the full blocks in the same batch, normalized to
+1. ``trace_block`` (parity style): one call per block, and the blocks' receipts in one batch, normalized to
    callTracer's frames: the top frame's gas used is its receipt's, as geth's callTracer gives it (parity leaves the
-   intrinsic gas out), computed from the transactions' intrinsic gas and proven by the header's gas used
-   (:func:`_top_gas`); only a block where that proof fails (a refund) has its receipts fetched. The receipts of
-   every block were 288 MB on a 2,000-block chain with 150 logs a block, for one number a transaction.
-   ``Reverted`` is written ``execution reverted`` and an ``Error(string)`` revert reason is decoded from the output,
-   as callTracer does. The top frame's gas is the node's figure on every route (geth's
+   intrinsic gas out), ``Reverted`` is written ``execution reverted`` and an ``Error(string)`` revert reason is
+   decoded from the output, as callTracer does. The top frame's gas is the node's figure on every route (geth's
    callTracer: the transaction's gas; anvil's and parity's: what is left after the intrinsic gas). First because the
    nodes that serve it (Erigon, Reth, Nethermind, anvil) answer it from their own tracer: on anvil it took 0.04
-   server CPU-s for 300 blocks where ``debug_traceBlockByNumber`` took 3.0 (Infura prices trace_block 300, against
-   1000);
+   server CPU-s for 300 blocks where ``debug_traceBlockByNumber`` took 3.0 (Infura prices the two 300 + 1000 for the
+   receipts, against 1000);
 2. ``debug_traceBlockByNumber`` with callTracer: one call per block (geth has no ``trace_block``);
 3. ``debug_traceTransaction`` with callTracer per transaction, the hashes from ``eth_getBlockByNumber``: all Hardhat
    has, but Hardhat refuses every tracer but its struct logger, so there the route is refused in the node's words.
@@ -73,9 +70,7 @@ async def fetch_traces(client: Any, blocks: BlockRange, *, dataset: str, headers
                 raise
             tried[f"{method} with callTracer"] = f"{exc.detail} [{exc.code}]"
             continue
-        if not headers:
-            found.pop("headers", None)
-        elif "headers" not in found:
+        if headers:
             found["headers"] = await _checked(client, [("eth_getBlockByNumber", [hex(n), False]) for n in blocks])
         return [json.dumps(found).encode()]
     said = "; ".join(f"{m}: {answer}" for m, answer in tried.items())
@@ -103,94 +98,18 @@ async def _by_block_tracer(client: Any, blocks: BlockRange) -> dict[str, Any]:
 async def _by_parity(client: Any, blocks: BlockRange) -> dict[str, Any]:
     from chainframe.datasets._receipts import RECEIPTS
 
-    answers, bodies = await _parity_and_blocks(client, blocks)
-    used = {n: _top_gas(answer or [], body) for n, answer, body in zip(blocks, answers, bodies, strict=True)}
-    # Where a block's figures are not proven exact (a refund, a type whose intrinsic gas is not known here): its
-    # receipts, the blocks apart fetched together.
-    unsure = [n for n, gas in used.items() if gas is None]
-    for piece in _runs(unsure):
-        bodies_of = await RECEIPTS.fetch(client, piece)
-        for n, receipts in _receipt_lists([i for b in bodies_of for i in json.loads(b)]).items():
-            used[n] = [r["gasUsed"] for r in receipts]
+    answers = await _checked(client, [(PARITY, [hex(n)]) for n in blocks])
+    # The top frame's gas used as geth's callTracer gives it: its receipt's (parity's leaves the intrinsic gas out).
+    receipts = _receipt_lists([item for body in await RECEIPTS.fetch(client, blocks) for item in json.loads(body)])
     out = [
-        {"block": n, "traces": answer or [], "gas_used": used[n] or []}
+        {
+            "block": n,
+            "traces": answer or [],
+            "gas_used": [r["gasUsed"] for r in receipts.get(n, [])],
+        }
         for n, answer in zip(blocks, answers, strict=True)
     ]
-    headers = [{**b, "transactions": [t["hash"] for t in b["transactions"]]} if b else b for b in bodies]
-    return {"route": PARITY, "blocks": out, "headers": headers}
-
-
-async def _parity_and_blocks(client: Any, blocks: BlockRange) -> tuple[list[Any], list[Any]]:
-    """trace_block and the full blocks (their transactions' intrinsic gas, the header's gas used), in one batch."""
-    calls = [(PARITY, [hex(n)]) for n in blocks] + [("eth_getBlockByNumber", [hex(n), True]) for n in blocks]
-    answers = await _checked(client, calls)
-    return answers[: len(blocks)], answers[len(blocks) :]
-
-
-def _runs(numbers: Sequence[int]) -> Iterator[BlockRange]:
-    """Consecutive numbers as block ranges."""
-    start = previous = None
-    for n in numbers:
-        if previous is not None and n == previous + 1:
-            previous = n
-            continue
-        if start is not None and previous is not None:
-            yield BlockRange(start, previous)
-        start = previous = n
-    if start is not None and previous is not None:
-        yield BlockRange(start, previous)
-
-
-_KNOWN_TYPES = frozenset({"0x0", "0x1", "0x2", "0x3", "0x4"})
-"""Ethereum's transaction types, whose intrinsic gas :func:`_intrinsic` knows: a block holding another (an L2's
-deposit or system transaction, whose gas follows its own rules) takes its receipts."""
-
-
-def _intrinsic(tx: Mapping[str, Any], header: Mapping[str, Any]) -> tuple[int, int]:
-    """A transaction's intrinsic gas and its EIP-7623 floor (0 before Prague), under the rules of the header's fork
-    (London or later: calldata at 4/16 a byte, access lists priced; the initcode's words from Shanghai)."""
-    data = bytes.fromhex(str(tx.get("input") or "0x")[2:])
-    zeros = data.count(0)
-    tokens = zeros + 4 * (len(data) - zeros)
-    gas = 21_000 + 4 * tokens
-    if tx.get("to") is None:
-        gas += 32_000 + (2 * ((len(data) + 31) // 32) if "withdrawalsRoot" in header else 0)
-    for item in tx.get("accessList") or []:
-        gas += 2_400 + 1_900 * len(item.get("storageKeys") or [])
-    gas += 25_000 * len(tx.get("authorizationList") or [])
-    floor = 21_000 + 10 * tokens if "requestsHash" in header else 0
-    return gas, floor
-
-
-def _top_gas(traces: Sequence[Mapping[str, Any]], block: Mapping[str, Any] | None) -> list[str] | None:
-    """Each transaction's gas used, as its receipt gives it, from trace_block and the block alone; None where that is
-    not proven.
-
-    Parity's top frame leaves the intrinsic gas out (and on Reth and Erigon counts before refunds), so the
-    intrinsic gas plus it, or the calldata floor where higher, is at least what the transaction used: a refund only
-    lowers the true figure. The header's gas used is the sum of the true figures, so where the sum of these bounds
-    equals it no transaction had a refund and each bound is exact. Otherwise (a refund, an authorization for an
-    existing account, a type or fork whose rules this does not know) the block's receipts are asked."""
-    if block is None or "baseFeePerGas" not in block:  # before London: other calldata prices, no access lists
-        return None
-    txs = block.get("transactions") or []
-    tops = {t.get("transactionPosition"): t for t in traces if t.get("type") != "reward" and not t.get("traceAddress")}
-    if len(tops) != len(txs):
-        return None
-    total, out = 0, []
-    for position, tx in enumerate(txs):
-        top = tops.get(position)
-        if top is None or not isinstance(tx, Mapping) or tx.get("type", "0x0") not in _KNOWN_TYPES:
-            return None
-        # No result: the frame failed and kept all it was given.
-        executed = (top.get("result") or {}).get("gasUsed") or (top.get("action") or {}).get("gas")
-        if executed is None:
-            return None
-        gas, floor = _intrinsic(tx, block)
-        bound = max(gas + int(executed, 16), floor)
-        total += bound
-        out.append(hex(bound))
-    return out if total == int(block.get("gasUsed") or "0x0", 16) else None
+    return {"route": PARITY, "blocks": out}
 
 
 def _receipt_lists(answers: list[Any]) -> dict[int, list[dict[str, Any]]]:
@@ -315,11 +234,10 @@ def frames(bodies: Sequence[bytes]) -> Iterator[dict[str, Any]]:
 
 class _BlockTraced(Dataset):
     method = PARITY
-    routes = ((PARITY, "eth_getBlockByNumber"), (BLOCK_TRACER,),
+    routes = ((PARITY, "eth_getBlockReceipts"), (BLOCK_TRACER,),
               ("eth_getBlockByNumber", TX_TRACER))  # fmt: skip
     fetched_with = (
-        "trace_block per block (parity frames normalized to callTracer's, with the full blocks, and the receipts of "
-        "a block with a refund); where the node "
+        "trace_block per block (parity frames normalized to callTracer's, with the blocks' receipts); where the node "
         "lacks it, debug_traceBlockByNumber with callTracer; else debug_traceTransaction with callTracer per "
         "transaction"
     )
@@ -327,7 +245,7 @@ class _BlockTraced(Dataset):
     sort: tuple[str, ...] = ("block_number", "transaction_index", "trace_address")
 
     def other_calls(self, blocks: int, filters: Mapping[str, Any]) -> dict[str, int]:
-        return {"eth_getBlockByNumber": blocks}  # the first route's full blocks, for the top frames' gas
+        return {"eth_getBlockReceipts": blocks}  # the first route's receipts, for the top frames' gas
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await fetch_traces(client, blocks, dataset=self.name)
