@@ -45,9 +45,9 @@ def _lazy(logs: Logs) -> pl.LazyFrame:
         return logs.lazy()
     if isinstance(logs, pa.Table):
         return pl.DataFrame(pl.from_arrow(logs)).lazy()
-    from chainframe.store import location, scan_series
+    from chainframe.store import location, logs_series, scan_series
 
-    return scan_series(location(logs) / "logs")  # OUT/logs: the unfiltered logs series of an output folder
+    return scan_series(logs_series(location(logs)))  # the unfiltered logs series of an output folder
 
 
 def matching(logs: pl.LazyFrame, event: Event) -> pl.LazyFrame:

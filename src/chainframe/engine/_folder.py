@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chainframe.store import DELTA_DATA, Location, clean_temporaries, is_delta_table, named_series_folders, storage
+from chainframe.store import (
+    DELTA_DATA,
+    Location,
+    clean_temporaries,
+    is_delta_table,
+    named_series_folders,
+    reports_folder,
+    storage,
+)
 
 
 def check_out(folder: Location) -> None:
@@ -17,7 +25,7 @@ def check_out(folder: Location) -> None:
 def prepare_out(folder: Location) -> None:
     if isinstance(folder, Path):
         folder.mkdir(parents=True, exist_ok=True)
-        clean_temporaries(folder / ".chainframe" / "runs")  # a run report's, when a run was killed saving it
+        clean_temporaries(reports_folder(folder))  # a run report's, when a run was killed saving it
     for series in named_series_folders(folder):  # a folder with a temporary and no file yet too
         clean_temporaries(series)  # left by killed runs (we hold the folder's lock: no run is writing)
         if is_delta_table(series):

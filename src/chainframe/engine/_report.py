@@ -12,7 +12,7 @@ from typing import Any
 from chainframe._version import __version__
 from chainframe.engine._engine import RunCounters
 from chainframe.engine._plan import ChunkTask
-from chainframe.store import Location, location, write_bytes
+from chainframe.store import Location, location, report_path, write_bytes
 
 
 def in_notebook() -> bool:
@@ -222,11 +222,12 @@ class RunReport:
     def default_path(self) -> Location:
         assert self.out is not None
         stamp = self.started.replace(":", "").replace("-", "")
-        return location(self.out) / ".chainframe" / "runs" / f"{stamp}.json"
+        return report_path(location(self.out), stamp)
 
     def follow_path(self) -> Location:
         """Where ``follow`` keeps its one rolling report: named after this (its first) round, rewritten each round."""
-        return self.default_path().parent / f"follow-{self.default_path().name}"
+        assert self.out is not None
+        return report_path(location(self.out), self.started.replace(":", "").replace("-", ""), follow=True)
 
     def described(self) -> str:
         """The blocks asked for, with the end's meaning spelled out (cryo's ``A:B`` leaves B out; ours takes it)."""

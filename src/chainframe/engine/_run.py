@@ -36,6 +36,7 @@ from chainframe.store import (
     location,
     series_folders,
     series_name,
+    series_of_file,
 )
 
 CHECK_ROUNDS = 3
@@ -259,5 +260,4 @@ def _plan_round(
 
 def _series_of(task: ChunkTask) -> Location:
     """The series folder a task writes into (a Delta table's files are in its ``data/``)."""
-    folder = location(task.path).parent
-    return folder if task.layout == "parquet" else folder.parent
+    return series_of_file(location(task.path), task.layout)

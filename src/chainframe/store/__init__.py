@@ -25,6 +25,16 @@ from chainframe.store._delta import is_table as is_delta_table
 from chainframe.store._delta import version as table_version
 from chainframe.store._export import FORMATS, ExportFormat, check_compression, export, export_path
 from chainframe.store._info import folder_info, format_info, other_files, series_json
+from chainframe.store._layout import (
+    lease_path,
+    lock_path,
+    logs_series,
+    probe_path,
+    report_path,
+    reports_folder,
+    series_of_file,
+    state_folder,
+)
 from chainframe.store._lease import ObjectLease
 from chainframe.store._lock import FolderLock, folder_lock, while_held
 from chainframe.store._publish import Planned, Publisher, choose_layout
@@ -45,6 +55,14 @@ from chainframe.store._series import (
 from chainframe.store._storage import LeaseLost, Location, ObjectPath, Staged, StoreError, Superseded, location
 
 __all__ = [
+    "lease_path",
+    "lock_path",
+    "logs_series",
+    "probe_path",
+    "report_path",
+    "reports_folder",
+    "series_of_file",
+    "state_folder",
     "DELTA_DATA",
     "FORMATS",
     "SCHEMA_VERSION",

@@ -36,6 +36,7 @@ from types import TracebackType
 from typing import Any
 
 from chainframe._errors import InputError
+from chainframe.store._layout import lease_path
 from chainframe.store._local import process_alive
 from chainframe.store._s3 import S3Objects, s3_storage
 from chainframe.store._storage import LeaseLost, ObjectPath
@@ -83,7 +84,7 @@ class ObjectLease:
         renew: float | None = None,
     ) -> None:  # fmt: skip
         self.root = root
-        self.path = root / ".chainframe" / "lease"
+        self.path = lease_path(root)
         self.objects = objects or s3_storage()
         self.ttl = lease_seconds() if ttl is None else ttl
         self.renew = renew if renew is not None else RENEW * self.ttl / TTL

@@ -14,6 +14,7 @@ from typing import TypeVar
 import anyio
 
 from chainframe._errors import InputError, first_error
+from chainframe.store._layout import lock_path
 from chainframe.store._lease import ObjectLease
 from chainframe.store._storage import Location, ObjectPath, location
 
@@ -33,7 +34,7 @@ class FolderLock:
     """Hold ``OUT/.chainframe/lock`` while a run writes into ``OUT``; a second run fails at once with a clear error."""
 
     def __init__(self, out: Path) -> None:
-        self.path = Path(out) / ".chainframe" / "lock"
+        self.path = lock_path(Path(out))
         self._fd: int | None = None
 
     def __enter__(self) -> FolderLock:

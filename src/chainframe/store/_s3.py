@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from chainframe._errors import InputError
 from chainframe._redact import redact_text
+from chainframe.store._layout import probe_path
 from chainframe.store._storage import Entry, LeaseLost, Location, ObjectPath, Pending, Staged, StoreError
 
 if TYPE_CHECKING:
@@ -295,7 +296,7 @@ class S3Objects:
     def check_writable(self, folder: Location) -> None:
         """A small object put and deleted under ``.chainframe/`` (which no ``*/*.parquet`` glob reads)."""
         folder = _remote(folder)
-        probe = folder / ".chainframe" / f"check-{secrets.token_hex(6)}"
+        probe = probe_path(folder, secrets.token_hex(6))
         try:
             self.fs.call_s3("put_object", Bucket=probe.bucket, Key=probe.key, Body=b"")
             self.fs.call_s3("delete_object", Bucket=probe.bucket, Key=probe.key)
