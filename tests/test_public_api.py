@@ -47,6 +47,7 @@ def test_datasets_and_extract_all() -> None:
         "erc20_transfers", "erc721_transfers", "erc1155_transfers", "erc20_balances", "erc20_supplies",
         "erc20_metadata",
         "balances", "nonces", "codes", "slots", "account_proofs", "storage_proofs",
+        "balance_diffs", "nonce_diffs", "code_diffs", "storage_diffs",
         "eth_calls", "call_traces", "prestate_accounts", "prestate_storage",
     ]  # fmt: skip
 
