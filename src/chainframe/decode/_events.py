@@ -45,9 +45,9 @@ def _lazy(logs: Logs) -> pl.LazyFrame:
         return logs.lazy()
     if isinstance(logs, pa.Table):
         return pl.DataFrame(pl.from_arrow(logs)).lazy()
-    from chainframe.store import location, logs_series, scan_series
+    from chainframe.store import location, scan_series, series_path
 
-    return scan_series(logs_series(location(logs)))  # the unfiltered logs series of an output folder
+    return scan_series(series_path(location(logs), "logs"))  # the unfiltered logs series of an output folder
 
 
 def matching(logs: pl.LazyFrame, event: Event) -> pl.LazyFrame:

@@ -28,11 +28,11 @@ from chainframe.store._info import folder_info, format_info, other_files, series
 from chainframe.store._layout import (
     lease_path,
     lock_path,
-    logs_series,
     probe_path,
     report_path,
     reports_folder,
     series_of_file,
+    series_path,
     state_folder,
 )
 from chainframe.store._lease import ObjectLease
@@ -57,11 +57,11 @@ from chainframe.store._storage import LeaseLost, Location, ObjectPath, Staged, S
 __all__ = [
     "lease_path",
     "lock_path",
-    "logs_series",
     "probe_path",
     "report_path",
     "reports_folder",
     "series_of_file",
+    "series_path",
     "state_folder",
     "DELTA_DATA",
     "FORMATS",

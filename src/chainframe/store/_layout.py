@@ -26,8 +26,6 @@ P = TypeVar("P", bound=Path | ObjectPath)
 
 STATE = ".chainframe"
 """The folder's own state, beside its series (a name no series can take: series names start with a dataset's)."""
-LOGS = "logs"
-"""The unfiltered logs series, the one an output folder's events are decoded from."""
 
 
 def state_folder(out: P) -> P:
@@ -60,9 +58,9 @@ def probe_path(out: P, token: str) -> P:
     return cast(P, state_folder(out) / f"check-{token}")
 
 
-def logs_series(out: P) -> P:
-    """``OUT/logs``: the unfiltered logs series."""
-    return cast(P, out / LOGS)
+def series_path(out: P, series: str) -> P:
+    """``OUT/SERIES``: a series' folder (``series``: a :func:`~chainframe.store.series_name`)."""
+    return cast(P, out / series)
 
 
 def series_of_file(path: P, layout: str) -> P:
