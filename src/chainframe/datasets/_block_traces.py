@@ -71,7 +71,7 @@ async def fetch_traces(client: Any, blocks: BlockRange, *, dataset: str, headers
             tried[f"{method} with callTracer"] = f"{exc.detail} [{exc.code}]"
             continue
         if headers:
-            found["headers"] = await _checked(client, [("eth_getBlockByNumber", [hex(n), False]) for n in blocks])
+            found["headers"] = await batch_or_raise(client, [("eth_getBlockByNumber", [hex(n), False]) for n in blocks])
         return [json.dumps(found).encode()]
     said = "; ".join(f"{m}: {answer}" for m, answer in tried.items())
     raise MethodNotFound(
@@ -81,7 +81,8 @@ async def fetch_traces(client: Any, blocks: BlockRange, *, dataset: str, headers
     )
 
 
-async def _checked(client: Any, calls: Sequence[tuple[str, list[Any]]]) -> list[Any]:
+async def batch_or_raise(client: Any, calls: Sequence[tuple[str, list[Any]]]) -> list[Any]:
+    """The calls' results in order, through the client's batches; the first call that failed raises its error."""
     results = await client.batch(calls)
     for result in results:
         if isinstance(result, Exception):
@@ -90,7 +91,7 @@ async def _checked(client: Any, calls: Sequence[tuple[str, list[Any]]]) -> list[
 
 
 async def _by_block_tracer(client: Any, blocks: BlockRange) -> dict[str, Any]:
-    answers = await _checked(client, [(BLOCK_TRACER, [hex(n), _CALL_TRACER]) for n in blocks])
+    answers = await batch_or_raise(client, [(BLOCK_TRACER, [hex(n), _CALL_TRACER]) for n in blocks])
     traces = [{"block": n, "traces": a or []} for n, a in zip(blocks, answers, strict=True)]
     return {"route": BLOCK_TRACER, "blocks": traces}
 
@@ -98,7 +99,7 @@ async def _by_block_tracer(client: Any, blocks: BlockRange) -> dict[str, Any]:
 async def _by_parity(client: Any, blocks: BlockRange) -> dict[str, Any]:
     from chainframe.datasets._receipts import RECEIPTS
 
-    answers = await _checked(client, [(PARITY, [hex(n)]) for n in blocks])
+    answers = await batch_or_raise(client, [(PARITY, [hex(n)]) for n in blocks])
     # The top frame's gas used as geth's callTracer gives it: its receipt's (parity's leaves the intrinsic gas out).
     receipts = _receipt_lists([item for body in await RECEIPTS.fetch(client, blocks) for item in json.loads(body)])
     out = [
@@ -123,9 +124,9 @@ def _receipt_lists(answers: list[Any]) -> dict[int, list[dict[str, Any]]]:
 
 
 async def _by_transaction(client: Any, blocks: BlockRange) -> dict[str, Any]:
-    headers = await _checked(client, [("eth_getBlockByNumber", [hex(n), False]) for n in blocks])
+    headers = await batch_or_raise(client, [("eth_getBlockByNumber", [hex(n), False]) for n in blocks])
     hashes = [(n, h) for n, block in zip(blocks, headers, strict=True) for h in (block or {}).get("transactions", [])]
-    traced = await _checked(client, [(TX_TRACER, [h, _CALL_TRACER]) for _, h in hashes]) if hashes else []
+    traced = await batch_or_raise(client, [(TX_TRACER, [h, _CALL_TRACER]) for _, h in hashes]) if hashes else []
     by_block: dict[int, list[dict[str, Any]]] = {n: [] for n in blocks}
     for (n, h), frame in zip(hashes, traced, strict=True):
         by_block[n].append({"txHash": h, "result": frame})

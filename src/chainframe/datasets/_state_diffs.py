@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import pyarrow as pa
 
+from chainframe.datasets._block_traces import batch_or_raise
 from chainframe.datasets._columns import COLUMNS, U256, Column, Kind
 from chainframe.datasets._context import fetch_with_context
 from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks
@@ -76,7 +77,7 @@ async def fetch_diffs(client: Any, blocks: BlockRange, *, dataset: str) -> list[
             tried[method] = known[method]
             continue
         try:
-            answers = await _checked(client, [(method, [hex(n), params]) for n in blocks])
+            answers = await batch_or_raise(client, [(method, [hex(n), params]) for n in blocks])
         except (MethodNotFound, InvalidParams) as exc:
             if isinstance(exc, InvalidParams) and method == REPLAY:
                 raise
@@ -90,14 +91,6 @@ async def fetch_diffs(client: Any, blocks: BlockRange, *, dataset: str) -> list[
         f"debug_traceBlockByNumber (prestateTracer, diffMode) ({said}); a node with the trace or debug API (geth, "
         "Erigon, Reth, Nethermind, anvil) serves them"
     )
-
-
-async def _checked(client: Any, calls: Sequence[tuple[str, list[Any]]]) -> list[Any]:
-    results = await client.batch(calls)
-    for result in results:
-        if isinstance(result, Exception):
-            raise result
-    return list(results)
 
 
 # --- answers to changes (pure) ---
