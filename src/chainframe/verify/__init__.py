@@ -5,7 +5,7 @@ the stored value. A check that does not apply to a block is reported as skipped 
 """
 
 from chainframe.verify._answers import receipts_and_logs
-from chainframe.verify._derived import check_header_columns, check_not_removed, check_receipts_with_transactions
+from chainframe.verify._derived import check_header_columns, check_not_removed
 from chainframe.verify._folder import (
     TOGETHER,
     prove_from_logs,
@@ -42,7 +42,6 @@ __all__ = [
     "check_log_set",
     "check_not_removed",
     "check_receipts_from_transactions",
-    "check_receipts_with_transactions",
     "check_same_rows",
     "prove_accounts",
     "prove_derived",
