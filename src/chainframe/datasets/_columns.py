@@ -226,6 +226,16 @@ COLUMNS: dict[str, Column] = _table(
     ("l1_block_number", "u64", "Arbitrum: the L1 block number ArbOS saw (block: in its mix hash)"),
     ("send_root", "hash", "Arbitrum: root of the L2-to-L1 send Merkle tree after the block (its extra data)"),
     ("send_count", "u64", "Arbitrum: number of L2-to-L1 sends so far (in its mix hash)"),
+    # state diffs: each pair named for what it holds, so a name keeps one type across the catalogue
+    ("change_type", "string", "state diffs: 'transaction' (withdrawals: not read yet)"),
+    ("balance_before", "wei", "balance_diffs: the account's balance before the change"),
+    ("balance_after", "wei", "balance_diffs: the account's balance after the change"),
+    ("nonce_before", "u64", "nonce_diffs: the account's nonce before the change"),
+    ("nonce_after", "u64", "nonce_diffs: the account's nonce after the change"),
+    ("code_before", "data", "code_diffs: the account's code before the change (empty: none)"),
+    ("code_after", "data", "code_diffs: the account's code after the change (empty: none, or destroyed)"),
+    ("storage_value_before", "word", "storage_diffs: the slot's value before the change"),
+    ("storage_value_after", "word", "storage_diffs: the slot's value after the change"),
 )
 
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import pyarrow as pa
 
 from chainframe.datasets._block_traces import batch_or_raise
-from chainframe.datasets._columns import COLUMNS, U256, Column, Kind
+from chainframe.datasets._columns import U256
 from chainframe.datasets._context import fetch_with_context
 from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks
 from chainframe.datasets._proof import Proof
@@ -47,22 +47,6 @@ _PRESTATE_DIFF = {"tracer": "prestateTracer", "tracerConfig": {"diffMode": True}
 _ZERO_WORD = "0x" + "0" * 64
 
 Field = Literal["balance", "nonce", "code", "storage"]
-
-# The diff columns, in the one table's form. They belong in _columns.COLUMNS; added from here while that module is
-# being edited by another change (setdefault: once they are there, theirs stand).
-_OWN: tuple[tuple[str, Kind, str], ...] = (
-    ("change_type", "string", "state diffs: 'transaction' (withdrawals: not read yet)"),
-    ("balance_before", "wei", "balance_diffs: the account's balance before the change"),
-    ("balance_after", "wei", "balance_diffs: the account's balance after the change"),
-    ("nonce_before", "u64", "nonce_diffs: the account's nonce before the change"),
-    ("nonce_after", "u64", "nonce_diffs: the account's nonce after the change"),
-    ("code_before", "data", "code_diffs: the account's code before the change (empty: none)"),
-    ("code_after", "data", "code_diffs: the account's code after the change (empty: none, or destroyed)"),
-    ("storage_value_before", "word", "storage_diffs: the slot's value before the change"),
-    ("storage_value_after", "word", "storage_diffs: the slot's value after the change"),
-)
-for _name, _kind, _doc in _OWN:
-    COLUMNS.setdefault(_name, Column(_name, _kind, _doc))
 
 
 async def fetch_diffs(client: Any, blocks: BlockRange, *, dataset: str) -> list[bytes]:
