@@ -1,6 +1,6 @@
 """decode_calls throughput (issue 39): the devnet's transactions tiled to 1M rows; eth-abi per row as the baseline.
 
-Run: POLARS_MAX_THREADS=1 .venv/bin/python scripts/bench_calls.py
+Run: POLARS_MAX_THREADS=1 scripts/bench decode_calls
 """
 
 from __future__ import annotations
