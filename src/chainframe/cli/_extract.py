@@ -9,6 +9,7 @@ from typing import Any
 from chainframe._errors import InputError
 from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
+from chainframe.cli._family import add_chain_family
 from chainframe.datasets import DATASETS, Input
 from chainframe.engine import extract, follow
 from chainframe.rpc import Pacing
@@ -85,6 +86,7 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--verify", action="store_true",
                    help="prove every piece's rows against its blocks' headers (and receipts, for logs) before "
                    "keeping them; costs a header (and receipts) fetch per block")  # fmt: skip
+    add_chain_family(p)
     p.add_argument(
         "--dry", action="store_true", help="print the plan (chunks, calls, estimated credits); fetch and write nothing"
     )
@@ -276,6 +278,7 @@ def run(args: argparse.Namespace) -> int:
         verify=args.verify,
         table=args.table,
         client_options=client_options(args),
+        chain_family=args.chain_family,
         **export,
         **_filters(args),
     )
@@ -306,7 +309,7 @@ def _follow(args: argparse.Namespace) -> int:
             args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
             chunk_size=args.chunk_size, concurrency=args.concurrency, executor=executor(args), u256=args.u256,
             confirmations=args.confirmations, poll=args.poll, on_round=on_round, client_options=client_options(args),
-            verify=args.verify, table=args.table, **_filters(args),
+            verify=args.verify, table=args.table, chain_family=args.chain_family, **_filters(args),
         )  # fmt: skip
     except KeyboardInterrupt:
         print("stopped; every stored chunk is whole (re-run to continue)", file=sys.stderr)

@@ -69,6 +69,7 @@ async def aextract(
     exclude_columns: Sequence[str] | None = None,
     include_columns: Sequence[str] | None = None,
     compression: str | None = None,
+    chain_family: str | None = None,
     **filters: Any,
 ) -> RunReport:
     """Extract datasets over a block range into the series folders under ``out``; return the run report.
@@ -80,6 +81,10 @@ async def aextract(
     ``out`` is checked against the chain first and repaired where a reorganization took stored blocks back.
     ``verify``: every piece's rows are proven against its blocks' headers (and receipts, for logs) before they are
     kept; the report counts the blocks and rows verified and names the checks that could not run.
+    ``chain_family``: read the chain as this family (``"op-stack"``, ``"arbitrum-nitro"``, ...; see
+    ``chainframe.families.FAMILIES``) instead of the one its chain id names; a name no family has, or a family a known
+    chain id denies, is refused before any block is asked for. Without it a chain no family knows is read as
+    Ethereum, and the report says so (``chain_family_by="assumed"``).
 
     ``executor``: where the chunk tasks run: this process (None), ``"local:N"`` (N worker processes here), a Dask
     scheduler address or a ``distributed.Client`` (see :mod:`chainframe.engine._dask`); ``concurrency`` is then
@@ -101,7 +106,7 @@ async def aextract(
     executor = checked_executor(executor)
     run = Extraction.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency, takes=aextract, verify=verify, table=table,
-                    distributed=executor is not None)  # fmt: skip
+                    distributed=executor is not None, chain_family=chain_family)  # fmt: skip
     picked = check_columns(run.wanted, columns, exclude_columns, include_columns)
     first, *more = endpoints = endpoints_of(rpc, network, key)
     async with (
@@ -141,6 +146,7 @@ async def afollow(
     verify: bool = False,
     table: Layout | None = None,
     client_options: Mapping[str, Any] | None = None,
+    chain_family: str | None = None,
     **filters: Any,
 ) -> RunReport | None:
     """Keep datasets in ``out`` up to date as the chain grows: a round like :func:`aextract` every ``poll`` seconds
@@ -148,13 +154,14 @@ async def afollow(
     cancelled; Ctrl-C or SIGTERM in the CLI). The range's end is resolved again every round: the default (no end)
     follows the safe end (finalized, else latest minus ``confirmations``); ``"A:latest"`` follows the tip and
     relies on reorg repair. ``on_round(report)`` gets each round's report. Returns the last round's report.
+    ``chain_family``: as :func:`aextract`'s.
 
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     executor = checked_executor(executor)
     run = Extraction.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
                     concurrency=concurrency, takes=afollow, verify=verify, table=table,
-                    distributed=executor is not None)  # fmt: skip
+                    distributed=executor is not None, chain_family=chain_family)  # fmt: skip
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
     if rounds is not None:

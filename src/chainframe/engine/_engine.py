@@ -167,7 +167,7 @@ async def fetch_and_decode(
                 raise StaleChunk(f"{task.dataset} {part.start}..{part.end}: the node flagged logs as removed (a reorg)")
             if proven is not None:
                 proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=log_filters,
-                                        received=received))  # fmt: skip
+                                        received=received, family=task.chain_family))  # fmt: skip
             return sort_table(dataset.from_logs(table, task.filters, u256=task.u256), dataset.sort)
 
         async def decode_piece(part: BlockRange, logs: Answers, receipts: list[bytes]) -> pa.Table:
@@ -187,7 +187,7 @@ async def fetch_and_decode(
             check_rows(dataset.row_checks, table, part)
             if proven is not None:
                 proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
-                                        bodies=bodies, received=received))  # fmt: skip
+                                        bodies=bodies, received=received, family=task.chain_family))  # fmt: skip
             return sort_table(table, dataset.sort), group.beside(dataset.name, bodies) if group is not None else {}
 
         async def piece(part: BlockRange) -> None:

@@ -20,6 +20,7 @@ from chainframe.engine._ranges import BlockSpec, chain_state, parse_blocks, reso
 from chainframe.engine._report import Progress, RunReport, now
 from chainframe.engine._run import Wanted, extract_round
 from chainframe.engine._runcontext import RunContext
+from chainframe.families import choose_family, family_by, family_named
 from chainframe.rpc import Endpoint
 from chainframe.store import Layout, Location, Publisher, choose_layout, folder_lock, location, while_held
 
@@ -29,10 +30,13 @@ class Extraction:
 
     def __init__(
         self, wanted: list[Wanted], spec: BlockSpec, folder: Location, concurrency: int, verify: bool = False, *,
-        layout: Layout,
+        layout: Layout, chain_family: str | None = None,
     ) -> None:  # fmt: skip
         self.wanted, self.spec, self.folder, self.concurrency = wanted, spec, folder, concurrency
         self.verify = verify
+        self.chain_family = chain_family
+        """The chain family the user named (``--chain-family``), checked against the chain id before any block is
+        asked for; None: the chain id's (Ethereum, assumed, for a chain no family knows)."""
         self.publisher = Publisher(folder, layout)
         """One for the whole run (every round of a follow): it holds the run's claim on each Delta table."""
         self.routes_picked = False
@@ -43,7 +47,7 @@ class Extraction:
     def make(
         cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Location, chunk_size: int | None, u256: U256,
         filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any], verify: bool = False,
-        table: Layout | None = None, distributed: bool = False,
+        table: Layout | None = None, distributed: bool = False, chain_family: str | None = None,
     ) -> Extraction:  # fmt: skip
         per_dataset = dataset_inputs(datasets, filters, takes)
         size = check_chunk_size(chunk_size)
@@ -56,16 +60,21 @@ class Extraction:
         wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
         if not isinstance(verify, bool):
             raise InputError(f"verify must be True or False; got {verify!r}")
+        if chain_family is not None:
+            family_named(chain_family)  # a name no family has is refused here; one the chain id denies, in once()
         layout = choose_layout(folder, table, distributed=distributed)
-        return cls(wanted, spec, folder, concurrency, verify, layout=layout)
+        return cls(wanted, spec, folder, concurrency, verify, layout=layout, chain_family=chain_family)
 
     async def once(
         self, client: Any, *, endpoint: Endpoint, overwrite: bool, align: bool, confirmations: int,
         progress: bool | None, repair_only: bool = False, runner: TaskRunner = run_tasks,
     ) -> RunReport:  # fmt: skip
         started, clock = now(), time.monotonic()
+        if self.chain_family is not None:  # a family the chain id denies is refused before any block is asked for
+            choose_family(await client.chain_id(), self.chain_family)
         state = await chain_state(client, confirmations)
         chain_id, head, finalized, why = state.chain_id, state.head, state.safe, state.why
+        family, assumed = choose_family(chain_id, self.chain_family)
         if not self.routes_picked:
             await preflight(client, [DATASETS[w.dataset] for w in self.wanted], head)
             self.routes_picked = True
@@ -82,7 +91,7 @@ class Extraction:
                 await anyio.to_thread.run_sync(prepare_out, self.folder)
                 run = RunContext(
                     client, self.folder, self.publisher, chain_id, endpoint.display, self.concurrency, counters,
-                    verify=self.verify, runner=runner, on_tasks=bar.add_tasks, on_chunk=bar.chunk,
+                    verify=self.verify, runner=runner, on_tasks=bar.add_tasks, on_chunk=bar.chunk, family=family,
                 )  # fmt: skip
                 result = await while_held(lock, lambda: extract_round(
                     run, wanted=self.wanted, blocks=resolved or None, head=head, finalized=finalized,
@@ -114,6 +123,7 @@ class Extraction:
             blocks=(runs[0][0], runs[-1][1]) if runs else None, text=self.spec.text, out=self.folder,
             counters=counters, client=client, head=head, finalized=finalized, stop=stop,
             reorgs=[r.to_json() for r in result.reorgs], ranges=runs if len(runs) > 1 else None,
+            chain_family=family.name, chain_family_by=family_by(assumed, self.chain_family),
         )  # fmt: skip
 
     def check_step(self, resolved: list[BlockRange]) -> None:

@@ -44,6 +44,7 @@ from chainframe.engine._plan import ChunkTask
 from chainframe.engine._verified import Proven
 
 if TYPE_CHECKING:
+    from chainframe.families import ChainFamily
     from chainframe.verify import Report
 
 
@@ -85,11 +86,14 @@ class Group:
     """The members of one slot proven together (see the module)."""
 
     def __init__(
-        self, names: Sequence[str], blocks: BlockRange, *, chain_id: int, own_logs: bool, lent: Sequence[str] = ()
-    ) -> None:
-        """``names``: every member's table, the lent ones (``lent``: read only to prove the others) among them."""
+        self, names: Sequence[str], blocks: BlockRange, *, chain_id: int, own_logs: bool, lent: Sequence[str] = (),
+        family: ChainFamily | None = None,
+    ) -> None:  # fmt: skip
+        """``names``: every member's table, the lent ones (``lent``: read only to prove the others) among them.
+        ``family``: the chain family whose rules the rows follow (None: the chain id's)."""
         self.blocks = blocks
         self.chain_id = chain_id
+        self.family = family
         self.own_logs = own_logs
         """The receipts give their own logs (no logs member): the receipts root is rebuilt from them."""
         self.names = list(names)
@@ -160,7 +164,7 @@ class Group:
                     continue
                 window = BlockRange(low, through)
                 tables = {name: _rows(self._tables[name], window) for name in part.reads}
-                found = await anyio.to_thread.run_sync(_prove, tables, self.chain_id, limiter=decode)
+                found = await anyio.to_thread.run_sync(_prove, tables, self.chain_id, self.family, limiter=decode)
                 if self._done.is_set():
                     return
                 if found.failures:
@@ -225,19 +229,19 @@ def _first_after(table: pa.Table, block: int) -> int:
     return int(np.searchsorted(table["block_number"].to_numpy(), block, side="right"))
 
 
-def _prove(tables: dict[str, Any], chain_id: int) -> Report:
+def _prove(tables: dict[str, Any], chain_id: int, family: ChainFamily | None) -> Report:
     """One part's window: the headers by their hashes, or the other tables against them."""
     from chainframe.verify import Report, check_receipts_from_transactions, verify_tables
 
     report = Report()
     headers = tables.pop(BLOCKS.name)
     if not tables:
-        verify_tables(blocks=headers, report=report, chain_id=chain_id)
+        verify_tables(blocks=headers, report=report, chain_id=chain_id, family=family)
     elif set(tables) == {RECEIPTS.name, TRANSACTIONS.name}:  # what the receipts say of their transactions
         check_receipts_from_transactions(tables[RECEIPTS.name], tables[TRANSACTIONS.name], headers, report,
-                                         chain_id=chain_id)  # fmt: skip
+                                         chain_id=chain_id, family=family)  # fmt: skip
     else:
-        verify_tables(blocks=headers, report=report, headers=False, chain_id=chain_id, **tables)
+        verify_tables(blocks=headers, report=report, headers=False, chain_id=chain_id, family=family, **tables)
     return report
 
 
@@ -294,7 +298,7 @@ class Joint:
             own_logs = RECEIPTS in every and LOGS not in every
             group = Group(
                 [d.name for d in every], BlockRange(fetch_start, end), chain_id=chain_id, own_logs=own_logs,
-                lent=[d.name for d in lent],
+                lent=[d.name for d in lent], family=members[0].chain_family,
             )  # fmt: skip
             for task in members:
                 self._groups[task.path, fetch_start] = group

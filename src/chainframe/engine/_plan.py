@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, BlockRange
+from chainframe.families import ChainFamily, family_named
 from chainframe.store import DELTA_DATA, Layout, Series, chunk_path, slot_of
 
 
@@ -70,6 +71,8 @@ class ChunkTask:
     """Why the task exists: ``new``, ``extend``, ``repair`` or ``overwrite`` (for reports)."""
     verify: bool = False
     """Prove each piece's rows against its blocks' headers before keeping them (:mod:`chainframe.engine._verified`)."""
+    family: str | None = None
+    """The chain family whose rules ``verify`` proves the rows by, by name (None: the chain id's)."""
     columns: tuple[str, ...] | None = None
     """The columns the file holds, where its series was written with fewer than the dataset has now (by an older
     chainframe, before columns were added): its chunks keep that schema, so the folder stays one table that every
@@ -78,6 +81,11 @@ class ChunkTask:
     @property
     def blocks(self) -> BlockRange:
         return BlockRange(self.start, self.end)
+
+    @property
+    def chain_family(self) -> ChainFamily | None:
+        """:attr:`family` itself (None: the chain id's)."""
+        return family_named(self.family) if self.family is not None else None
 
     @property
     def fetch_start(self) -> int:

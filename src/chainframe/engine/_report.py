@@ -12,6 +12,7 @@ from typing import Any
 from chainframe._version import __version__
 from chainframe.engine._engine import RunCounters
 from chainframe.engine._plan import ChunkTask
+from chainframe.families import FamilyBy, family_line
 from chainframe.store import Location, location, report_path, write_bytes
 
 
@@ -150,13 +151,19 @@ class RunReport:
     """The runs of blocks asked for, where ``blocks`` is not one run (several ranges, a step, a file's blocks)."""
     exports: list[str] = field(default_factory=list)
     """Files the run exported the asked blocks into (``--csv``, ``--json``, ``--hex``)."""
+    chain_family: str = "ethereum"
+    """The chain family whose rules the run read the chain by (its proofs, with ``verify``)."""
+    chain_family_by: FamilyBy = "chain id"
+    """How it was chosen: the chain id names it, ``assumed`` (no family knows the chain id: read as Ethereum), or
+    ``user`` (``--chain-family``)."""
 
     @classmethod
     def make(
         cls, *, started: datetime, seconds: float, endpoint: str, chain_id: int, blocks: tuple[int, int] | None,
         text: str, out: Location | None, counters: RunCounters, client: Any, head: int | None = None,
         finalized: int | None = None, stop: str = "", reorgs: list[dict[str, Any]] | None = None,
-        ranges: list[tuple[int, int]] | None = None,
+        ranges: list[tuple[int, int]] | None = None, chain_family: str = "ethereum",
+        chain_family_by: FamilyBy = "chain id",
     ) -> RunReport:  # fmt: skip
         stats = client.stats
         return cls(
@@ -188,6 +195,8 @@ class RunReport:
             lost_workers=sorted(counters.lost_workers),
             reassigned=list(counters.reassigned),
             ranges=list(ranges or []),
+            chain_family=chain_family,
+            chain_family_by=chain_family_by,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -246,6 +255,8 @@ class RunReport:
         lines = [f"{what} of chain {self.chain_id} in {self.seconds:.1f} s via {self.endpoint}"]
         if self.stop:
             lines.append(f"  {self.stop}")
+        if self.chain_family_by != "chain id":  # a chain id's own family goes without saying
+            lines.append(f"  {family_line(self.chain_family, self.chain_family_by, self.chain_id)}")
         for reorg in self.reorgs:
             lines.append(
                 f"  reorg repaired in {reorg['series']}: forked at block {reorg['fork_block']}, {reorg['depth']} "

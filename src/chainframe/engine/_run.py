@@ -124,7 +124,8 @@ async def extract_round(
     )
     for rounds in range(CHECK_ROUNDS + 1):
         if run.verify:
-            tasks = [replace(task, verify=True) for task in tasks]
+            family = run.family.name if run.family is not None else None
+            tasks = [replace(task, verify=True, family=family) for task in tasks]
         if run.on_tasks is not None:
             run.on_tasks(tasks)
         publisher.expect([Planned(series=str(_series_of(t)), slot=t.start - t.start % t.chunk_size,

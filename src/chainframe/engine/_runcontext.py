@@ -16,6 +16,7 @@ from typing import Any
 
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._plan import ChunkTask
+from chainframe.families import ChainFamily
 from chainframe.store import Location, Publisher
 
 
@@ -45,3 +46,7 @@ class RunContext:
     """Told of each round's planned tasks (the progress bar's total)."""
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None
     """Told of each chunk done: its task, rows and whether it was written."""
+    family: ChainFamily | None = None
+    """The chain family whose rules the rows are proven by, chosen once the chain id is known (``--chain-family``,
+    else the chain id's); None: the chain id's. It rides on each verifying chunk task, by name, to where verify asks
+    it (a Dask worker too)."""

@@ -37,6 +37,7 @@ from chainframe.engine._answers import WrongAnswer
 from chainframe.engine._shared import Received
 
 if TYPE_CHECKING:
+    from chainframe.families import ChainFamily
     from chainframe.verify import Report
 
 
@@ -110,12 +111,13 @@ def prove(
     report: Report,
     name: str | None = None,
     received: Received | None = None,
+    family: ChainFamily | None = None,
 ) -> None:
     """Prove ``rows`` (the dataset's rows for ``part``; in an extraction, the logs datasets' logs before decoding)
     against ``proof`` with the check its dataset's proof declares, adding counts, failures and skips to ``report``.
     ``bodies``: the rows' own answers (receipts carry their logs); without them, receipts are proven with the node's
     receipts' logs. ``received``: the shared answers among the piece's (in an extraction: what another dataset proved
-    of them is not proven again)."""
+    of them is not proven again). ``family``: the chain family whose rules the rows follow (None: the chain id's)."""
     from chainframe.verify import Piece
 
     name = name or dataset.name
@@ -128,7 +130,7 @@ def prove(
     # and the rows counted are this series' own.
     found = _report()
     dataset.proof.prove(Piece(dataset, name, rows, part, proof.answers, found, chain_id, filters, u256=u256,
-                              bodies=bodies, proven=received.proven))  # fmt: skip
+                              bodies=bodies, proven=received.proven, family=family))  # fmt: skip
     for failure in found.failures:
         report.failures.append(replace(failure, dataset=name))
     for skip in found.skipped:
@@ -159,12 +161,13 @@ def verify_piece(
     filters: Mapping[str, Any],
     bodies: Sequence[bytes] = (),
     received: Received | None = None,
+    family: ChainFamily | None = None,
 ) -> Proven:
     """:func:`prove` in an extraction: the first failure raises :class:`WrongAnswer` naming the block and check."""
     report = _report()
     received = received or Received()
     prove(dataset, rows, part, proof, chain_id=chain_id, filters=filters, bodies=bodies, report=report,
-          received=received)  # fmt: skip
+          received=received, family=family)  # fmt: skip
     if report.failures:
         first = report.failures[0]
         more = f" (and {len(report.failures) - 1} more)" if len(report.failures) > 1 else ""

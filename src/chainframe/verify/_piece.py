@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from chainframe.datasets import ACCOUNT_PROOFS, BLOCKS, RECEIPTS, TRANSACTIONS, U256, BlockRange, Dataset, Proof
+from chainframe.families import ChainFamily, family_of
 from chainframe.verify._answers import receipts_and_logs
 from chainframe.verify._derived import check_header_columns, check_not_removed
 from chainframe.verify._report import Failure, Report
@@ -59,6 +60,13 @@ class Piece:
     proven: Callable[[Sequence[bytes], Hashable], bool] = _unknown
     """Whether these answers were proven to be that dataset's already, by another dataset of the run (the same
     answers: nothing is proven twice)."""
+    family: ChainFamily | None = None
+    """The chain family whose rules the rows follow (``--chain-family``); None: the chain id's."""
+
+    @property
+    def chain_family(self) -> ChainFamily:
+        """The family the checks apply: the one given, else the chain id's (Ethereum's for a chain no family knows)."""
+        return self.family if self.family is not None else family_of(self.chain_id)
 
     @property
     def proof(self) -> Proof:
@@ -87,12 +95,13 @@ class Piece:
 
 def prove_headers(piece: Piece) -> None:
     """The rows are headers: each hashes to its block hash."""
-    verify_tables(blocks=piece.rows, report=piece.report, chain_id=piece.chain_id)
+    verify_tables(blocks=piece.rows, report=piece.report, chain_id=piece.chain_id, family=piece.chain_family)
 
 
 def prove_transactions(piece: Piece) -> None:
     verify_tables(blocks=piece.headers, transactions=piece.rows, report=piece.report, chain_id=piece.chain_id,
-                  headers=not piece.headers_proven, proven=piece.transactions_proven(piece.bodies))  # fmt: skip
+                  headers=not piece.headers_proven, proven=piece.transactions_proven(piece.bodies),
+                  family=piece.chain_family)  # fmt: skip
 
 
 def prove_receipts(piece: Piece) -> None:
@@ -104,7 +113,7 @@ def prove_receipts(piece: Piece) -> None:
     ours = frozenset({RECEIPTS.name}) if piece.proven(piece.bodies, RECEIPTS) else frozenset()  # by the logs
     verify_tables(blocks=piece.headers, receipts=piece.rows, logs=logs, transactions=transactions, report=piece.report,
                   chain_id=piece.chain_id, headers=not piece.headers_proven,
-                  proven=piece.transactions_proven(answers) | ours)  # fmt: skip
+                  proven=piece.transactions_proven(answers) | ours, family=piece.chain_family)  # fmt: skip
     _node_repeats(piece.report)
 
 
@@ -114,7 +123,8 @@ def prove_logs(piece: Piece) -> None:
     known, found, headers, rows = piece.headers_proven, piece.report, piece.headers, piece.rows
     receipts, logs = receipts_and_logs(list(piece.of(RECEIPTS)), chain_id=piece.chain_id)
     if not (known and piece.proven(piece.of(RECEIPTS), RECEIPTS)):
-        verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found, headers=not known)
+        verify_tables(blocks=headers, receipts=receipts, logs=logs, report=found, headers=not known,
+                      chain_id=piece.chain_id, family=piece.chain_family)  # fmt: skip
     check_log_set(piece.dataset, rows, logs, piece.filters, found, u256=piece.u256, leave=_NOT_IN_RECEIPTS)
     # Columns a receipt's logs do not carry: the rows' own block columns, chain and removed flag.
     check_header_columns(piece.name, rows, headers, found, chain_id=piece.chain_id,
@@ -125,11 +135,13 @@ def prove_logs(piece: Piece) -> None:
 
 
 def prove_uncles(piece: Piece) -> None:
-    verify_tables(blocks=piece.headers, uncles=piece.rows, report=piece.report, chain_id=piece.chain_id)
+    verify_tables(blocks=piece.headers, uncles=piece.rows, report=piece.report, chain_id=piece.chain_id,
+                  family=piece.chain_family)  # fmt: skip
 
 
 def prove_accounts(piece: Piece) -> None:
-    verify_tables(blocks=piece.headers, account_proofs=piece.rows, report=piece.report, chain_id=piece.chain_id)
+    verify_tables(blocks=piece.headers, account_proofs=piece.rows, report=piece.report, chain_id=piece.chain_id,
+                  family=piece.chain_family)  # fmt: skip
 
 
 def prove_slots(piece: Piece) -> None:
@@ -138,7 +150,7 @@ def prove_slots(piece: Piece) -> None:
     answers = list(piece.bodies or piece.of(ACCOUNT_PROOFS))
     accounts = ACCOUNT_PROOFS.transform(answers, chain_id=piece.chain_id, u256="binary") if answers else None
     verify_tables(blocks=piece.headers, account_proofs=accounts, storage_proofs=piece.rows, report=piece.report,
-                  chain_id=piece.chain_id)  # fmt: skip
+                  chain_id=piece.chain_id, family=piece.chain_family)  # fmt: skip
 
 
 def prove_derived(piece: Piece) -> None:
@@ -153,7 +165,7 @@ def prove_derived(piece: Piece) -> None:
     if RECEIPTS in dataset.derived_from:
         receipts, logs = receipts_and_logs(receipt_answers, chain_id=piece.chain_id)
     verify_tables(blocks=piece.headers, transactions=transactions, receipts=receipts, logs=logs, report=piece.report,
-                  chain_id=piece.chain_id)  # fmt: skip
+                  chain_id=piece.chain_id, family=piece.chain_family)  # fmt: skip
     want = dataset.derive(transactions, receipts, logs, chain_id=piece.chain_id)
     check_same_rows(piece.name, "derived_rows", piece.rows, want, list(dataset.sort), piece.report)
 
