@@ -6,6 +6,7 @@ none is served, an extended run, and ``--verify``'s proof of transactions' own v
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,10 @@ from Crypto.Hash import keccak
 
 from chainframe import collect, extract
 from chainframe.cli import main
+from chainframe.datasets._block_traces import gas_used_of
 from chainframe.devnet import Devnet, GatewaySettings, MissingMethod
 from chainframe.engine import verify_stored
+from tests.devnet.rpc import call, post
 from tests.nodes.answers import batch
 
 HEAD = 60  # blocks 0..60: every case of the workload (Purse's blocks 2, 3, 5, 15, ...), in seconds
@@ -198,6 +201,44 @@ def test_trace_block_first_and_debug_trace_block_where_it_is_missing(devnet: Dev
             assert got["gas_used"] == used[got["block_number"], got["transaction_index"]]
             got, want = {**got, "gas_used": None}, {**want, "gas_used": None}
         assert got == want
+
+
+def test_only_traces_reads_the_receipts_for_its_top_frames_gas(devnet: Devnet) -> None:
+    """native_transfers and contracts hold no gas used: trace_block alone (and the headers, for withdrawals); traces
+    reads each block's receipts once, for its top frames' gas used."""
+    assert devnet.gateway is not None
+    _configure(devnet)
+    calls = {}
+    for name in ("traces", "native_transfers", "contracts"):
+        devnet.gateway.reset_stats()
+        _rows(devnet, name)
+        calls[name] = devnet.gateway.stats()["calls"]
+    assert calls["traces"]["eth_getBlockReceipts"] == calls["traces"]["trace_block"] == HEAD + 1
+    for name in ("native_transfers", "contracts"):
+        assert calls[name]["trace_block"] == HEAD + 1, name
+        assert "eth_getBlockReceipts" not in calls[name], (name, calls[name])
+
+
+def test_the_receipts_gas_used_read_from_their_bytes_is_the_parsed_figure(devnet_session: Devnet) -> None:
+    """The node's own eth_getBlockReceipts batch answer, as sent and as a node that pretty-prints would send it,
+    gives every block's receipts' gasUsed as parsing it does; an envelope whose members cannot be read from its
+    bytes (here a gasUsed that is not a hex string) is parsed whole, the other envelopes still read from bytes."""
+    url = devnet_session.node.url
+    calls = [call("eth_getBlockReceipts", hex(n), id=n) for n in range(HEAD + 1)]
+    body = post(url, calls).content
+    parsed = json.loads(body)
+    want = {int(a["result"][0]["blockNumber"], 16): [r["gasUsed"] for r in a["result"]] for a in parsed
+            if a["result"]}  # fmt: skip
+    assert sum(map(len, want.values())) > HEAD  # many blocks, many receipts
+    assert gas_used_of(body) == want
+    assert gas_used_of(json.dumps(parsed, indent=1).encode()) == want
+    # One receipt's gasUsed a number: that envelope is parsed whole and gives the node's value as it stands.
+    first = next(a for a in parsed if a["result"])
+    first["result"][0]["gasUsed"] = 21000
+    odd = gas_used_of(json.dumps(parsed).encode())
+    number = int(first["result"][0]["blockNumber"], 16)
+    assert odd[number][0] == 21000
+    assert {n: v for n, v in odd.items() if n != number} == {n: v for n, v in want.items() if n != number}
 
 
 def test_every_route_gives_the_same_movements_and_contracts(devnet: Devnet) -> None:

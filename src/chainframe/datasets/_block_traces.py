@@ -4,14 +4,16 @@ contracts they create (``contracts``).
 Three routes, best first, taken in turn where the node says it lacks a method (:class:`~chainframe.rpc.MethodNotFound`,
 remembered by the client for the rest of the run):
 
-1. ``trace_block`` (parity style): one call per block, and the blocks' receipts in one batch, normalized to
-   callTracer's frames: the top frame's gas used is its receipt's, as geth's callTracer gives it (parity leaves the
-   intrinsic gas out), ``Reverted`` is written ``execution reverted`` and an ``Error(string)`` revert reason is
-   decoded from the output, as callTracer does. The top frame's gas is the node's figure on every route (geth's
-   callTracer: the transaction's gas; anvil's and parity's: what is left after the intrinsic gas). First because the
-   nodes that serve it (Erigon, Reth, Nethermind, anvil) answer it from their own tracer: on anvil it took 0.04
-   server CPU-s for 300 blocks where ``debug_traceBlockByNumber`` took 3.0 (Infura prices the two 300 + 1000 for the
-   receipts, against 1000);
+1. ``trace_block`` (parity style): one call per block, normalized to callTracer's frames: ``Reverted`` is written
+   ``execution reverted`` and an ``Error(string)`` revert reason is decoded from the output, as callTracer does.
+   Where a dataset's columns hold the top frame's gas used (``traces``: :attr:`_BlockTraced.top_gas_used`), the
+   blocks' receipts are read too, in one batch, for that figure is the receipt's as geth's callTracer gives it
+   (parity leaves the intrinsic gas out and counts before refunds); only each receipt's ``gasUsed`` is taken, found
+   in the answer's bytes, never parsed whole (a log-heavy block's receipts are most of what the route reads). The
+   top frame's gas is the node's figure on every route (geth's callTracer: the transaction's gas; anvil's and
+   parity's: what is left after the intrinsic gas). First because the nodes that serve it (Erigon, Reth,
+   Nethermind, anvil) answer it from their own tracer: on anvil it took 0.04 server CPU-s for 300 blocks where
+   ``debug_traceBlockByNumber`` took 3.0 (Infura prices the two 300 + 1000 for the receipts, against 1000);
 2. ``debug_traceBlockByNumber`` with callTracer: one call per block (geth has no ``trace_block``);
 3. ``debug_traceTransaction`` with callTracer per transaction, the hashes from ``eth_getBlockByNumber``: all Hardhat
    has, but Hardhat refuses every tracer but its struct logger, so there the route is refused in the node's words.
@@ -22,9 +24,11 @@ say which route gave them; ``transform`` reads each into the same frames, so row
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import pyarrow as pa
 
@@ -49,9 +53,13 @@ TRACED = (
 )
 
 
-async def fetch_traces(client: Any, blocks: BlockRange, *, dataset: str, headers: bool = False) -> list[bytes]:
+async def fetch_traces(
+    client: Any, blocks: BlockRange, *, dataset: str, headers: bool = False, top_gas_used: bool = True
+) -> list[bytes]:
     """The blocks' traces by the first route the node serves, as ``{"route", "blocks": [...]}``; ``headers``: each
-    block's header too (miner and withdrawals, for ``native_transfers``)."""
+    block's header too (miner and withdrawals, for ``native_transfers``); ``top_gas_used``: the top frames' gas used
+    as callTracer gives it (trace_block's route then reads the receipts for it; without, its top frames keep
+    parity's own figure)."""
     from chainframe.rpc import InvalidParams, MethodNotFound
 
     tried: dict[str, str] = {}
@@ -61,7 +69,7 @@ async def fetch_traces(client: Any, blocks: BlockRange, *, dataset: str, headers
             tried[method] = known[method]
             continue
         try:
-            found = await way(client, blocks)
+            found = await (_by_parity(client, blocks, top_gas_used) if way is _by_parity else way(client, blocks))
         except MethodNotFound as exc:
             tried[method] = f"{exc.detail} [{exc.code}]" if exc.code is not None else exc.detail
             continue
@@ -96,30 +104,86 @@ async def _by_block_tracer(client: Any, blocks: BlockRange) -> dict[str, Any]:
     return {"route": BLOCK_TRACER, "blocks": traces}
 
 
-async def _by_parity(client: Any, blocks: BlockRange) -> dict[str, Any]:
-    from chainframe.datasets._receipts import RECEIPTS
-
+async def _by_parity(client: Any, blocks: BlockRange, top_gas_used: bool = True) -> dict[str, Any]:
     answers = await batch_or_raise(client, [(PARITY, [hex(n)]) for n in blocks])
-    # The top frame's gas used as geth's callTracer gives it: its receipt's (parity's leaves the intrinsic gas out).
-    receipts = _receipt_lists([item for body in await RECEIPTS.fetch(client, blocks) for item in json.loads(body)])
-    out = [
-        {
-            "block": n,
-            "traces": answer or [],
-            "gas_used": [r["gasUsed"] for r in receipts.get(n, [])],
-        }
-        for n, answer in zip(blocks, answers, strict=True)
-    ]
+    used = await _receipts_gas_used(client, blocks) if top_gas_used else {}
+    out = []
+    for n, answer in zip(blocks, answers, strict=True):
+        block: dict[str, Any] = {"block": n, "traces": answer or []}
+        if top_gas_used:
+            block["gas_used"] = used.get(n, [])
+        out.append(block)
     return {"route": PARITY, "blocks": out}
 
 
-def _receipt_lists(answers: list[Any]) -> dict[int, list[dict[str, Any]]]:
-    """eth_getBlockReceipts answers (``{"id", "result": [receipts]}``) by block number."""
-    out: dict[int, list[dict[str, Any]]] = {}
+_GAS_USED_KEY = b'"gasUsed"'
+_HEX_VALUE = re.compile(rb'\s*:\s*"(0x[0-9a-fA-F]+)"')
+_BLOCK_NUMBER = re.compile(rb'"blockNumber"\s*:\s*"(0x[0-9a-fA-F]+)"')
+
+
+async def _receipts_gas_used(client: Any, blocks: BlockRange) -> dict[int, list[str]]:
+    """Each block's receipts' ``gasUsed``, in transaction order, from eth_getBlockReceipts (else the receipts
+    dataset's route by transaction)."""
+    from chainframe.datasets._receipts import RECEIPTS
+    from chainframe.rpc import MethodNotFound
+
+    method = "eth_getBlockReceipts"
+    bodies: list[bytes] | None = None
+    if method not in getattr(client, "missing_methods", {}):
+        with contextlib.suppress(MethodNotFound):  # remembered by the client: RECEIPTS then goes by transaction
+            bodies = list(await client.batch_bytes([(method, [hex(n)]) for n in blocks]))
+    if bodies is None:
+        bodies = await RECEIPTS.fetch(client, blocks)
+    out: dict[int, list[str]] = {}
+    for body in bodies:
+        out.update(gas_used_of(body))
+    return out
+
+
+def gas_used_of(body: bytes) -> dict[int, list[str]]:
+    """The receipts' ``gasUsed`` by block number in an eth_getBlockReceipts batch answer (``[{"id", "result":
+    [receipts]}]``), read from its bytes: every envelope's span is found by the JSON splitter, then each receipt's
+    ``"gasUsed"`` member (no log member has that name; ``cumulativeGasUsed``, ``blobGasUsed`` and ``gasUsedForL1``
+    are other names). An envelope whose count of ``"gasUsed"`` is not its count of ``"cumulativeGasUsed"`` (one per
+    receipt), or whose value is not a hex string, is parsed whole instead."""
+    from chainframe.rpc import split_answers
+
+    spans = split_answers(body)
+    if spans is None:
+        return _receipt_gas(json.loads(body))
+    out: dict[int, list[str]] = {}
+    for _, start, end in spans:
+        figures = _scanned_gas(body, start, end)
+        if figures is None:
+            out.update(_receipt_gas([json.loads(body[start:end])]))
+        elif figures:
+            number = _BLOCK_NUMBER.search(body, start, end)
+            if number is None:
+                out.update(_receipt_gas([json.loads(body[start:end])]))
+            else:
+                out[int(number.group(1), 16)] = figures
+    return out
+
+
+def _scanned_gas(body: bytes, start: int, end: int) -> list[str] | None:
+    figures: list[str] = []
+    at = body.find(_GAS_USED_KEY, start, end)
+    while at != -1:
+        value = _HEX_VALUE.match(body, at + len(_GAS_USED_KEY), end)
+        if value is None:
+            return None
+        figures.append(value.group(1).decode())
+        at = body.find(_GAS_USED_KEY, value.end(), end)
+    return figures if len(figures) == body.count(b'"cumulativeGasUsed"', start, end) else None
+
+
+def _receipt_gas(answers: list[Any]) -> dict[int, list[str]]:
+    """eth_getBlockReceipts answers (``{"id", "result": [receipts]}``), parsed: each block's receipts' gasUsed."""
+    out: dict[int, list[str]] = {}
     for answer in answers:
         listed = answer.get("result") if isinstance(answer, dict) else None
         for receipt in listed or []:
-            out.setdefault(int(receipt["blockNumber"], 16), []).append(receipt)
+            out.setdefault(int(receipt["blockNumber"], 16), []).append(receipt["gasUsed"])
     return out
 
 
@@ -189,7 +253,7 @@ def _parity_trees(block: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[
         frame = _parity_frame(trace)
         path = trace.get("traceAddress") or []
         if not path:
-            used = block["gas_used"]
+            used = block.get("gas_used", ())  # absent where the dataset's columns hold no gas used
             if position < len(used):
                 frame["gasUsed"] = used[position]
             trees[position] = {"txHash": trace.get("transactionHash"), "result": frame}
@@ -235,21 +299,23 @@ def frames(bodies: Sequence[bytes]) -> Iterator[dict[str, Any]]:
 
 class _BlockTraced(Dataset):
     method = PARITY
-    routes = ((PARITY, "eth_getBlockReceipts"), (BLOCK_TRACER,),
-              ("eth_getBlockByNumber", TX_TRACER))  # fmt: skip
+    routes: ClassVar[tuple[tuple[str, ...], ...]] = ((PARITY,), (BLOCK_TRACER,), ("eth_getBlockByNumber", TX_TRACER))
     fetched_with = (
-        "trace_block per block (parity frames normalized to callTracer's, with the blocks' receipts); where the node "
-        "lacks it, debug_traceBlockByNumber with callTracer; else debug_traceTransaction with callTracer per "
-        "transaction"
+        "trace_block per block (parity frames normalized to callTracer's); where the node lacks it, "
+        "debug_traceBlockByNumber with callTracer; else debug_traceTransaction with callTracer per transaction"
     )
     chunk_size = 100
     sort: tuple[str, ...] = ("block_number", "transaction_index", "trace_address")
+    top_gas_used: ClassVar[bool] = False
+    """Its columns hold the top frame's gas used, which trace_block does not give as callTracer does (the receipt's
+    figure): its first route then reads the blocks' receipts too. A dataset must not read what its columns do not
+    need: on a log-heavy chain the receipts cost the node and us many times what the traces do."""
 
     def other_calls(self, blocks: int, filters: Mapping[str, Any]) -> dict[str, int]:
-        return {"eth_getBlockReceipts": blocks}  # the first route's receipts, for the top frames' gas
+        return {"eth_getBlockReceipts": blocks} if self.top_gas_used else {}
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
-        return await fetch_traces(client, blocks, dataset=self.name)
+        return await fetch_traces(client, blocks, dataset=self.name, top_gas_used=self.top_gas_used)
 
 
 class Traces(_BlockTraced):
@@ -261,6 +327,13 @@ class Traces(_BlockTraced):
         "subcalls",
     )  # fmt: skip
     unprovable = dict.fromkeys(columns, TRACED)
+    routes = ((PARITY, "eth_getBlockReceipts"), *_BlockTraced.routes[1:])
+    fetched_with = (
+        "trace_block per block (parity frames normalized to callTracer's, with the blocks' receipts for the top "
+        "frames' gas used); where the node lacks it, debug_traceBlockByNumber with callTracer; else "
+        "debug_traceTransaction with callTracer per transaction"
+    )
+    top_gas_used = True
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         return _table(list(frames(bodies)), _FRAME, self.columns, chain_id, u256)
@@ -294,7 +367,7 @@ class NativeTransfers(_BlockTraced):
     }
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
-        return await fetch_traces(client, blocks, dataset=self.name, headers=True)
+        return await fetch_traces(client, blocks, dataset=self.name, headers=True, top_gas_used=self.top_gas_used)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         rows = [_movement(f) for f in frames(bodies) if _moves(f)]
