@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from chainframe._errors import InputError
 from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
+from chainframe.cli._family import add_chain_family
 
 if TYPE_CHECKING:  # imported by the command that uses it: an extract does not pay for verification
     from chainframe.verify import Report
@@ -50,6 +51,10 @@ made of logs with no proven raw logs beside them, and proofs, need the node:
                The plain series stored together prove each other as offline,
                and only their headers' hashes are asked of the node.
 
+The rules are the chain family's its chain id names (Ethereum's for a chain no family
+knows); --chain-family NAME reads the rows as another's (an OP-mode devnet, say):
+a family a known chain id denies is refused before anything is checked.
+
 Checks that cannot run (a dataset missing, a header field not stored) are listed
 as skipped, never as passed, and the last line says how many series they touch.
 
@@ -76,6 +81,7 @@ def add_parser(commands: Any) -> None:
     p.add_argument("dir", metavar="DIR", help="folder chainframe extracted into")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_endpoint_options(p, required=False)
+    add_chain_family(p)
     p.set_defaults(run=run)
 
 
@@ -116,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     if args.rpc or args.network:
         from chainframe.engine import verify_stored
 
-        report = verify_stored(folder, rpc=args.rpc, network=args.network)
+        report = verify_stored(folder, rpc=args.rpc, network=args.network, chain_family=args.chain_family)
     elif isinstance(folder, ObjectPath):
         raise InputError(f"{folder} is a bucket: verify it against the node with --rpc URL (offline reads folders)")
     elif not Path(folder).is_dir():
@@ -124,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from chainframe.verify import verify_folder
 
-        report = verify_folder(folder)
+        report = verify_folder(folder, chain_family=args.chain_family)
     if not report.blocks_verified and not report.skipped:
         raise InputError(f"{folder} holds no blocks, transactions, receipts or logs to verify")
     print(json.dumps(report.as_dict(), indent=2) if args.json else format_report(report), file=sys.stdout)

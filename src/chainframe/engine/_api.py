@@ -33,6 +33,7 @@ from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, BlocksArg, parse_blocks
 from chainframe.engine._report import RunReport
 from chainframe.engine._runplan import RunPlan, aplan
+from chainframe.families import family_named
 from chainframe.rpc import AsyncClient, Endpoint
 from chainframe.store import ExportFormat, Layout, Location, choose_layout, load_series, location, series_folders
 
@@ -286,16 +287,19 @@ async def averify_stored(
     network: str | None = None,
     key: str | None = None,
     client_options: Mapping[str, Any] | None = None,
+    chain_family: str | None = None,
 ) -> Any:
     """Prove every series stored under ``out`` against the node's headers (and receipts, for logs): a
-    :class:`chainframe.verify.Report` (nothing is written)."""
+    :class:`chainframe.verify.Report` (nothing is written). ``chain_family``: as :func:`aextract`'s."""
     from chainframe.engine._stored import averify_stored as prove_folder
 
     folder = location(out)
+    if chain_family is not None:
+        family_named(chain_family)  # a name no family has: refused before the client is made
     if not series_folders(folder):
         raise InputError(f"{folder} holds no dataset folders with chunk files; nothing to verify")
     async with make_client(endpoint_of(rpc, network, key), client_options, rpc) as client:
-        return await prove_folder(folder, client)
+        return await prove_folder(folder, client, chain_family=chain_family)
 
 
 def verify_stored(out: str | Location, **options: Any) -> Any:

@@ -229,7 +229,7 @@ def _first_after(table: pa.Table, block: int) -> int:
     return int(np.searchsorted(table["block_number"].to_numpy(), block, side="right"))
 
 
-def _prove(tables: dict[str, Any], chain_id: int, family: ChainFamily | None) -> Report:
+def _prove(tables: dict[str, Any], chain_id: int, family: ChainFamily | None = None) -> Report:
     """One part's window: the headers by their hashes, or the other tables against them."""
     from chainframe.verify import Report, check_receipts_from_transactions, verify_tables
 

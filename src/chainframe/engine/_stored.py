@@ -30,6 +30,7 @@ from chainframe._kernels import constant
 from chainframe.datasets import BLOCKS, DATASETS, LOGS, TRANSACTIONS, UNCLES, BlockRange, Fetch
 from chainframe.engine._canonical import headers
 from chainframe.engine._verified import material, prove
+from chainframe.families import ChainFamily, choose_family
 from chainframe.store import ChunkMeta, Location, Series, load_series, read_table, series_folders
 
 if TYPE_CHECKING:
@@ -39,20 +40,24 @@ HASHES_ASKED = 500
 """Headers asked of the node in one batch, to compare their hashes with the stored ones."""
 
 
-async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 100) -> Report:
+async def averify_stored(
+    folder: Location, client: Any, *, piece_blocks: int = 100, chain_family: str | None = None
+) -> Report:
     """Prove every series under ``folder`` against the node behind ``client`` (see the module): stored files proven
     against fetched material in pieces of ``piece_blocks`` blocks (memory bounded by a piece), every failure
-    collected rather than raised."""
+    collected rather than raised. ``chain_family``: the family the user named (``--chain-family``), refused once the
+    chain id is known if it denies it, before any block is asked for; None: the chain id's."""
     from chainframe.verify import Failure, Report
 
     report = Report()
     chain_id = await client.chain_id()
+    family = choose_family(chain_id, chain_family)[0]
     every: dict[str, Series] = {path.name: load_series(path) for path in series_folders(folder)}
     for series in every.values():
         for chunk in series.chunks:
             if chunk.meta.chain_id != chain_id:
                 raise InputError(f"{chunk.path} is of chain {chunk.meta.chain_id}; the node serves chain {chain_id}")
-    together = await _together(folder, every, client, report)
+    together = await _together(folder, every, client, report, chain_family)
     await _from_logs(folder, every, together, report)
 
     async def prove_file(name: str, meta: ChunkMeta, table: pa.Table, proven: set[int]) -> None:
@@ -61,7 +66,7 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
             rows = _within(table, spec.block_column, part)
             proof = await material(client, spec, part, stored=rows, filters=meta.filters)
             prove(spec, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
-                  report=report, name=name)  # fmt: skip
+                  report=report, name=name, family=family)  # fmt: skip
             if spec is BLOCKS:  # the rows are headers: proven to be themselves, and here to be the node's
                 await _same_hashes(client, rows, report, name)
 
@@ -91,11 +96,13 @@ async def averify_stored(folder: Location, client: Any, *, piece_blocks: int = 1
         listed = together.get(TRANSACTIONS.name, set()), together.get(UNCLES.name, set())
         for chunk in every[BLOCKS.name].chunks:
             rows = await anyio.to_thread.run_sync(read_table, chunk.path)
-            await _lists(client, rows, listed, report, chain_id=chain_id, piece_blocks=piece_blocks)
+            await _lists(client, rows, listed, report, chain_id=chain_id, piece_blocks=piece_blocks, family=family)
     return report
 
 
-async def _together(folder: Location, every: dict[str, Series], client: Any, report: Report) -> dict[str, set[int]]:
+async def _together(
+    folder: Location, every: dict[str, Series], client: Any, report: Report, chain_family: str | None = None
+) -> dict[str, set[int]]:
     """What a local folder's plain series prove of each other, offline (added to ``report``), with the stored
     headers' hashes compared with the node's: the blocks each series is proven in so."""
     from chainframe.verify import TOGETHER, prove_together
@@ -103,10 +110,11 @@ async def _together(folder: Location, every: dict[str, Series], client: Any, rep
     whole = [name for name in TOGETHER if name in every and not every[name].damaged and not every[name].foreign]
     if not isinstance(folder, Path) or BLOCKS.name not in whole:
         return {}
-    found, proven = await anyio.to_thread.run_sync(prove_together, folder, whole)
+    together = partial(prove_together, folder, whole, chain_family=chain_family)
+    found, proven = await anyio.to_thread.run_sync(together)
     if found.failures:  # those blocks proven against the node's material instead: its failures name the rows
         leave = {f.block_number for f in found.failures}
-        found, proven = await anyio.to_thread.run_sync(partial(prove_together, folder, whole, leave=leave))
+        found, proven = await anyio.to_thread.run_sync(partial(together, leave=leave))
     for name, blocks in found.blocks_verified.items():
         report.count(name, blocks=blocks, rows=found.rows_verified.get(name, 0))
     report.failures.extend(found.failures)
@@ -158,7 +166,7 @@ async def _same_hashes(client: Any, rows: pa.Table, report: Report, name: str) -
 
 async def _lists(
     client: Any, blocks: pa.Table, listed: tuple[set[int], set[int]], report: Report, *, chain_id: int,
-    piece_blocks: int,
+    piece_blocks: int, family: ChainFamily,
 ) -> None:  # fmt: skip
     """The stored blocks' lists of transaction and uncle hashes that the folder does not prove (its transactions or
     uncles are not stored beside them), against the node's transactions and uncles of the block, which are proven
@@ -177,7 +185,7 @@ async def _lists(
             if "from_address" in fetched.column_names:  # their root proves their hashes: no sender is needed
                 fetched = fetched.drop_columns(["from_address"])
             found = Report()  # the node's rows are not the folder's: only what they show of the blocks is kept
-            verify_tables(blocks=headers_of, report=found, headers=False, chain_id=chain_id,
+            verify_tables(blocks=headers_of, report=found, headers=False, chain_id=chain_id, family=family,
                           **{dataset.name: fetched})  # fmt: skip
             report.failures.extend(f for f in found.failures if f.dataset == BLOCKS.name)
             why = f"the node's {dataset.name} of these blocks do not prove against their headers"

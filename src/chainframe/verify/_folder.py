@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from chainframe import _kernels as pc
+from chainframe.families import ChainFamily, choose_family, family_named
 from chainframe.verify._columns import integers
 from chainframe.verify._derived import EMPTY_UNCLES, block_column
 from chainframe.verify._report import Report
@@ -42,29 +43,35 @@ class _File:
     """The blocks the file covers: from its chunk footer, else the span of its rows."""
     chain_id: int | None = None
     """The chain its footer names (None: no footer), which every row's ``chain_id`` must say."""
+    family: ChainFamily | None = None
+    """The chain family the user named (``--chain-family``) for its rows; None: the chain id's."""
 
 
-def _files(folder: Path, dataset: str) -> list[_File]:
+def _files(folder: Path, dataset: str, chain_family: str | None = None) -> list[_File]:
     """The dataset's Parquet files with the blocks they cover (a chunk's footer says which blocks it holds, those
-    without rows included; a file without one covers its slot's blocks, or else the span of its rows)."""
+    without rows included; a file without one covers its slot's blocks, or else the span of its rows).
+    ``chain_family``: the family the user named, refused (before any check) for a file of a chain of another."""
     from chainframe.store import read_meta
+
+    named = family_named(chain_family) if chain_family is not None else None
 
     out = []
     column = block_column(dataset)
     for path in _stored(folder / dataset):
         meta = read_meta(path)
         if meta is not None:
-            out.append(_File(path, meta.start, meta.end, meta.chain_id))
+            family = choose_family(meta.chain_id, chain_family)[0] if named is not None else None
+            out.append(_File(path, meta.start, meta.end, meta.chain_id, family))
             continue
         slot = _SLOT_NAME.search(path.name)
         if slot is not None:  # footer gone (a tool rewrote the file): the blocks of its slot
-            out.append(_File(path, int(slot.group(1)), int(slot.group(2))))
+            out.append(_File(path, int(slot.group(1)), int(slot.group(2)), family=named))
             continue
         numbers = _read(path, columns=[column])[column]
         if len(numbers) == 0:
             continue
         bounds = pc.min_max(numbers).as_py()
-        out.append(_File(path, int(bounds["min"]), int(bounds["max"])))
+        out.append(_File(path, int(bounds["min"]), int(bounds["max"]), family=named))
     return out
 
 
@@ -115,8 +122,8 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
     """One blocks file's headers, and every other dataset's rows in its blocks, each group against the headers of
     just the blocks it covers (a block outside a series is not a block without transactions)."""
     blocks = _read(window.path)
-    chain_id = window.chain_id
-    verify_tables(blocks=blocks, report=report, chain_id=chain_id)
+    chain_id, family = window.chain_id, window.family
+    verify_tables(blocks=blocks, report=report, chain_id=chain_id, family=family)
     if chain_id is None:
         report.skip(
             "blocks", "chain_id", "a blocks file without its chunk footer names no chain", blocks=blocks.num_rows
@@ -132,14 +139,14 @@ def _verify_window(files: dict[str, list[_File]], window: _File, report: Report)
             chosen = pc.filter(blocks, pc.is_in(numbers, value_set=integers(sorted(covered), numbers.type)))
             tables: dict[str, Any] = {name: _rows(files[name], name, window.low, window.high) for name in present}
             kept.update((name, tables[name]) for name in ACROSS if name in tables)
-            verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, **tables)
+            verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, family=family, **tables)
         for name in present:  # blocks one dataset of the group covers and the other does not: checked alone
             alone = _covered(files[name], window.low, window.high) - covered
             if alone and len(present) > 1:
                 chosen = pc.filter(blocks, pc.is_in(numbers, value_set=integers(sorted(alone), numbers.type)))
                 rows = _rows(files[name], name, min(alone), max(alone))
                 given: dict[str, Any] = {name: rows}  # a table keyword of verify_tables's, by its dataset
-                verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, **given)
+                verify_tables(blocks=chosen, report=report, headers=False, chain_id=chain_id, family=family, **given)
     _across_groups(files, window, blocks, report, kept)
 
 
@@ -165,7 +172,8 @@ def _across_groups(
 
         receipts, transactions = read("receipts"), read("transactions")
         if receipts is not None and transactions is not None:
-            check_receipts_from_transactions(receipts, transactions, chosen, report, chain_id=window.chain_id)
+            check_receipts_from_transactions(receipts, transactions, chosen, report, chain_id=window.chain_id,
+                                             family=window.family)  # fmt: skip
     report.skip("receipts", "from_transactions", "no transactions stored: the receipts' sender, recipient, "
                 "transaction hash, type, price paid and created address are not proven", blocks=len(covered[
                 "receipts"] - covered["transactions"]))  # fmt: skip
@@ -205,14 +213,16 @@ TOGETHER: dict[str, tuple[str, ...]] = {
 
 
 def prove_together(
-    folder: str | Path, series: Collection[str] = tuple(TOGETHER), *, leave: Collection[int] = ()
-) -> tuple[Report, dict[str, set[int]]]:
+    folder: str | Path, series: Collection[str] = tuple(TOGETHER), *, leave: Collection[int] = (),
+    chain_family: str | None = None,
+) -> tuple[Report, dict[str, set[int]]]:  # fmt: skip
     """Prove ``series`` (of :data:`TOGETHER`'s) in ``folder`` against its stored headers, each in the blocks where
     every series its proof reads is stored too, but those of ``leave``: the report, and the blocks each series was
-    proven in (its headers are the stored ones: whether they are a node's is for the caller to compare)."""
+    proven in (its headers are the stored ones: whether they are a node's is for the caller to compare).
+    ``chain_family``: the family the user named (None: each file's chain id's)."""
     folder = Path(folder)
     report = Report()
-    files = {name: _files(folder, name) if name in series else [] for name in TOGETHER}
+    files = {name: _files(folder, name, chain_family) if name in series else [] for name in TOGETHER}
     proven: dict[str, set[int]] = {name: set() for name in series}
     for window in files["blocks"]:
         covered = {name: _covered(files[name], window.low, window.high) - set(leave) for name in TOGETHER}
@@ -229,26 +239,26 @@ def prove_together(
             assert table is not None  # the blocks are covered
             return _of_blocks(table, block_column(name), of)
 
-        chain_id = window.chain_id
+        chain_id, family = window.chain_id, window.family
         blocks = headers(covered["blocks"])
-        verify_tables(blocks=blocks, report=report, chain_id=chain_id)
+        verify_tables(blocks=blocks, report=report, chain_id=chain_id, family=family)
         if chain_id is None:
             report.skip("blocks", "chain_id", "a blocks file without its chunk footer names no chain",
                         blocks=blocks.num_rows)  # fmt: skip
         proven["blocks"] |= covered["blocks"]
         if mine := whole.get("transactions"):
             verify_tables(blocks=headers(mine), transactions=rows("transactions", mine), report=report,
-                          headers=False, chain_id=chain_id)  # fmt: skip
+                          headers=False, chain_id=chain_id, family=family)  # fmt: skip
             proven["transactions"] |= mine
         if (mine := whole.get("receipts")) and "logs" in whole:
             verify_tables(blocks=headers(mine), transactions=rows("transactions", mine),
                           receipts=rows("receipts", mine), logs=rows("logs", mine), report=report, headers=False,
-                          chain_id=chain_id, proven=frozenset({"transactions"}))  # fmt: skip
+                          chain_id=chain_id, proven=frozenset({"transactions"}), family=family)  # fmt: skip
             proven["receipts"] |= mine
             proven["logs"] |= mine
         if mine := whole.get("uncles"):
             verify_tables(blocks=headers(mine), uncles=rows("uncles", mine), report=report, headers=False,
-                          chain_id=chain_id)  # fmt: skip
+                          chain_id=chain_id, family=family)  # fmt: skip
             proven["uncles"] |= mine
     return report, proven
 
@@ -341,13 +351,15 @@ def _proven_logs(files: Mapping[str, list[_File]]) -> set[int]:
     return proven
 
 
-def verify_folder(folder: str | Path) -> Report:
+def verify_folder(folder: str | Path, *, chain_family: str | None = None) -> Report:
     """Verify what ``folder`` holds, offline: the plain series against the stored headers, the series made of logs
     against the raw logs proven so. Against a node's headers (every series, and receipts for logs) it is
-    :func:`chainframe.engine.verify_stored`, a run of the engine's."""
+    :func:`chainframe.engine.verify_stored`, a run of the engine's. ``chain_family``: read the rows as this chain
+    family's (``--chain-family``; a family the files' chain id denies is refused before any check) instead of the
+    one their chain id names (Ethereum's for a chain no family knows)."""
     folder = Path(folder)
     report = Report()
-    files = {name: _files(folder, name) for name in DATASETS}
+    files = {name: _files(folder, name, chain_family) for name in DATASETS}
     if files["blocks"]:
         for window in files["blocks"]:
             _verify_window(files, window, report)
