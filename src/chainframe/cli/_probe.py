@@ -10,6 +10,7 @@ from typing import Any
 from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._extract import client_options
+from chainframe.cli._family import add_chain_family
 from chainframe.engine import probe
 
 
@@ -29,10 +30,13 @@ def add_parser(commands: Any) -> None:
     add_endpoint_options(parser)
     parser.add_argument("--json", action="store_true", help="print the findings as JSON, for machines")
     parser.add_argument("--transport", choices=("http", "ws"), help="http (default) or ws; a ws:// URL means ws")
+    add_chain_family(parser)
     parser.set_defaults(run=run, requests_per_second=None, credits_per_second=None, max_in_flight=None)
 
 
 def run(args: argparse.Namespace) -> int:
-    found = probe(rpc=args.rpc, network=args.network, client_options=client_options(args))
+    found = probe(
+        rpc=args.rpc, network=args.network, client_options=client_options(args), chain_family=args.chain_family
+    )
     print(json.dumps(found.to_json(), indent=2) if args.json else found.table(), end="\n" if args.json else "")
     return 0

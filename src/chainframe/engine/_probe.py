@@ -24,7 +24,7 @@ from chainframe._twins import carry_over
 from chainframe.datasets import DATASETS, Dataset, Fetch
 from chainframe.engine._client import endpoint_of, make_client
 from chainframe.engine._portal import blocking
-from chainframe.families import family_of
+from chainframe.families import choose_family, family_named
 from chainframe.rpc import (
     AsyncClient,
     Endpoint,
@@ -94,17 +94,20 @@ class Family:
     network: str | None
     """The chain's name in the family's table; None: a chain id no family knows."""
     assumed: bool
-    """No family knows the chain id: it is read as Ethereum."""
+    """No family knows the chain id, and none was named: it is read as Ethereum."""
     proven: tuple[str, ...]
     skipped: Mapping[str, str]
     """What verification skips on this chain, each with why."""
+    chosen: bool = False
+    """The user named the family (``--chain-family``)."""
 
     @classmethod
-    def of(cls, chain_id: int, timestamp: int) -> Family:
-        family = family_of(chain_id)
+    def of(cls, chain_id: int, timestamp: int, chain_family: str | None = None) -> Family:
+        family, assumed = choose_family(chain_id, chain_family)
         proven, skipped = family.proofs(chain_id, timestamp)
         network = family.chain_ids.get(chain_id)
-        return cls(name=family.name, network=network, assumed=network is None, proven=proven, skipped=skipped)
+        return cls(name=family.name, network=network, assumed=assumed, proven=proven, skipped=skipped,
+                   chosen=chain_family is not None)  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,7 +195,11 @@ class Capabilities:
 
     def _family(self) -> list[str]:
         family = self.family
-        named = f"{family.network}, {family.name}" if family.network else f"{family.name}, assumed: chain id not known"
+        named = (
+            f"{family.network}, {family.name}" if family.network
+            else f"{family.name}, chosen with --chain-family (chain id not known)" if family.chosen
+            else f"{family.name}, assumed: chain id not known"
+        )  # fmt: skip
         lines = [f"family     {named}"]
         lines += [f"  proven   {p}" for p in family.proven]
         reasons: dict[str, list[str]] = {}
@@ -306,15 +313,22 @@ async def aprobe(
     network: str | None = None,
     key: str | None = None,
     client_options: Mapping[str, Any] | None = None,
+    chain_family: str | None = None,
 ) -> Capabilities:
     """Ask the node behind ``rpc`` (or Infura's ``network``) what it serves: a handful of requests (see the module).
+    ``chain_family``: read the chain as this family (``--chain-family``; see :func:`chainframe.engine.aextract`), for
+    the proofs that will apply; one the chain id denies is refused after eth_chainId, before any block is asked for.
 
     ``client_options`` go to the :class:`~chainframe.rpc.AsyncClient` (timeouts, pacing, transport); retries are
     fewer than a run's unless given (a probe should answer quickly, and a missing method is never retried anyway).
     """
     endpoint = endpoint_of(rpc, network, key)
+    if chain_family is not None:
+        family_named(chain_family)
     options = {"retry": RetryPolicy(attempts=3, total=30.0), "batch_size": max(BATCH_SIZES), **(client_options or {})}
     async with make_client(endpoint, options, rpc) as client:
+        if chain_family is not None:  # one more request, so a wrong family is refused before any block is asked for
+            choose_family(await client.chain_id(), chain_family)
         first: list[Call] = [
             ("eth_chainId", []),
             *(("eth_getBlockByNumber", [tag, False]) for tag in ("latest", "finalized", "safe")),
@@ -366,7 +380,7 @@ async def aprobe(
             datasets=routes(found, archive),
             requests=client.stats.requests,
             calls=client.stats.calls,
-            family=Family.of(int(chain_id, 16), int(block["timestamp"], 16)),
+            family=Family.of(int(chain_id, 16), int(block["timestamp"], 16), chain_family),
         )
 
 
