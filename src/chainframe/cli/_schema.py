@@ -37,7 +37,8 @@ def families(dataset: str, column: str) -> str:
 
 def _family_unprovable(dataset: Any) -> list[tuple[str, str, str]]:
     """(column, family, why) for each column provable on Ethereum that a family's headers do not commit to."""
-    found = [(*key.split(".", 1), family.name, why) for family in FAMILIES for key, why in family.unprovable.items()]
+    found = [(*key.split(".", 1), family.name, why) for family in FAMILIES
+             for key, why in family.unprovable_columns().items()]  # fmt: skip
     return [(c, family, why) for d, c, family, why in found if d == dataset.name and c not in dataset.unprovable]
 
 

@@ -12,7 +12,7 @@ from typing import Literal
 from chainframe._errors import InputError
 from chainframe.families._arbitrum import ARBITRUM_NITRO
 from chainframe.families._ethereum import ETHEREUM
-from chainframe.families._family import ChainFamily, ReceiptType, TransactionType
+from chainframe.families._family import ChainFamily, FromHardfork, ReceiptType, TransactionType
 from chainframe.families._op_stack import L1_FEE_COLUMNS, OP_STACK
 from chainframe.families._polygon import POLYGON_POS
 
@@ -89,6 +89,7 @@ __all__ = [
     "POLYGON_POS",
     "ChainFamily",
     "FamilyBy",
+    "FromHardfork",
     "ReceiptType",
     "TransactionType",
     "choose_family",

@@ -59,6 +59,16 @@ class ReceiptType:
     """The columns the encoding reads at a block's timestamp on a chain, none of which may be null."""
 
 
+@dataclass(frozen=True)
+class FromHardfork:
+    """A column the family's headers stop committing to at a hardfork (OP's withdrawals root at Isthmus)."""
+
+    hardfork: str
+    """Its name, as :meth:`ChainFamily.active` knows it."""
+    why: str
+    """What the header holds instead, said where its checks are skipped."""
+
+
 class ChainFamily:
     """Ethereum's rules, which every family starts from; a family overrides what its chain does otherwise."""
 
@@ -72,13 +82,26 @@ class ChainFamily:
     """Receipt types not encoded the Ethereum way, by code."""
     unprovable: ClassVar[Mapping[str, str]] = {}
     """``dataset.column`` -> why no header of the family commits to it (its rule checks are skipped, saying so)."""
+    unprovable_from: ClassVar[Mapping[str, FromHardfork]] = {}
+    """``dataset.column`` -> the hardfork from which no header of the family commits to it, and why: its checks are
+    skipped in the blocks where :meth:`active` says the hardfork is in force, and run before."""
     columns: ClassVar[Mapping[str, Mapping[str, int | None]]] = {}
     """The family's own columns, dataset -> column -> the one transaction type whose rows have it (None: any row).
     Null elsewhere: on a chain of another family, and on rows of another type."""
 
+    def active(self, hardfork: str, chain_id: int | None, timestamp: int) -> bool:
+        """Whether the family's ``hardfork`` is in force at ``timestamp`` on chain ``chain_id``."""
+        return False
+
     def withdrawals_root(self, chain_id: int | None, timestamp: int) -> str | None:
         """Why a header of this time does not commit to the block's withdrawals list (None: it does)."""
-        return None
+        rule = self.unprovable_from.get("blocks.withdrawals_root")
+        return rule.why if rule is not None and self.active(rule.hardfork, chain_id, timestamp) else None
+
+    def unprovable_columns(self) -> dict[str, str]:
+        """Every ``dataset.column`` the family's headers do not commit to, always or from a hardfork on, with why
+        (what ``chainframe schema`` lists per family)."""
+        return {**self.unprovable, **{column: rule.why for column, rule in self.unprovable_from.items()}}
 
     def header_columns(self, extra_data: bytes, mix_hash: bytes) -> dict[str, Any]:
         """The family's own header columns as the header the block hash proves holds them (its extra data and mix

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from chainframe._rlp import RlpItem, python_rlp, uint
-from chainframe.families._family import ChainFamily, ReceiptType, Row, TransactionType, integer
+from chainframe.families._family import ChainFamily, FromHardfork, ReceiptType, Row, TransactionType, integer
 
 DEPOSIT = 0x7E
 
@@ -87,10 +87,15 @@ class OpStack(ChainFamily):
         **{f"receipts.{name}": _L1_FEE for name in L1_FEE_COLUMNS},
     }
 
-    def withdrawals_root(self, chain_id: int | None, timestamp: int) -> str | None:
-        if active("isthmus", chain_id, timestamp):
-            return "from Isthmus an OP header's withdrawals_root is the L2ToL1MessagePasser's storage root: no list"
-        return None
+    unprovable_from: ClassVar[Mapping[str, FromHardfork]] = {
+        "blocks.withdrawals_root": FromHardfork(
+            "isthmus",
+            "from Isthmus an OP header's withdrawals_root is the L2ToL1MessagePasser's storage root: no list",
+        ),
+    }
+
+    def active(self, hardfork: str, chain_id: int | None, timestamp: int) -> bool:
+        return active(hardfork, chain_id, timestamp)
 
 
 OP_STACK = OpStack()
