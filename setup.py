@@ -10,14 +10,15 @@ hashes and encodes in Python.
 from setuptools import Extension, setup
 
 FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror=implicit-function-declaration"]
-SHARED = ["src/chainframe/_find_pair.h", "src/chainframe/_json_string.h"]  # included by both
+SHARED = ["src/chainframe/_find_pair.h", "src/chainframe/_json_string.h"]  # included by the two readers
+BUFFER = ["src/chainframe/_byte_buffer.h"]  # included by _native_rows and verify._native
 
 setup(
     ext_modules=[
         Extension(
             "chainframe.datasets._native_rows",
             sources=["src/chainframe/datasets/_native_rows.c"],
-            depends=SHARED,
+            depends=SHARED + BUFFER,
             extra_compile_args=FLAGS,
             optional=True,
         ),
@@ -31,6 +32,7 @@ setup(
         Extension(
             "chainframe.verify._native",
             sources=["src/chainframe/verify/_native.c"],
+            depends=BUFFER,
             extra_compile_args=FLAGS,
             optional=True,
         ),

@@ -34,6 +34,7 @@ import pyarrow as pa
 
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, Dataset
+from chainframe.datasets._function_calls import FUNCTION, DecodesCalls
 from chainframe.datasets._proof import Proof
 from chainframe.datasets._traces import _FRAME, _table
 
@@ -318,7 +319,7 @@ class _BlockTraced(Dataset):
         return await fetch_traces(client, blocks, dataset=self.name, top_gas_used=self.top_gas_used)
 
 
-class Traces(_BlockTraced):
+class Traces(DecodesCalls, _BlockTraced):
     name = "traces"
     doc = "Every call frame of every transaction of each block (callTracer's frames), with its trace_address."
     columns = (
@@ -334,6 +335,7 @@ class Traces(_BlockTraced):
         "debug_traceTransaction with callTracer per transaction"
     )
     top_gas_used = True
+    inputs = (FUNCTION,)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         return _table(list(frames(bodies)), _FRAME, self.columns, chain_id, u256)

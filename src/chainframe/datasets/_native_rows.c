@@ -23,6 +23,7 @@ would read the whole answer again.
 #include <stdlib.h>
 #include <string.h>
 
+#include "../_byte_buffer.h"
 #include "../_find_pair.h"
 #include "../_json_string.h"
 
@@ -42,21 +43,8 @@ enum { MODE_RESULT = 0, MODE_BATCH = 1, MODE_BATCH_LISTS = 2 };
 #define FALLBACK (-1)
 #define NOMEM (-2)
 
-typedef struct {
-    unsigned char *p;
-    size_t len, cap;
-} Buf;
-
-static int reserve(Buf *b, size_t extra) {
-    if (b->len + extra <= b->cap) return 0;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + extra) cap *= 2;
-    unsigned char *q = realloc(b->p, cap);
-    if (q == NULL) return NOMEM; /* no Python call here: the scan runs without the GIL */
-    b->p = q;
-    b->cap = cap;
-    return 0;
-}
+/* NOMEM where the buffer's -1 says memory ran out: the scan's own error code, raised once the GIL is held. */
+static int reserve(Buf *b, size_t extra) { return buf_reserve(b, extra) < 0 ? NOMEM : 0; }
 
 struct Spec;
 
@@ -218,9 +206,9 @@ static int width(const Column *col) {
 static int push_bit(Buf *b, int64_t i, int set) {
     if (i % 8 == 0) {
         if (reserve(b, 1) < 0) return NOMEM;
-        b->p[b->len++] = 0;
+        b->data[b->len++] = 0;
     }
-    if (set) b->p[i / 8] |= (unsigned char)(1u << (i % 8));
+    if (set) b->data[i / 8] |= (unsigned char)(1u << (i % 8));
     return 0;
 }
 
@@ -228,14 +216,14 @@ static int push_offset(Column *col, int64_t value) {
     if (value > INT32_MAX) return FALLBACK;
     if (reserve(&col->offsets, 4) < 0) return NOMEM;
     int32_t v = (int32_t)value;
-    memcpy(col->offsets.p + col->offsets.len, &v, 4);
+    memcpy(col->offsets.data + col->offsets.len, &v, 4);
     col->offsets.len += 4;
     return 0;
 }
 
 static int64_t last_offset(const Column *col) {
     int32_t v;
-    memcpy(&v, col->offsets.p + col->offsets.len - 4, 4);
+    memcpy(&v, col->offsets.data + col->offsets.len - 4, 4);
     return v;
 }
 
@@ -257,16 +245,16 @@ static int materialize(Column *col) {
     col->deferred = 0;
     size_t bits = (size_t)(n + 7) / 8;
     if ((r = reserve(&col->valid, bits)) < 0) return r;
-    memset(col->valid.p + col->valid.len, 0, bits);
+    memset(col->valid.data + col->valid.len, 0, bits);
     col->valid.len += bits;
     size_t w = (size_t)width(col);
     if (w) {
         if ((r = reserve(&col->data, w * (size_t)n)) < 0) return r;
-        memset(col->data.p + col->data.len, 0, w * (size_t)n);
+        memset(col->data.data + col->data.len, 0, w * (size_t)n);
         col->data.len += w * (size_t)n;
     } else if (col->kind == K_BOOL) {
         if ((r = reserve(&col->data, bits)) < 0) return r;
-        memset(col->data.p + col->data.len, 0, bits);
+        memset(col->data.data + col->data.len, 0, bits);
         col->data.len += bits;
         col->bits = n;
     } else {
@@ -286,14 +274,14 @@ static int push_null(Column *col) {
     }
     if (col->kind == K_COUNT) { /* a list's length: no list is no items */
         if ((r = reserve(&col->data, 8)) < 0) return r;
-        memset(col->data.p + col->data.len, 0, 8);
+        memset(col->data.data + col->data.len, 0, 8);
         col->data.len += 8;
         return finish(col, 1);
     }
     size_t w = (size_t)width(col);
     if (w) {
         if ((r = reserve(&col->data, w)) < 0) return r;
-        memset(col->data.p + col->data.len, 0, w);
+        memset(col->data.data + col->data.len, 0, w);
         col->data.len += w;
     } else if (col->kind == K_BOOL) {
         if ((r = push_bit(&col->data, col->bits++, 0)) < 0) return r;
@@ -406,10 +394,10 @@ static int parse_value(Cur *c, Column *col, int depth) {
             if (col->kind == K_U8) {
                 if (v > 255) return FALLBACK;
                 if ((r = reserve(&col->data, 1)) < 0) return r;
-                col->data.p[col->data.len++] = (unsigned char)v;
+                col->data.data[col->data.len++] = (unsigned char)v;
             } else {
                 if ((r = reserve(&col->data, 8)) < 0) return r;
-                memcpy(col->data.p + col->data.len, &v, 8); /* Arrow's buffers are in the machine's byte order */
+                memcpy(col->data.data + col->data.len, &v, 8); /* Arrow's buffers are in the machine's byte order */
                 col->data.len += 8;
             }
             return finish(col, 1);
@@ -437,7 +425,7 @@ static int parse_value(Cur *c, Column *col, int depth) {
             const unsigned __int128 limit = ((unsigned __int128)0x4B3B4CA85A86C47AULL << 64) | 0x098A224000000000ULL;
             if (v >= limit) return FALLBACK; /* 10^38 */
             if ((r = reserve(&col->data, 16)) < 0) return r;
-            for (int i = 0; i < 16; i++) col->data.p[col->data.len + i] = (unsigned char)(v >> (8 * i));
+            for (int i = 0; i < 16; i++) col->data.data[col->data.len + i] = (unsigned char)(v >> (8 * i));
             col->data.len += 16;
             return finish(col, 1);
         }
@@ -449,7 +437,7 @@ static int parse_value(Cur *c, Column *col, int depth) {
             memset(padded, '0', 64 - n);
             memcpy(padded + 64 - n, d, n);
             if ((r = reserve(&col->data, 32)) < 0) return r;
-            if (unhex(padded, 64, col->data.p + col->data.len) < 0) return FALLBACK;
+            if (unhex(padded, 64, col->data.data + col->data.len) < 0) return FALLBACK;
             col->data.len += 32;
             return finish(col, 1);
         }
@@ -459,7 +447,7 @@ static int parse_value(Cur *c, Column *col, int depth) {
             n = (size_t)col->size * 2;
             if (hex_exact(c, &d, n) < 0) return FALLBACK;
             if ((r = reserve(&col->data, (size_t)col->size)) < 0) return r;
-            if (unhex(d, n, col->data.p + col->data.len) < 0) return FALLBACK;
+            if (unhex(d, n, col->data.data + col->data.len) < 0) return FALLBACK;
             col->data.len += (size_t)col->size;
             return finish(col, 1);
         }
@@ -468,7 +456,7 @@ static int parse_value(Cur *c, Column *col, int depth) {
             size_t n;
             if (hex_digits(c, &d, &n) < 0 || n % 2) return FALLBACK;
             if ((r = reserve(&col->data, n / 2)) < 0) return r;
-            if (unhex(d, n, col->data.p + col->data.len) < 0) return FALLBACK;
+            if (unhex(d, n, col->data.data + col->data.len) < 0) return FALLBACK;
             col->data.len += n / 2;
             if ((r = push_offset(col, (int64_t)col->data.len)) < 0) return r;
             return finish(col, 1);
@@ -478,7 +466,7 @@ static int parse_value(Cur *c, Column *col, int depth) {
             size_t n;
             if (string_raw(c, &s, &n, 0) < 0 || string_end(s, c->end) != s + n) return FALLBACK;
             if ((r = reserve(&col->data, n)) < 0) return r;
-            if (n) memcpy(col->data.p + col->data.len, s, n);
+            if (n) memcpy(col->data.data + col->data.len, s, n);
             col->data.len += n;
             if ((r = push_offset(col, (int64_t)col->data.len)) < 0) return r;
             return finish(col, 1);
@@ -491,7 +479,7 @@ static int parse_value(Cur *c, Column *col, int depth) {
                     const unsigned char *d;
                     if (hex_exact(c, &d, 64) < 0) return FALLBACK;
                     if ((r = reserve(&col->data, 32)) < 0) return r;
-                    if (unhex(d, 64, col->data.p + col->data.len) < 0) return FALLBACK;
+                    if (unhex(d, 64, col->data.data + col->data.len) < 0) return FALLBACK;
                     col->data.len += 32;
                     items++;
                     if (eat(c, ',')) continue;
@@ -515,7 +503,7 @@ static int parse_value(Cur *c, Column *col, int depth) {
                 }
             }
             if ((r = reserve(&col->data, 8)) < 0) return r;
-            memcpy(col->data.p + col->data.len, &items, 8);
+            memcpy(col->data.data + col->data.len, &items, 8);
             col->data.len += 8;
             return finish(col, 1);
         }
@@ -657,7 +645,7 @@ static int parse_body(Cur *c, Spec *spec, int mode, Buf *ids) {
                 if (!has_id) return FALLBACK;
                 for (int64_t i = before; i < rows_of(spec); i++) {
                     if ((r = reserve(ids, 8)) < 0) return r;
-                    memcpy(ids->p + ids->len, &id, 8);
+                    memcpy(ids->data + ids->len, &id, 8);
                     ids->len += 8;
                 }
                 if (eat(c, ',')) continue;
@@ -675,9 +663,9 @@ static int parse_body(Cur *c, Spec *spec, int mode, Buf *ids) {
 static void free_spec(Spec *spec) {
     for (int i = 0; i < spec->ncols; i++) {
         Column *col = &spec->cols[i];
-        free(col->data.p);
-        free(col->valid.p);
-        free(col->offsets.p);
+        free(col->data.data);
+        free(col->valid.data);
+        free(col->offsets.data);
         if (col->children) {
             free_spec(col->children);
             free(col->children);
@@ -764,13 +752,13 @@ static PyTypeObject OwnedType = {
 static PyObject *bytes_of(Buf *b) {
     Owned *o = PyObject_New(Owned, &OwnedType);
     if (o == NULL) return NULL;
-    if (b->p != NULL && b->cap > b->len + 4096) {
-        unsigned char *q = realloc(b->p, b->len ? b->len : 1);
-        if (q != NULL) b->p = q;
+    if (b->data != NULL && b->cap > b->len + 4096) {
+        unsigned char *q = realloc(b->data, b->len ? b->len : 1);
+        if (q != NULL) b->data = q;
     }
-    o->p = b->p;
+    o->p = b->data;
     o->len = (Py_ssize_t)b->len;
-    b->p = NULL;
+    b->data = NULL;
     b->len = b->cap = 0;
     return (PyObject *)o;
 }
@@ -816,16 +804,16 @@ static int order_keys(Buf *ids, size_t first, uint64_t *next_key) {
     if (first == end) return 0;
     int64_t low = INT64_MAX, high = INT64_MIN, v;
     for (size_t i = first; i < end; i++) {
-        memcpy(&v, ids->p + 8 * i, 8);
+        memcpy(&v, ids->data + 8 * i, 8);
         if (v < low) low = v;
         if (v > high) high = v;
     }
     uint64_t span = (uint64_t)high - (uint64_t)low;
     if (*next_key > (uint64_t)INT64_MAX - span) return FALLBACK; /* ids too far apart to order this way */
     for (size_t i = first; i < end; i++) {
-        memcpy(&v, ids->p + 8 * i, 8);
+        memcpy(&v, ids->data + 8 * i, 8);
         int64_t key = (int64_t)(*next_key + ((uint64_t)v - (uint64_t)low));
-        memcpy(ids->p + 8 * i, &key, 8);
+        memcpy(ids->data + 8 * i, &key, 8);
     }
     *next_key += span + 1;
     return 0;
@@ -834,7 +822,7 @@ static int order_keys(Buf *ids, size_t first, uint64_t *next_key) {
 static int keys_rise(const Buf *ids) {
     int64_t previous = INT64_MIN, v;
     for (size_t i = 0; i < ids->len / 8; i++) {
-        memcpy(&v, ids->p + 8 * i, 8);
+        memcpy(&v, ids->data + 8 * i, 8);
         if (v < previous) return 0;
         previous = v;
     }
@@ -901,7 +889,7 @@ done:
     PyMem_Free(bodies);
     if (spec != NULL) free_spec(spec);
     free(spec);
-    free(ids.p);
+    free(ids.data);
     Py_DECREF(fast);
     return out;
 }

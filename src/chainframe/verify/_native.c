@@ -198,30 +198,9 @@ static void keccak_many(Hashing *items, size_t n, int wide) {
     for (; i < n; i++) keccak256(items[i].data, items[i].len, items[i].out);
 }
 
-/* ---------- a growable byte buffer ---------- */
+/* ---------- a growable byte buffer: _byte_buffer.h ---------- */
 
-typedef struct {
-    uint8_t *data;
-    size_t len, cap;
-} Buf;
-
-static int buf_reserve(Buf *b, size_t more) {
-    if (b->len + more <= b->cap) return 0;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + more) cap *= 2;
-    uint8_t *data = realloc(b->data, cap);
-    if (!data) return -1;
-    b->data = data;
-    b->cap = cap;
-    return 0;
-}
-
-static int buf_put(Buf *b, const uint8_t *p, size_t n) {
-    if (buf_reserve(b, n)) return -1;
-    if (n) memcpy(b->data + b->len, p, n);
-    b->len += n;
-    return 0;
-}
+#include "../_byte_buffer.h"
 
 /* ---------- RLP ---------- */
 
