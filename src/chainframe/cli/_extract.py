@@ -135,6 +135,11 @@ def add_parser(commands: Any) -> None:
     )  # fmt: skip
     for i in range(1, 4):
         logs.add_argument(f"--topic{i}", metavar="T[,T...]", help=f"topic {i}: one value or a comma-separated OR-list")
+    p.add_argument(
+        "--function", action="append", metavar="SIGNATURE",
+        help="transactions, traces: keep only the calls of this function, its arguments decoded into typed columns, "
+        "e.g. 'transfer(address to, uint256 amount)'; repeatable; or the path of an ABI JSON file (its functions)",
+    )  # fmt: skip
     inputs = p.add_argument_group("dataset inputs (each dataset declares the ones it takes: chainframe schema DATASET)")
     for given in dataset_inputs():
         takers = ", ".join(d.name for d in DATASETS.values() if given in d.inputs)
@@ -210,11 +215,39 @@ def _events(given: list[str] | None) -> list[Any] | None:
     return events
 
 
+def _functions(given: list[str] | None) -> list[Any] | None:
+    """``--function`` values: signatures, or paths of ABI JSON files (their functions)."""
+    if not given:
+        return None
+    functions: list[Any] = []
+    for value in given:
+        if "(" in value:
+            functions.append(value)
+            continue
+        try:
+            with open(value, encoding="utf-8") as file:
+                abi = json.load(file)
+        except (OSError, ValueError) as exc:
+            reason = f"--function {value!r} is neither a function signature nor a readable ABI file: {exc}"
+            raise InputError(reason) from None
+        if not isinstance(abi, list):
+            raise InputError(f"--function {value!r}: an ABI file holds a JSON list of entries")
+        entries = [e for e in abi if isinstance(e, dict) and e.get("type", "function") == "function"]
+        if not entries:
+            raise InputError(f"--function {value!r}: the ABI has no function entries")
+        functions.extend(entries)
+    return functions
+
+
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
     topics: list[Any] = [getattr(args, f"topic{i}") for i in range(4)]
     while topics and topics[-1] is None:
         topics.pop()
-    filters: dict[str, Any] = {"topics": [_topic(t) for t in topics] or None, "event": _events(args.event)}
+    filters: dict[str, Any] = {
+        "topics": [_topic(t) for t in topics] or None,
+        "event": _events(args.event),
+        "function": _functions(args.function),
+    }
     for given in dataset_inputs():
         value = getattr(args, given.name)
         if given.parse == "json" and value:

@@ -12,6 +12,7 @@ from chainframe import _kernels as pc
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, RowChecks, build
 from chainframe.datasets._envelope import batch_rows
+from chainframe.datasets._function_calls import FUNCTION, DecodesCalls
 from chainframe.datasets._native import BATCH
 from chainframe.datasets._objects import ObjectDataset
 from chainframe.datasets._proof import Proof
@@ -111,7 +112,7 @@ class Blocks(ObjectDataset):
         return self.rows(self.stack([batch_rows(b, self.fields) for b in bodies]), chain_id=chain_id, u256=u256)
 
 
-class Transactions(ObjectDataset):
+class Transactions(DecodesCalls, ObjectDataset):
     name = "transactions"
     aliases = ("txs",)  # cryo's name
     doc = "Transactions, one row per transaction, as eth_getBlockByNumber returns them with details."
@@ -162,6 +163,7 @@ class Transactions(ObjectDataset):
     )
     row_hashed = True
     proof = Proof.TRANSACTIONS
+    inputs = (FUNCTION,)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return list(await client.batch_bytes(block_calls(blocks, full=True)))

@@ -15,7 +15,7 @@ from chainframe.decode._abi import (
     split_top,
 )
 from chainframe.decode._binary import binary, unhex0x
-from chainframe.decode._calls import call_fields, decode_calls
+from chainframe.decode._calls import CALL, call_columns, call_fields, decode_calls
 from chainframe.decode._events import decode_event, decode_events, event_fields, with_event_columns
 from chainframe.decode._transfers import (
     ERC20_TRANSFER,
@@ -29,6 +29,7 @@ from chainframe.decode._transfers import (
 
 __all__ = [
     "AbiType",
+    "CALL",
     "ERC1155_BATCH",
     "ERC1155_SINGLE",
     "ERC20_TRANSFER",
@@ -39,6 +40,7 @@ __all__ = [
     "as_events",
     "as_functions",
     "binary",
+    "call_columns",
     "call_fields",
     "decode_calls",
     "decode_event",

@@ -128,35 +128,47 @@ def decode_calls(transactions: Any, functions: Functions, *, u256: U256 = "decim
     if not listed:
         raise InputError("no functions to decode (an ABI without function entries?)")
     kept = [c for c in KEYS if c in table.column_names]
-    fields = call_fields(listed, taken=kept, u256=u256)
-    schema = pa.schema([*(table.schema.field(c) for c in kept), *CALL, *fields])
+    rows, calls = call_columns(table, listed, taken=kept, u256=u256)
+    taken = pc.take(table.select([*kept, "input"]), rows)
+    columns = {name: taken[name] for name in taken.column_names} | {name: calls[name] for name in calls.column_names}
+    arguments = [f for f in calls.schema if f.name not in {c.name for c in CALL}]
+    schema = pa.schema([*(table.schema.field(c) for c in kept), *CALL, *arguments])
+    return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
+
+
+def call_columns(
+    table: pa.Table, functions: Sequence[Function], *, taken: Sequence[str], u256: U256
+) -> tuple[pa.Array, pa.Table]:
+    """Which rows of ``table`` (a transactions or traces table) are calls of ``functions`` (their indices, in the
+    table's order) and those calls' ``selector``, ``function``, ``decode_error`` and argument columns (named beside
+    the columns ``taken``, see :func:`call_fields`): what :func:`decode_calls` gives and what a dataset extracted with
+    ``function=`` adds to its rows."""
+    fields = call_fields(functions, taken=taken, u256=u256)
+    made = [f for f in CALL if f.name != "input"]
+    schema = pa.schema([*made, *fields])
     inputs = pl.Series("input", table["input"].combine_chunks()).cast(pl.Binary)
-    called = pl.Series("to", table["to_address"].is_valid()) if "to_address" in kept else None
-    frame = pl.DataFrame({"input": inputs, **({"called": called} if called is not None else {})}).with_row_index()
-    if called is None:
-        frame = frame.with_columns(pl.lit(True).alias("called"))
-    if "call_type" in kept:  # a creation frame's input is init code, its to_address the new contract
+    frame = pl.DataFrame({"input": inputs}).with_row_index()
+    called = table["to_address"].combine_chunks().is_valid() if "to_address" in table.column_names else None
+    frame = frame.with_columns(pl.lit(True).alias("called") if called is None else pl.Series("called", called))
+    if "call_type" in table.column_names:  # a creation frame's input is init code, its to_address the new contract
         kind = pl.Series("kind", table["call_type"].combine_chunks()).cast(pl.String).str.to_lowercase()
         frame = frame.with_columns(pl.col("called") & ~kind.str.starts_with("create").fill_null(False))
     frame = frame.filter(pl.col("called") & (pl.col("input").bin.size() >= 4))
     parts: list[pa.Table] = []
     order: list[np.ndarray] = []
-    for function in listed:
+    for function in functions:
         found = frame.filter(pl.col("input").bin.head(4) == pl.lit(function.selector, pl.Binary))
         if not found.height:
             continue
         rows = found["index"].to_numpy().astype(np.int64)
-        names = argument_names(function, [*kept, *(f.name for f in CALL)])
+        names = argument_names(function, [*taken, *(f.name for f in CALL)])
         columns, reasons = _arguments(found["input"].bin.slice(4), function, names, u256=u256)
-        bad = reasons.bad
-        nulled = pa.array(np.arange(len(rows)), mask=bad)  # a call that does not decode has no arguments
+        nulled = pa.array(np.arange(len(rows)), mask=reasons.bad)  # a call that does not decode has no arguments
         decoded = dict(zip(names, (pc.take(c, nulled) for c in columns), strict=True))
         n = len(rows)
         arrays = [
-            *(pc.take(table[c], pa.array(rows)) for c in kept),
             pa.array([function.selector] * n, pa.binary(4)),
             pa.array([function.signature] * n, pa.string()),
-            pc.take(table["input"], pa.array(rows)),
             pa.array(reasons.text, pa.string()),
             *(decoded.get(f.name, pa.nulls(n, f.type)) for f in fields),
         ]
@@ -165,6 +177,7 @@ def decode_calls(transactions: Any, functions: Functions, *, u256: U256 = "decim
         )
         order.append(rows)
     if not parts:
-        return schema.empty_table()
-    out = pa.concat_tables(parts)
-    return out.take(pa.array(np.argsort(np.concatenate(order), kind="stable")))
+        return pa.array([], pa.int64()), schema.empty_table()
+    rows_all = np.concatenate(order)
+    by_row = np.argsort(rows_all, kind="stable")
+    return pa.array(rows_all[by_row]), pa.concat_tables(parts).take(pa.array(by_row))

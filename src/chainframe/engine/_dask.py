@@ -318,7 +318,7 @@ class _Runtime:
             report = counters.dataset(task.dataset)
             chunks[task.dataset].update(
                 refetched=report.refetched, verified_blocks=report.verified_blocks,
-                verified_rows=report.verified_rows, unverified=report.unverified,
+                verified_rows=report.verified_rows, unverified=report.unverified, decode_errors=report.decode_errors,
             )  # fmt: skip
         outcome.update(chunks=[chunks[task.dataset] for task in tasks], stats=asdict(self.client.stats),
                        splits=self.state.splits)  # fmt: skip
@@ -547,6 +547,7 @@ class DaskRunner:
                         report.refetched += chunk["refetched"]
                         report.verified_blocks += chunk["verified_blocks"]
                         report.verified_rows += chunk["verified_rows"]
+                        report.decode_errors += chunk["decode_errors"]
                         report.unverified.update(chunk["unverified"])
                         report.written += 1
                         report.rows += chunk["rows"]

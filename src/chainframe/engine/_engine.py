@@ -65,6 +65,8 @@ class DatasetReport:
     """With ``verify``: blocks whose rows were proven against their headers (kept rows of extended files not
     counted)."""
     verified_rows: int = 0
+    decode_errors: int = 0
+    """Rows written with a ``decode_error`` (calls kept whose arguments do not decode with their function)."""
     unverified: dict[str, str] = field(default_factory=dict)
     """With ``verify``: the checks that could not run, and why (never counted as passed)."""
 
@@ -188,7 +190,11 @@ async def fetch_and_decode(
             if proven is not None:
                 proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
                                         bodies=bodies, received=received, family=task.chain_family))  # fmt: skip
-            return sort_table(table, dataset.sort), group.beside(dataset.name, bodies) if group is not None else {}
+            table = sort_table(table, dataset.sort)
+            kept = dataset.kept_rows(table, task.filters, u256=task.u256)  # function=: the calls, decoded
+            if group is None:
+                return kept, {}
+            return kept, {**group.beside(dataset.name, bodies), **({} if kept is table else {dataset.name: table})}
 
         async def piece(part: BlockRange) -> None:
             async def answer() -> tuple[pa.Table, dict[str, pa.Table]]:
@@ -320,7 +326,12 @@ async def _attempt(
     with ChunkWriter(task.target(), task.schema(), delta=task.layout == "delta" and not task.exact_files) as writer:
         kept_rows = await anyio.to_thread.run_sync(copy_kept, task, writer) if kept is not None else 0
 
+        undecoded = 0
+
         async def write(table: pa.Table) -> None:
+            nonlocal undecoded
+            if "decode_error" in table.column_names:  # calls kept that do not decode with their function
+                undecoded += table.num_rows - table["decode_error"].null_count
             await anyio.to_thread.run_sync(writer.write, task.stored(table))
 
         sink = InOrder(task.fetch_start, write)
@@ -359,6 +370,7 @@ async def _attempt(
         # A Delta table's file goes to its own unique name at once (invisible until committed); a Parquet folder's is
         # staged, for the coordinator to rename or upload over the slot's name.
         written = await anyio.to_thread.run_sync(partial(writer.finish, meta, publish=task.layout == "delta"))
+    report.decode_errors += undecoded  # counted once the rows are kept, not per attempt
     if proven is not None:  # counted once the rows are kept, not per attempt
         report.verified_blocks += proven.blocks
         report.verified_rows += proven.rows

@@ -30,7 +30,7 @@ def typed_errors(function: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R
     return wrapper
 
 
-def blocking(function: Any, *args: Any, **kwargs: Any) -> Any:
+def blocking(function: Any, /, *args: Any, **kwargs: Any) -> Any:
     """Run ``function`` on a portal thread's event loop and wait for it. The wait is in short steps: a Ctrl-C may be
     delivered to another thread (Polars', DuckDB's), and Python runs its handler only when the main thread runs
     bytecode. On Ctrl-C the run is cancelled (each chunk file is whole or absent) before the interrupt goes on."""

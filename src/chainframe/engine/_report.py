@@ -269,6 +269,8 @@ class RunReport:
                 f"  {name:<18} {d['rows']:>12,} rows  {d['written']:>5} chunks written  {d['skipped']:>5} skipped"
                 + refetched
             )
+            if d.get("decode_errors"):
+                lines.append(f"  {'':<18} {d['decode_errors']:,} calls kept undecoded (see their decode_error)")
             if d.get("verified_blocks"):
                 lines.append(f"  {'':<18} verified: {d['verified_blocks']:,} blocks, {d['verified_rows']:,} rows")
             for check, reason in sorted(d.get("unverified", {}).items()):

@@ -1,0 +1,98 @@
+"""``function=``: a dataset whose rows are calls (transactions, trace frames) kept as the calls of some functions only,
+each with its arguments decoded into typed columns.
+
+It is what ``event=`` is to logs: the functions are the series' filter (their full text, names kept, in every chunk's
+footer), so a series folder ``transactions__f<digest>/`` holds only those calls and never mixes with the plain one.
+The raw rows are fetched, checked and proven as the dataset's own (the transactions root proves a transaction's
+input); :meth:`DecodesCalls.kept_rows` then keeps the rows whose input starts with a listed selector and adds
+``selector``, ``function``, ``decode_error`` and one column per argument (:func:`chainframe.decode.call_columns`).
+A call that does not decode with its function is kept with its input and the reason; the engine counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pyarrow as pa
+
+from chainframe._errors import InputError
+from chainframe.datasets._columns import U256
+from chainframe.datasets._inputs import Input
+
+
+def _as_given(value: Any) -> Any:
+    return value  # checked by the dataset, which knows the columns an argument's name must not take
+
+
+FUNCTION = Input("function", "--function", "keep only the calls of these functions, their arguments decoded into "
+                 "typed columns", _as_given, parse="own", metavar="SIGNATURE")  # fmt: skip
+
+
+def functions_of(given: Any) -> list[Any]:
+    """``function=`` as given (a signature, a list of signatures and ABI entries, an ABI's JSON text) as
+    :class:`~chainframe.decode.Function` s; a signature that does not parse, an ABI entry without a name, two
+    functions of one selector refused with :class:`~chainframe.InputError`."""
+    from chainframe.decode import Function, as_functions, functions_from_abi, parse_function
+
+    values = list(given) if isinstance(given, list | tuple) else [given]
+    found: list[Function] = []
+    for value in values:
+        try:
+            if isinstance(value, Function):
+                found.append(value)
+            elif isinstance(value, dict):
+                found += functions_from_abi([value])
+            elif isinstance(value, str) and value.lstrip().startswith("["):
+                found += functions_from_abi(value)
+            elif isinstance(value, str):
+                found.append(parse_function(value))
+            else:
+                raise TypeError(type(value).__name__)
+        except (TypeError, KeyError, AttributeError, ValueError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(f"function must be a signature, a list of them or an ABI; got {value!r} ({exc})") from None
+    if not found:
+        raise InputError("function= names no function (an ABI without function entries?)")
+    return as_functions(found)
+
+
+class DecodesCalls:
+    """Mixed into a dataset whose rows are calls (an ``input`` column): it takes ``function=`` (declare
+    :data:`FUNCTION` in its ``inputs``)."""
+
+    columns: tuple[str, ...]
+
+    def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        from chainframe.decode import call_fields
+
+        out: dict[str, Any] = super().check_inputs(given)  # type: ignore[misc]
+        if out.get("function"):
+            functions = functions_of(out["function"])
+            call_fields(functions, taken=self.columns, u256="decimal")  # a name with two types refused here
+            out["function"] = [f.text for f in functions]
+        return out
+
+    def schema_with(self, filters: Mapping[str, Any], u256: U256 = "decimal") -> pa.Schema:
+        base: pa.Schema = super().schema_with(filters, u256)  # type: ignore[misc]
+        if not filters.get("function"):
+            return base
+        from chainframe.decode import CALL, as_functions, call_fields
+
+        made = [f for f in CALL if f.name not in base.names]
+        fields = call_fields(as_functions(list(filters["function"])), taken=base.names, u256=u256)
+        return pa.schema([*base, *made, *fields], metadata=base.metadata)
+
+    def kept_rows(self, table: pa.Table, filters: Mapping[str, Any], *, u256: U256 = "decimal") -> pa.Table:
+        """With ``function``: the rows that are calls of its functions, in order, with their decoded columns."""
+        if not filters.get("function"):
+            return table
+        from chainframe import _kernels as pc
+        from chainframe.decode import as_functions, call_columns
+
+        rows, calls = call_columns(table, as_functions(list(filters["function"])), taken=table.column_names, u256=u256)
+        kept = pc.take(table, rows)
+        schema = self.schema_with(filters, u256)
+        columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}
+        return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)

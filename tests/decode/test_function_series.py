@@ -1,0 +1,218 @@
+"""``extract transactions traces --function``: decoded calls as series, checked against eth-abi's decoding of the raw
+rows the node gives (``collect`` of the same blocks, no function), on the devnet's workload; a call cut short is kept
+with its decode_error and counted in the summary; bad input is refused before any request."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import time
+from collections import Counter
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from eth_abi import decode as abi_decode  # type: ignore[attr-defined]
+from eth_abi import encode as abi_encode  # type: ignore[attr-defined]
+
+import chainframe
+from chainframe.cli import main
+from chainframe.decode import parse_function
+from chainframe.devnet import DEV_ACCOUNTS, Devnet
+from chainframe.devnet._node_rpc import NodeRPC
+from chainframe.store import read_meta
+
+TRANSFER = "transfer(address to, uint256 amount)"
+PING = "ping(uint256 nonce, bytes payload)"
+SET = "set(uint256 slot, uint256 value)"
+DIVE = "dive(uint256 depth)"
+TYPES = {TRANSFER: ["address", "uint256"], PING: ["uint256", "bytes"], SET: ["uint256", "uint256"],
+         DIVE: ["uint256"]}  # fmt: skip
+COLUMNS = {TRANSFER: ["to", "amount"], PING: ["arg_nonce", "payload"], SET: ["slot", "arg_value"], DIVE: ["depth"]}
+"""Each function's argument columns in the transactions' series: a parameter named like a transaction column (nonce,
+value) is ``arg_``-named (in the traces' series, ``depth`` is a frame's column: the argument is ``arg_depth``)."""
+
+
+def _plain(value: Any) -> Any:
+    """eth-abi's value as the decoded column holds it: addresses as 20 bytes, wide integers as Decimal."""
+    if isinstance(value, str) and value.startswith("0x"):
+        return bytes.fromhex(value[2:])
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Decimal(value)
+    return value
+
+
+def _run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _series(out: Path, dataset: str) -> tuple[Path, pa.Table]:
+    (folder,) = [p for p in out.iterdir() if p.name.split("__")[0] == dataset]
+    return folder, pa.concat_tables(pq.read_table(f) for f in sorted(folder.glob("*.parquet")))
+
+
+@pytest.fixture(scope="module")
+def extracted(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The devnet's transactions and traces, raw (collected) and extracted with four functions (two as signatures,
+    two from an ABI file), verified."""
+    url = devnet_session.http_url
+    raw = chainframe.collect("transactions", blocks="0:latest", rpc=url)
+    last = max(raw["block_number"].to_pylist())
+    frames = chainframe.collect("traces", blocks=f"0:{last}", rpc=url)
+    root = tmp_path_factory.mktemp("functions")
+    abi = root / "abi.json"
+    entries = [parse_function(s) for s in (SET, DIVE)]
+    abi.write_text(json.dumps([{"type": "event", "name": "Ping", "inputs": []}] + [
+        {"type": "function", "name": f.name, "inputs": [{"name": p.name, "type": p.type.canonical} for p in f.params]}
+        for f in entries
+    ]))  # fmt: skip
+    out = root / "out"
+    argv = ["extract", "transactions", "traces", "-b", f"0:{last}", "--rpc", url, "-o", str(out), "--no-progress",
+            "--verify", "--function", TRANSFER, "--function", PING, "--function", str(abi)]  # fmt: skip
+    code, printed, errors = _run(argv)
+    assert code == 0, errors
+    return {"raw": raw, "frames": frames, "out": out, "printed": printed}
+
+
+def test_rows_equal_eth_abi_of_each_call(extracted: dict[str, Any]) -> None:
+    folder, calls = _series(extracted["out"], "transactions")
+    assert folder.name.startswith("transactions__f")  # a series of its own, never mixed with plain transactions
+    signatures = {parse_function(s).signature: s for s in TYPES}
+    raw = {(r["block_number"], r["transaction_index"]): r for r in extracted["raw"].to_pylist()}
+    seen: Counter[str] = Counter()
+    for row in calls.to_pylist():
+        given = signatures[row["function"]]
+        tx = raw[(row["block_number"], row["transaction_index"])]  # joins its raw row on the keys
+        assert (row["transaction_hash"], row["input"]) == (tx["transaction_hash"], tx["input"])
+        assert row["selector"] == tx["input"][:4] == parse_function(given).selector
+        assert row["decode_error"] is None
+        expected = [_plain(v) for v in abi_decode(TYPES[given], tx["input"][4:])]
+        assert [row[c] for c in COLUMNS[given]] == expected
+        seen[given] += 1
+    assert {s for s in seen if seen[s] > 10} == {TRANSFER, PING, SET, DIVE}  # every kind is there
+
+
+def test_counts_equal_the_transactions_with_the_selector(extracted: dict[str, Any]) -> None:
+    _, calls = _series(extracted["out"], "transactions")
+    got = Counter(calls["function"].to_pylist())
+    for given in TYPES:
+        function = parse_function(given)
+        matching = [r for r in extracted["raw"].to_pylist() if r["to_address"] and r["input"][:4] == function.selector]
+        assert got[function.signature] == len(matching), given
+    assert calls.num_rows == sum(got.values()) < extracted["raw"].num_rows
+
+
+def test_internal_calls_from_traces(extracted: dict[str, Any]) -> None:
+    _, calls = _series(extracted["out"], "traces")
+    dive = parse_function(DIVE)
+    frames = [r for r in extracted["frames"].to_pylist() if r["input"][:4] == dive.selector
+              and not r["call_type"].lower().startswith("create")]  # fmt: skip
+    assert sum(1 for r in frames if r["trace_address"]) > 10  # internal calls, not only top-level ones
+    expected = Counter((r["transaction_hash"], tuple(r["trace_address"]), Decimal(abi_decode(["uint256"],
+                       r["input"][4:])[0])) for r in frames)  # fmt: skip
+    mine = [r for r in calls.to_pylist() if r["function"] == dive.signature]
+    assert Counter((r["transaction_hash"], tuple(r["trace_address"]), r["arg_depth"]) for r in mine) == expected
+
+
+def test_footer_names_the_functions(extracted: dict[str, Any]) -> None:
+    folder, calls = _series(extracted["out"], "transactions")
+    meta = read_meta(str(sorted(folder.glob("*.parquet"))[0]))
+    assert meta is not None
+    assert meta.rows == calls.num_rows
+    named = [parse_function(t).signature for t in meta.filters["function"]]
+    assert sorted(named) == sorted(parse_function(s).signature for s in TYPES)
+    assert [parse_function(t).text for t in meta.filters["function"]] == list(meta.filters["function"])  # names kept
+    assert "calls kept undecoded" not in extracted["printed"]  # the workload's calls all decode
+
+
+def test_the_raw_rows_are_proven_before_the_calls_are_kept(extracted: dict[str, Any]) -> None:
+    """With --verify, every transaction of the blocks is proven against its block's transactions root, then only the
+    calls are kept: the summary's verified rows are all of them, its written rows the calls."""
+    _, calls = _series(extracted["out"], "transactions")
+    lines = extracted["printed"].splitlines()
+    line = next(i for i, text in enumerate(lines) if text.split()[:1] == ["transactions"])
+    assert f"{calls.num_rows:,} rows" in lines[line]
+    assert f"{extracted['raw'].num_rows:,} rows" in lines[line + 1]
+    assert "verified" in lines[line + 1]
+
+
+def test_a_wrong_signature_gives_no_rows(devnet_session: Devnet, extracted: dict[str, Any]) -> None:
+    last = max(extracted["raw"]["block_number"].to_pylist())
+    calls = chainframe.collect("transactions", blocks=f"0:{last}", rpc=devnet_session.http_url,
+                               function="transfer(address to, uint128 amount)")  # fmt: skip
+    assert calls.num_rows == 0
+    assert {"selector", "function", "decode_error", "to", "amount"} <= set(calls.column_names)
+
+
+def test_bad_input_refused_before_any_request(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    base = ["extract", "transactions", "-b", "0:10", "--rpc", "http://127.0.0.1:9", "-o", str(out), "--no-progress"]
+    for given, says in [
+        (["--function", "notasig("], "'notasig(': unbalanced parentheses"),
+        (["--function", "f(uint256 value)", "--function", "g(address value)"], "two types"),
+        (["--function", str(tmp_path / "missing.json")], "neither a function signature nor a readable ABI file"),
+    ]:
+        code, _, errors = _run([*base, *given])  # nothing listens at port 9: a request would fail otherwise
+        assert code == 2, errors
+        assert errors.count("error:") == 1, errors
+        assert says in errors, errors
+        assert not out.exists()
+
+
+@pytest.fixture(scope="module")
+def chain() -> Iterator[Devnet]:
+    """A devnet of its own: this test sends transactions to it."""
+    with Devnet() as devnet:
+        yield devnet
+
+
+def test_a_call_cut_short_is_kept_and_counted(chain: Devnet, tmp_path: Path) -> None:
+    token = chain.truth.contracts["Token"]
+    transfer = parse_function(TRANSFER)
+    sent = {"short": transfer.selector + bytes(10),
+            "good": transfer.selector + abi_encode(["address", "uint256"], [DEV_ACCOUNTS[1], 3])}  # fmt: skip
+    rpc = NodeRPC(chain.node.url)
+    hashes: dict[str, bytes] = {}
+    try:
+        first = int(rpc.call("eth_blockNumber"), 16) + 1
+        last = first
+        for name, data in sent.items():
+            tx = {"from": DEV_ACCOUNTS[0], "to": token, "data": "0x" + data.hex(), "gas": hex(200_000)}
+            hashes[name] = bytes.fromhex(rpc.call("eth_sendTransaction", tx)[2:])
+        for tx_hash in hashes.values():
+            receipt = None
+            for _ in range(100):
+                receipt = rpc.call("eth_getTransactionReceipt", "0x" + tx_hash.hex())
+                if receipt is not None:
+                    break
+                time.sleep(0.1)
+            assert receipt is not None
+            last = max(last, int(receipt["blockNumber"], 16))
+    finally:
+        rpc.close()
+    out = tmp_path / "out"
+    argv = ["extract", "transactions", "-b", f"{first}:{last}", "--rpc", chain.node.url, "-o", str(out),
+            "--no-progress", "--function", TRANSFER]  # fmt: skip
+    code, printed, errors = _run(argv)
+    assert code == 0, errors
+    _, calls = _series(out, "transactions")
+    rows = {r["transaction_hash"]: r for r in calls.to_pylist()}
+    assert set(rows) == set(hashes.values())  # the short call is a row, not dropped
+    short, good = rows[hashes["short"]], rows[hashes["good"]]
+    assert short["input"] == sent["short"]
+    assert "too short" in short["decode_error"]
+    assert (short["to"], short["amount"]) == (None, None)
+    assert good["decode_error"] is None
+    assert (good["to"], good["amount"]) == (bytes.fromhex(DEV_ACCOUNTS[1][2:]), Decimal(3))
+    assert "1 calls kept undecoded" in printed
