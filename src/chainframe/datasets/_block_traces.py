@@ -57,7 +57,8 @@ TRACED = (
 async def fetch_traces(
     client: Any, blocks: BlockRange, *, dataset: str, headers: bool = False, top_gas_used: bool = True
 ) -> list[bytes]:
-    """The blocks' traces by the first route the node serves, as ``{"route", "blocks": [...]}``; ``headers``: each
+    """The blocks' traces by the first route the node serves, as one JSON document (``{"route", ...}``, read by
+    :func:`decoded`); ``headers``: each
     block's header too (miner and withdrawals, for ``native_transfers``); ``top_gas_used``: the top frames' gas used
     as callTracer gives it (trace_block's route then reads the receipts for it; without, its top frames keep
     parity's own figure)."""
@@ -106,6 +107,8 @@ async def _by_block_tracer(client: Any, blocks: BlockRange) -> dict[str, Any]:
 
 
 async def _by_parity(client: Any, blocks: BlockRange, top_gas_used: bool = True) -> dict[str, Any]:
+    # Parsed, not kept as received (batch_bytes): a batch answer with an "error" member anywhere is asked again
+    # item by item, and a reverted frame's trace has one.
     answers = await batch_or_raise(client, [(PARITY, [hex(n)]) for n in blocks])
     used = await _receipts_gas_used(client, blocks) if top_gas_used else {}
     out = []
@@ -242,11 +245,14 @@ def _parity_frame(trace: Mapping[str, Any]) -> dict[str, Any]:
     return frame
 
 
-def _parity_trees(block: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """A trace_block answer as callTracer's ``[{"txHash", "result": tree}]``, and its reward traces."""
+def _parity_trees(
+    traces: Sequence[Mapping[str, Any]], used: Sequence[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A block's parity traces as callTracer's ``[{"txHash", "result": tree}]``, and its reward traces; ``used``: its
+    receipts' gasUsed, the top frames' (empty where the dataset's columns hold no gas used)."""
     trees: dict[int, dict[str, Any]] = {}
     rewards = []
-    for trace in block["traces"]:
+    for trace in traces:
         if trace.get("type") == "reward":
             rewards.append(trace["action"])
             continue
@@ -254,7 +260,6 @@ def _parity_trees(block: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[
         frame = _parity_frame(trace)
         path = trace.get("traceAddress") or []
         if not path:
-            used = block.get("gas_used", ())  # absent where the dataset's columns hold no gas used
             if position < len(used):
                 frame["gasUsed"] = used[position]
             trees[position] = {"txHash": trace.get("transactionHash"), "result": frame}
@@ -266,20 +271,27 @@ def _parity_trees(block: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[
     return [trees[p] for p in sorted(trees)], rewards
 
 
-def blocks_of(bodies: Sequence[bytes]) -> Iterator[tuple[int, list[dict[str, Any]], list[dict[str, Any]], Any]]:
+def decoded(bodies: Sequence[bytes]) -> list[dict[str, Any]]:
+    """The fetched documents, parsed (once per transform)."""
+    return [json.loads(body) for body in bodies]
+
+
+Block = tuple[int, list[dict[str, Any]], list[dict[str, Any]], Any]
+
+
+def blocks_of(answers: Sequence[Mapping[str, Any]]) -> Iterator[Block]:
     """Each block's number, its transactions' callTracer trees, its parity reward traces, and its header (or None)."""
-    for body in bodies:
-        answer = json.loads(body)
+    for answer in answers:
         headers = answer.get("headers") or [None] * len(answer["blocks"])
         for block, header in zip(answer["blocks"], headers, strict=True):
             if answer["route"] == PARITY:
-                trees, rewards = _parity_trees(block)
+                trees, rewards = _parity_trees(block["traces"], block.get("gas_used", ()))
             else:
                 trees, rewards = block["traces"], []
             yield block["block"], trees, rewards, header
 
 
-def frames(bodies: Sequence[bytes]) -> Iterator[dict[str, Any]]:
+def frames(answers: Sequence[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
     """Every frame of every transaction, in block, transaction and call order, with its place: ``block_number``,
     ``transaction_index``, ``transaction_hash``, ``trace_address``, ``depth``, ``subcalls`` and ``reverted`` (it or a
     frame above it failed, so nothing it did stands)."""
@@ -291,7 +303,7 @@ def frames(bodies: Sequence[bytes]) -> Iterator[dict[str, Any]]:
         for i, child in enumerate(children):
             yield from walk(child, [*path, i], undone)
 
-    for number, trees, _, _ in blocks_of(bodies):
+    for number, trees, _, _ in blocks_of(answers):
         for index, item in enumerate(trees):
             where = {"block_number": number, "transaction_index": index, "transaction_hash": item.get("txHash")}
             for frame in walk(item.get("result") or {}, [], False):
@@ -338,7 +350,7 @@ class Traces(DecodesCalls, _BlockTraced):
     inputs = (FUNCTION,)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
-        return _table(list(frames(bodies)), _FRAME, self.columns, chain_id, u256)
+        return _table(list(frames(decoded(bodies))), _FRAME, self.columns, chain_id, u256)
 
 
 class NativeTransfers(_BlockTraced):
@@ -372,8 +384,9 @@ class NativeTransfers(_BlockTraced):
         return await fetch_traces(client, blocks, dataset=self.name, headers=True, top_gas_used=self.top_gas_used)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
-        rows = [_movement(f) for f in frames(bodies) if _moves(f)]
-        for number, _, rewards, header in blocks_of(bodies):
+        answers = decoded(bodies)
+        rows = [_movement(f) for f in frames(answers) if _moves(f)]
+        for number, _, rewards, header in blocks_of(answers):
             for reward in rewards:
                 kind = "uncle_reward" if reward.get("rewardType") == "uncle" else "block_reward"
                 rows.append({"block_number": number, "transfer_type": kind, "to": reward.get("author"),
@@ -421,7 +434,7 @@ class Contracts(_BlockTraced):
 
         rows = []
         deployer = None
-        for frame in frames(bodies):
+        for frame in frames(decoded(bodies)):
             if not frame["trace_address"]:
                 deployer = frame.get("from")
             if frame.get("type") in ("CREATE", "CREATE2") and not frame["reverted"]:
