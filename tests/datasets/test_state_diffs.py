@@ -229,3 +229,35 @@ def test_verify_proves_the_stored_diffs_and_catches_tampering(
         assert number in {f.block_number for f in found.failures}, (tamper.__name__, found.failures)
     _tamper(folder, lambda t: original)
     assert verify_stored(folder, rpc=devnet.node.url).ok
+
+
+def test_a_verified_run_from_block_1_skips_only_the_genesis_proof_and_says_why(
+    devnet_session: Devnet, tmp_path: Path
+) -> None:
+    """anvil's block 0 header gives the empty trie's root, yet its eth_getProof at block 0 answers the genesis
+    allocation (10,000 ether per dev account, nonce 0, not the latest state) under another root; block 1's root is
+    the one its proofs hang from. The run from block 1 is verified with the block 0 boundary's proof skipped, with
+    its reason, and the values the rows start from still compared with the node's."""
+    node = devnet_session.node.url
+    genesis, first = batch(node, [("eth_getBlockByNumber", [hex(n), False]) for n in (0, 1)])
+    empty_root = "0x" + keccak.new(digest_bits=256, data=b"\x80").hexdigest()
+    assert genesis["stateRoot"] == empty_root
+    proofs = batch(node, [("eth_getProof", [DEV_ACCOUNTS[0], [], hex(n)]) for n in (0, 1)])
+    assert proofs[0]["balance"] == hex(10_000 * 10**18)
+    assert proofs[0]["nonce"] == "0x0"
+    roots = [
+        "0x" + keccak.new(digest_bits=256, data=bytes.fromhex(p["accountProof"][0][2:])).hexdigest() for p in proofs
+    ]
+    assert roots[0] != empty_root
+    assert roots[1] == first["stateRoot"]
+    report = extract("balance_diffs", blocks="1:5", rpc=devnet_session.http_url, out=tmp_path, verify=True,
+                     progress=False)  # fmt: skip
+    found = report.datasets["balance_diffs"]
+    assert found["verified_blocks"] == 5
+    assert found["verified_rows"] > 0
+    assert "anvil writes the empty root into its genesis header" in found["unverified"]["balance_diffs account_proof"]
+    # The state reads share the account proof check: balances at block 0 are skipped the same way, not failed.
+    out = tmp_path / "balances"
+    report = extract("balances", blocks="0:2", addresses=[DEV_ACCOUNTS[0]], rpc=devnet_session.http_url, out=out,
+                     verify=True, progress=False)  # fmt: skip
+    assert "anvil writes the empty root" in report.datasets["balances"]["unverified"]["balances account_proof"]
