@@ -10,10 +10,13 @@ from typing import Any
 
 from chainframe._errors import InputError
 from chainframe.rpc import AsyncClient, Endpoint
+from chainframe.rpc._pool import Provider
 
-RPC = str | Endpoint | Sequence[str | Endpoint]
-"""One endpoint, or several (keys or providers): the first is used, the others are its fallbacks; on a Dask
-cluster each worker starts from another one (see :mod:`chainframe.engine._dask`)."""
+RPC = str | Endpoint | Provider | Sequence[str | Endpoint | Provider]
+"""One endpoint, or several (keys or providers): the calls are shared over them, each paced by its own budget (a
+:class:`~chainframe.rpc._pool.Provider`'s, or one the size of ``client_options``' pacing), and one that fails or
+serves another chain is set aside; on a Dask cluster each worker starts from another one, the others its fallbacks
+(see :mod:`chainframe.engine._dask`)."""
 
 _CLIENT_OPTIONS = frozenset(inspect.signature(AsyncClient.__init__).parameters) - {"self", "endpoint"}
 
@@ -35,21 +38,32 @@ def client_options(options: Mapping[str, Any] | None, rpc: Any = None) -> dict[s
 def make_client(
     endpoint: Endpoint, options: Mapping[str, Any] | None, rpc: Any = None, fallbacks: Sequence[Endpoint] = ()
 ) -> AsyncClient:
-    """The client for a run: ``client_options`` checked; further endpoints are the first one's fallbacks."""
+    """The client for a run: ``client_options`` checked; further endpoints share the calls with the first one (each
+    its own budget); a :class:`~chainframe.rpc._pool.Provider` given brings its own pacing, the first one's too."""
     checked = client_options(options, rpc)
+    first = next((p for p in _listed(rpc) if isinstance(p, Provider) and p.endpoint == endpoint), None)
+    if first is not None and first.pacing is not None:
+        checked["pacing"] = first.pacing
     if fallbacks:
-        checked["fallbacks"] = [*fallbacks, *checked.get("fallbacks", ())]
+        given = {p.endpoint: p for p in _listed(rpc) if isinstance(p, Provider)}
+        checked["spread"] = [given.get(e, e) for e in fallbacks] + list(checked.get("spread", ()))
     try:
         return AsyncClient(endpoint, **checked)
     except TypeError as exc:
         raise InputError(f"client_options: {exc}") from None
 
 
-def endpoint_of(rpc: str | Endpoint | None, network: str | None, key: str | None) -> Endpoint:
+def _listed(rpc: Any) -> list[Any]:
+    return list(rpc) if isinstance(rpc, list | tuple) else [rpc]
+
+
+def endpoint_of(rpc: str | Endpoint | Provider | None, network: str | None, key: str | None) -> Endpoint:
     if (rpc is None) == (network is None):
         raise InputError("say where to read from: rpc='https://host/v3/KEY' (any JSON-RPC URL) or network='mainnet'")
     if network is not None:
         return Endpoint.infura(network, key)
+    if isinstance(rpc, Provider):
+        return rpc.endpoint
     return rpc if isinstance(rpc, Endpoint) else Endpoint.from_url(str(rpc))
 
 
@@ -61,6 +75,6 @@ def endpoints_of(rpc: RPC | None, network: str | None, key: str | None) -> list[
         if network is not None:
             raise InputError("say where to read from with rpc=... or network=..., not both")
         return [endpoint_of(one, None, None) for one in rpc]
-    if rpc is not None and not isinstance(rpc, str | Endpoint):
-        raise InputError(f"rpc must be a URL, an Endpoint or a list of them; got {type(rpc).__name__}")
+    if rpc is not None and not isinstance(rpc, str | Endpoint | Provider):
+        raise InputError(f"rpc must be a URL, an Endpoint, a Provider or a list of them; got {type(rpc).__name__}")
     return [endpoint_of(rpc, network, key)]

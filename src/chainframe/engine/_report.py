@@ -121,7 +121,8 @@ class RunReport:
     retries: int
     rate_limited: int
     failovers: int
-    """Requests an endpoint other than the first answered."""
+    """Requests an endpoint other than the first answered while the first was set aside, or after another failed
+    them (requests shared over several endpoints are not failovers)."""
     bytes_received: int
     splits: int
     receipt_fallbacks: int
@@ -151,6 +152,8 @@ class RunReport:
     """The runs of blocks asked for, where ``blocks`` is not one run (several ranges, a step, a file's blocks)."""
     exports: list[str] = field(default_factory=list)
     """Files the run exported the asked blocks into (``--csv``, ``--json``, ``--hex``)."""
+    endpoints: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per endpoint (key redacted), what it was sent: requests, calls, credits (by its own price table), errors."""
     chain_family: str = "ethereum"
     """The chain family whose rules the run read the chain by (its proofs, with ``verify``)."""
     chain_family_by: FamilyBy = "chain id"
@@ -190,6 +193,7 @@ class RunReport:
             stop=stop,
             reorgs=list(reorgs or []),
             set_aside=dict(stats.set_aside),
+            endpoints={url: asdict(counts) for url, counts in getattr(stats, "endpoints", {}).items()},
             missing_methods=dict(getattr(client, "missing_methods", {})),
             node_notes=dict(getattr(client, "notes", {})),
             lost_workers=sorted(counters.lost_workers),
@@ -279,6 +283,12 @@ class RunReport:
             f"  {self.requests:,} requests ({self.calls:,} calls), {self.retries} retries, {self.splits} splits, "
             f"{self.rate_limited} rate limits, {self.bytes_received / 1e6:,.1f} MB received"
         )
+        if len(self.endpoints) > 1:
+            for endpoint, sent in self.endpoints.items():
+                lines.append(
+                    f"  endpoint {endpoint}: {sent['calls']:,} calls ({sent['requests']:,} requests), "
+                    f"{sent['credits']:,} credits, {sent['errors']:,} errors"
+                )
         for endpoint, reason in sorted(self.set_aside.items()):
             lines.append(f"  set aside: {endpoint} ({reason})")
         if self.failovers or self.set_aside:

@@ -20,7 +20,8 @@ from chainframe.rpc._errors import (
     TransportError,
     WrongURL,
 )
-from chainframe.rpc._pacing import DEFAULT_CREDITS, INFURA_CREDITS, Pacing
+from chainframe.rpc._pacing import DEFAULT_CREDITS, INFURA_CREDITS, PRICE_TABLES, Pacing, PriceTable
+from chainframe.rpc._pool import EndpointCounts, Provider
 from chainframe.rpc._retry import RetryPolicy
 from chainframe.rpc._split import split_answers
 from chainframe.rpc._sync import Client
@@ -39,6 +40,7 @@ __all__ = [
     "ClientStats",
     "DEFAULT_CREDITS",
     "Endpoint",
+    "EndpointCounts",
     "INFURA_CREDITS",
     "INFURA_NETWORKS",
     "InvalidParams",
@@ -49,10 +51,13 @@ __all__ = [
     "MalformedResponse",
     "MemoryTransport",
     "MethodNotFound",
+    "PRICE_TABLES",
     "Pacing",
     "Prestate",
     "PrestateAccount",
     "PrestateDiff",
+    "PriceTable",
+    "Provider",
     "QuotaExhausted",
     "RPCError",
     "RateLimited",

@@ -9,6 +9,10 @@ With several endpoints, any request whose endpoint cannot be reached or answers 
 failed one rests for the cool-down (the others are tried first meanwhile). Before an endpoint's first answer is used
 its eth_chainId is asked, once in the client's life; one serving another chain than the first that answered is set
 aside for good. What was set aside, and why, is in :attr:`ClientStats.set_aside`.
+
+With ``spread`` endpoints the calls are shared: each request goes to whichever endpoint in service (the first, or one
+of the spread ones) has budget by its own pacing (:mod:`chainframe.rpc._pool`); one that fails for a request is set
+aside as above and the request goes to another. What each endpoint was sent is in :attr:`ClientStats.endpoints`.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from chainframe.rpc._errors import (
     classify,
 )
 from chainframe.rpc._pacing import Pacer, Pacing
+from chainframe.rpc._pool import EndpointCounts, Pool, Provider
 from chainframe.rpc._retry import Attempts, RetryPolicy
 from chainframe.rpc._transports import HTTPTransport, Timeout, Transport
 from chainframe.rpc._transports.options import MAX_ANSWER_BYTES
@@ -125,19 +130,26 @@ class ClientStats:
     retries: int = 0
     rate_limited: int = 0
     failovers: int = 0
-    """Requests an endpoint other than the first answered (the ones before it failed, rested or serve another
-    chain)."""
+    """Requests an endpoint other than the first answered while the first was set aside (it failed, rests or serves
+    another chain), or after another endpoint failed them. Requests shared out by ``spread`` are not failovers."""
     bytes_received: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     set_aside: dict[str, str] = field(default_factory=dict)
     """Endpoint (its key redacted) -> why it was set aside: unreachable or 5xx (for the cool-down, the latest
     reason), or another chain (for good)."""
+    endpoints: dict[str, EndpointCounts] = field(default_factory=dict)
+    """Endpoint (its key redacted) -> what it was sent: requests, calls, credits by its own price table, errors."""
 
 
-@dataclass
+@dataclass(eq=False)  # each route is itself: compared by identity
 class _Route:
     endpoint: Endpoint
     transport: Transport
+    pacer: Pacer
+    """Its own with ``spread``; the client's otherwise (fallbacks share the first one's budget)."""
+    counts: EndpointCounts
+    spread: bool = False
+    """One of the endpoints the calls are shared over (the first is, when the client has spread ones)."""
     chain_id: int | None = None
     """Its eth_chainId, asked before its first answer is used (with several endpoints)."""
     resting_until: float = 0.0
@@ -171,6 +183,9 @@ class AsyncClient(TypedMethods):
     - ``transport``: ``"http"`` (pooled keep-alive) or ``"ws"`` (one connection, many requests in flight).
     - ``fallbacks``: endpoints tried in turn when the one before cannot be reached or answers 5xx (any method);
       one that failed rests for ``failover_cooldown`` seconds. Each must serve the chain the first to answer serves.
+    - ``spread``: endpoints that share the calls with the first one, each paced by its own budget (a
+      :class:`~chainframe.rpc._pool.Provider`'s pacing, or one the size of ``pacing``); each request goes to one that
+      has budget. They are set aside as fallbacks are.
     - ``batch_size``: calls per JSON-RPC batch in :meth:`batch`, and at most in :meth:`batch_bytes` (which cuts
       batches of large answers smaller: :data:`ANSWER_BYTES`).
     """
@@ -185,6 +200,7 @@ class AsyncClient(TypedMethods):
         pacing: Pacing = Pacing(),
         batch_size: int = 50,
         fallbacks: Sequence[Endpoint | str] = (),
+        spread: Sequence[Provider | Endpoint | str] = (),
         failover_cooldown: float = 30.0,
         http2: bool = False,
         max_answer_bytes: int = MAX_ANSWER_BYTES,
@@ -207,12 +223,17 @@ class AsyncClient(TypedMethods):
         if transport == "ws" and self.endpoint.ws_url is None:
             raise InputError(f"{self.endpoint.display} has no WebSocket URL; use transport='http' or give ws_url")
         self._fallback_endpoints = [e if isinstance(e, Endpoint) else Endpoint.from_url(e) for e in fallbacks]
+        self._spread = [Provider.of(p) for p in spread]
         # httpx and websockets log request URLs: their records lose every key before any handler sees them.
-        guard_library_logs(*self.endpoint.secrets, *(k for e in self._fallback_endpoints for k in e.secrets))
+        guard_library_logs(
+            *self.endpoint.secrets,
+            *(k for e in [*self._fallback_endpoints, *(p.endpoint for p in self._spread)] for k in e.secrets),
+        )
         self._transport_kind = transport
         self._timeout = timeout
         self.retry = retry
         self.pacer = Pacer(pacing)
+        self._pool = Pool()
         self.batch_size = batch_size
         self._cooldown = failover_cooldown
         self._http2 = http2
@@ -256,7 +277,7 @@ class AsyncClient(TypedMethods):
 
     # --- lifecycle -------------------------------------------------------------------------------------------
 
-    def _make_transport(self, endpoint: Endpoint, task_group: Any) -> Transport:
+    def _make_transport(self, endpoint: Endpoint, task_group: Any, pacer: Pacer) -> Transport:
         if isinstance(self._transport_kind, Transport):
             return self._transport_kind
         if self._transport_kind == "ws" and endpoint.ws_url is not None:
@@ -277,7 +298,7 @@ class AsyncClient(TypedMethods):
             return HTTPXTransport(
                 endpoint.http_url,
                 timeout=self._timeout,
-                max_connections=self.pacer.pacing.max_concurrency,
+                max_connections=pacer.pacing.max_concurrency,
                 http2=self._http2,
                 host_header=endpoint.host_header,
                 max_bytes=self._max_answer_bytes,
@@ -285,7 +306,7 @@ class AsyncClient(TypedMethods):
         return HTTPTransport(
             endpoint.http_url,
             timeout=self._timeout,
-            max_connections=self.pacer.pacing.max_concurrency,
+            max_connections=pacer.pacing.max_concurrency,
             host_header=endpoint.host_header,
             max_bytes=self._max_answer_bytes,
         )
@@ -294,8 +315,15 @@ class AsyncClient(TypedMethods):
         stack = AsyncExitStack()
         task_group = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(task_group.cancel_scope.cancel)  # the WebSocket reader ends with the client
-        for endpoint in (self.endpoint, *self._fallback_endpoints):
-            route = _Route(endpoint, self._make_transport(endpoint, task_group))
+        spreading = bool(self._spread)
+        given = [
+            (self.endpoint, self.pacer, spreading),
+            *((p.endpoint, Pacer(p.pacing or self.pacer.pacing), True) for p in self._spread),
+            *((e, self.pacer, False) for e in self._fallback_endpoints),
+        ]
+        for endpoint, pacer, spread in given:
+            counts = self.stats.endpoints.setdefault(endpoint.display, EndpointCounts())
+            route = _Route(endpoint, self._make_transport(endpoint, task_group, pacer), pacer, counts, spread)
             stack.push_async_callback(route.transport.aclose)
             self._routes.append(route)
         self._stack = stack
@@ -326,13 +354,33 @@ class AsyncClient(TypedMethods):
         self._next_id += n
         return list(range(first, first + n))
 
-    def _in_order(self) -> list[_Route]:
-        """The endpoints to try, in their given order, the resting ones last; none serving another chain."""
+    def _in_order(self, tried: Sequence[_Route] = ()) -> list[_Route]:
+        """The endpoints to try, in their given order, the resting ones last; none serving another chain, none in
+        ``tried``."""
         if not self._routes:
             raise RuntimeError("the client is not open: use 'async with AsyncClient(...) as client'")
         now = time.monotonic()
-        usable = [r for r in self._routes if r.chain_id is None or r.chain_id == self._chain_id]
+        usable = [r for r in self._routes if (r.chain_id is None or r.chain_id == self._chain_id) and r not in tried]
         return sorted(usable, key=lambda route: route.resting_until > now)
+
+    async def _next_route(self, methods: Sequence[str], tried: Sequence[_Route]) -> tuple[_Route | None, bool]:
+        """The endpoint to send to next, and whether its allowance is taken already: one of the spread endpoints in
+        service that has budget (:class:`Pool`), else the first of the others in order (resting ones last)."""
+        order = self._in_order(tried)
+        now = time.monotonic()
+        sharing = [r for r in order if r.spread and r.resting_until <= now]
+        if sharing:
+            return sharing[await self._pool.choose([r.pacer for r in sharing], methods)], True
+        return (order[0] if order else None), False
+
+    def _is_failover(self, route: _Route, tried: Sequence[_Route]) -> bool:
+        first = self._routes[0]
+        if route is first:
+            return False
+        if not route.spread or tried:
+            return True
+        set_aside = first.resting_until > time.monotonic() or first.chain_id not in (None, self._chain_id)
+        return set_aside
 
     async def _exchange(self, methods: Sequence[str], body: bytes, ids: Sequence[int]) -> tuple[bytes, _Route]:
         """Send ``body`` to the first endpoint that answers it with HTTP 200; raise the last error otherwise. With
@@ -340,18 +388,24 @@ class AsyncClient(TypedMethods):
         answer (a terminal one would be the same anywhere, and the retry policy handles the transient ones)."""
         several = len(self._routes) > 1
         last: RPCError | None = None
-        for route in self._in_order():
+        tried: list[_Route] = []
+        while True:
+            route, paid = await self._next_route(methods, tried)
+            if route is None:
+                break
             try:
                 if several and not await self._on_our_chain(route):
+                    tried.append(route)
                     continue
-                raw = await self._send(route, methods, body, ids)
+                raw = await self._send(route, methods, body, ids, paid=paid)
             except RPCError as exc:
                 if not several or not isinstance(exc, TransportError | ServiceUnavailable | WrongURL):
                     raise
                 self._rest(route, exc)
+                tried.append(route)
                 last = exc
                 continue
-            if route is not self._routes[0]:
+            if self._is_failover(route, [r for r in tried if r.chain_id in (None, self._chain_id)]):
                 self.stats.failovers += 1
             return raw, route
         if last is None:  # unreachable: the endpoint that set the chain is never left out, so one was tried
@@ -359,12 +413,17 @@ class AsyncClient(TypedMethods):
             last.attach(method=methods[0], blocks=None, endpoint=self.endpoint.display, secret=self.endpoint.key)
         raise last
 
-    async def _send(self, route: _Route, methods: Sequence[str], body: bytes, ids: Sequence[int]) -> bytes:
+    async def _send(
+        self, route: _Route, methods: Sequence[str], body: bytes, ids: Sequence[int], *, paid: bool = False
+    ) -> bytes:
         """One request to one endpoint: its HTTP-200 answer, or its error (with the method and endpoint)."""
         try:
-            async with self.pacer.slot(methods):
+            async with route.pacer.slot(methods, paid=paid):
                 self.stats.requests += 1
                 self.stats.calls += len(methods)
+                route.counts.requests += 1
+                route.counts.calls += len(methods)
+                route.counts.credits += route.pacer.pacing.cost(methods)
                 sent = time.monotonic()
                 reply = await route.transport.send(body, ids)
                 took = time.monotonic() - sent
@@ -374,6 +433,7 @@ class AsyncClient(TypedMethods):
             if reply.status != 200:
                 raise self._http_error(reply.status, reply.body, reply.headers)
         except RPCError as exc:
+            route.counts.errors += 1
             missing = isinstance(exc, MethodNotFound)
             named = next((m for m in dict.fromkeys(methods) if missing and m in exc.detail), methods[0])
             exc.attach(method=named, blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
@@ -458,8 +518,9 @@ class AsyncClient(TypedMethods):
                   extra={"retry": (state.attempt_number, self.retry.attempts, wait, exc)})  # fmt: skip
         if isinstance(exc, RateLimited):
             self.stats.rate_limited += 1
-            if exc.backoff:
-                self.pacer.pause(exc.backoff)
+            if exc.backoff:  # the endpoint that said so rests; with spread ones, the others go on
+                told = next((r for r in self._routes if r.spread and r.endpoint.display == exc.endpoint), None)
+                (told.pacer if told is not None else self.pacer).pause(exc.backoff)
 
     def _retrying(self) -> Attempts:
         return Attempts(self.retry, self._on_retry)
@@ -493,6 +554,7 @@ class AsyncClient(TypedMethods):
                 error = self._item_error(answer)
             else:
                 error = MalformedResponse("the answer is not a JSON-RPC response object")
+        route.counts.errors += 1
         error.attach(
             method=method, blocks=blocks_of(method, params), endpoint=route.endpoint.display, secret=route.endpoint.key
         )
@@ -687,6 +749,7 @@ class AsyncClient(TypedMethods):
                 results[n] = answer.get("result")
                 del pending[call_id]
                 continue
+            route.counts.errors += 1
             error.attach(
                 method=method,
                 blocks=blocks_of(method, params),

@@ -1,4 +1,5 @@
-"""Pacing: requests per second, Infura credits per second (per-method weights), and a concurrency cap.
+"""Pacing: requests per second, credits per second (per-method weights from a provider's price table), and a
+concurrency cap.
 
 Buckets hold 0.75 s of allowance and may go into debt for a single request that costs more than that (an
 eth_getBlockReceipts at 1,000 credits on a 500-credit plan), so such a request waits for a full bucket, then runs.
@@ -19,6 +20,8 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from chainframe._errors import InputError
+
 # Infura's credit costs (its pricing/credit-cost page, in docs/research/providers.md); unlisted methods cost 80. The one
 # table: the devnet gateway charges by it too. Infura prices every trace_* method at 300 and every debug_trace* at 1000.
 INFURA_CREDITS: Mapping[str, int] = {
@@ -36,6 +39,70 @@ INFURA_CREDITS: Mapping[str, int] = {
 }
 DEFAULT_CREDITS = 80
 
+# Alchemy's compute units, as its throughput limit (CUPS) counts them: the "Throughput CU" column where it has one
+# (eth_getBlockReceipts 500, debug_trace* 1000), else the "CU" column. From
+# https://www.alchemy.com/docs/reference/compute-unit-costs (and the debug_traceBlockByNumber method page), read
+# 2026-11-28. A batch costs its calls' sum. trace_* is not in what was read: unlisted methods are priced at 20, the
+# table's most common figure.
+ALCHEMY_CU: Mapping[str, int] = {
+    "eth_chainId": 0,
+    "eth_blockNumber": 10,
+    "eth_getBlockByNumber": 20,
+    "eth_getBlockByHash": 20,
+    "eth_getTransactionReceipt": 20,
+    "eth_getTransactionByBlockNumberAndIndex": 20,
+    "eth_getUncleByBlockNumberAndIndex": 20,
+    "eth_getBalance": 20,
+    "eth_getCode": 20,
+    "eth_getStorageAt": 20,
+    "eth_getTransactionCount": 20,
+    "eth_getProof": 20,
+    "eth_call": 26,
+    "eth_getLogs": 60,
+    "eth_getBlockReceipts": 500,
+    "debug_traceBlockByNumber": 1000,
+    "debug_traceBlockByHash": 1000,
+}
+# QuickNode's API credits on Ethereum (and the other chains of its "20" row: Arbitrum, Base, Optimism, Polygon...):
+# every method 20, Trace & Debug methods twice the chain's figure, "large calls" (trace_replay*, txpool_content) four
+# times. From https://www.quicknode.com/api-credits/blast (one page per chain, same table), read 2026-11-28. The page
+# does not say how a batch is counted: taken as its calls' sum.
+QUICKNODE_CREDITS: Mapping[str, int] = {
+    "trace_block": 40,
+    "trace_transaction": 40,
+    "trace_filter": 40,
+    "debug_traceBlockByNumber": 40,
+    "debug_traceBlockByHash": 40,
+    "debug_traceTransaction": 40,
+    "debug_traceCall": 40,
+    "trace_replayBlockTransactions": 80,
+    "trace_replayTransaction": 80,
+    "txpool_content": 80,
+}
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    """A provider's published price of each method, in its own unit (credits, compute units)."""
+
+    name: str
+    costs: Mapping[str, int]
+    default: int
+    """The price of a method the table does not list."""
+    batch: int | None
+    """What a batch costs on top of its calls; None: one more call at ``default`` (Infura: 30 calls count as 31)."""
+
+
+PRICE_TABLES: Mapping[str, PriceTable] = {
+    table.name: table
+    for table in (
+        PriceTable("infura", INFURA_CREDITS, DEFAULT_CREDITS, None),
+        PriceTable("alchemy", ALCHEMY_CU, 20, 0),
+        PriceTable("quicknode", QUICKNODE_CREDITS, 20, 0),
+    )
+}
+"""The price tables by name: what ``--endpoints`` files and :meth:`Pacing.priced` name."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class Pacing:
@@ -49,10 +116,34 @@ class Pacing:
     """Requests in flight at once."""
     credit_costs: Mapping[str, int] = field(default_factory=lambda: dict(INFURA_CREDITS))
     default_cost: int = DEFAULT_CREDITS
+    batch_cost: int | None = None
+    """What a batch costs on top of its calls; None: one more call at ``default_cost`` (Infura's rule)."""
+
+    @classmethod
+    def priced(
+        cls,
+        table: str | PriceTable,
+        *,
+        requests_per_second: float | None = None,
+        credits_per_second: float | None = None,
+        max_concurrency: int = 16,
+    ) -> Pacing:
+        """Pacing by a provider's price table (:data:`PRICE_TABLES`: ``infura``, ``alchemy``, ``quicknode``)."""
+        if isinstance(table, str):
+            if table not in PRICE_TABLES:
+                raise InputError(f"no price table {table!r}; known: {', '.join(sorted(PRICE_TABLES))}")
+            table = PRICE_TABLES[table]
+        return cls(
+            requests_per_second=requests_per_second, credits_per_second=credits_per_second,
+            max_concurrency=max_concurrency, credit_costs=dict(table.costs), default_cost=table.default,
+            batch_cost=table.batch,
+        )  # fmt: skip
 
     def cost(self, methods: Sequence[str]) -> int:
-        """Credits of one request. A batch also pays for itself as one more call (Infura: 30 calls count as 31)."""
-        surcharge = self.default_cost if len(methods) > 1 else 0
+        """Credits of one request. A batch also pays for itself (Infura: as one more call, 30 calls count as 31)."""
+        surcharge = 0
+        if len(methods) > 1:
+            surcharge = self.default_cost if self.batch_cost is None else self.batch_cost
         return sum(self.credit_costs.get(m, self.default_cost) for m in methods) + surcharge
 
     def share(self, parts: int) -> Pacing:
@@ -125,24 +216,35 @@ class Pacer:
         if announce and self.announce is not None:
             self.announce(seconds)
 
+    def try_take(self, methods: Sequence[str]) -> float:
+        """Take the allowance of one request now and return 0, or take nothing and return the seconds until it
+        could be taken (a pause counts). The caller keeps the order among waiters (:meth:`slot`, or a
+        :class:`~chainframe.rpc._pool.Pool` choosing among several pacers)."""
+        wait = self._resume_at - time.monotonic()
+        if wait <= 0 and self._requests is not None:
+            wait = self._requests.wait_for(self.pacing.calls(methods))
+        if wait <= 0 and self._credits is not None:
+            wait = self._credits.wait_for(self.pacing.cost(methods))
+            if wait > 0 and self._requests is not None:
+                self._requests.tokens += self.pacing.calls(methods)  # give back; both are taken together
+        return max(wait, 0.0)
+
+    @property
+    def busy(self) -> float:
+        """The share of its concurrency cap in use (0 to 1)."""
+        return self._limiter.borrowed_tokens / self.pacing.max_concurrency
+
     async def _allowance(self, methods: Sequence[str]) -> None:
         async with self._lock:  # one waiter at a time keeps the order fair and the buckets consistent
-            while True:
-                wait = self._resume_at - time.monotonic()
-                if wait <= 0 and self._requests is not None:
-                    wait = self._requests.wait_for(self.pacing.calls(methods))
-                if wait <= 0 and self._credits is not None:
-                    wait = self._credits.wait_for(self.pacing.cost(methods))
-                    if wait > 0 and self._requests is not None:
-                        self._requests.tokens += self.pacing.calls(methods)  # give back; both are taken together
-                if wait <= 0:
-                    return
+            while (wait := self.try_take(methods)) > 0:
                 self.waited += wait
                 await anyio.sleep(wait)
 
     @asynccontextmanager
-    async def slot(self, methods: Sequence[str]) -> AsyncIterator[None]:
-        """Wait for allowance and a concurrency slot; hold the slot while the request runs."""
+    async def slot(self, methods: Sequence[str], *, paid: bool = False) -> AsyncIterator[None]:
+        """Wait for allowance and a concurrency slot; hold the slot while the request runs. ``paid``: the allowance
+        was taken already (:meth:`try_take`), only the slot is waited for."""
         async with self._limiter:
-            await self._allowance(methods)
+            if not paid:
+                await self._allowance(methods)
             yield
