@@ -216,3 +216,68 @@ def test_a_call_cut_short_is_kept_and_counted(chain: Devnet, tmp_path: Path) -> 
     assert good["decode_error"] is None
     assert (good["to"], good["amount"]) == (bytes.fromhex(DEV_ACCOUNTS[1][2:]), Decimal(3))
     assert "1 calls kept undecoded" in printed
+
+
+ARTIFACTS = Path(chainframe.devnet.__file__).parent / "contracts" / "artifacts.json"
+"""The devnet's contracts as compiled, each with its ABI (in the package: solc's output for the contracts in it)."""
+
+
+def _abi_file(folder: Path, contract: str) -> Path:
+    path = folder / f"{contract}.json"
+    path.write_text(json.dumps(json.loads(ARTIFACTS.read_text())["contracts"][contract]["abi"]))
+    return path
+
+
+def test_an_abi_decodes_its_events_and_its_functions(
+    devnet_session: Devnet, extracted: dict[str, Any], tmp_path: Path
+) -> None:
+    """--abi Emitter.json on logs and transactions: its Ping events and its functions' calls, each against eth-abi."""
+    last = max(extracted["raw"]["block_number"].to_pylist())
+    abi = json.loads(ARTIFACTS.read_text())["contracts"]["Emitter"]["abi"]
+    out = tmp_path / "out"
+    argv = ["extract", "logs", "transactions", "-b", f"0:{last}", "--rpc", devnet_session.http_url, "-o", str(out),
+            "--no-progress", "--abi", str(_abi_file(tmp_path, "Emitter"))]  # fmt: skip
+    code, _, errors = _run(argv)
+    assert code == 0, errors
+    _, calls = _series(out, "transactions")
+    functions = [parse_function(f"{e['name']}({','.join(p['type'] for p in e['inputs'])})")
+                 for e in abi if e["type"] == "function"]  # fmt: skip
+    by_selector = {f.selector: f for f in functions}
+    raw = [r for r in extracted["raw"].to_pylist() if r["to_address"] and r["input"][:4] in by_selector]
+    assert sorted(calls["transaction_hash"].to_pylist()) == sorted(r["transaction_hash"] for r in raw)
+    assert calls.num_rows > 10
+    for row in calls.to_pylist():
+        function = by_selector[row["input"][:4]]
+        assert row["function"] == function.signature
+        entry = next(e for e in abi if e.get("name") == function.name and e["type"] == "function")
+        columns = [
+            f"arg_{p['name']}" if p["name"] in extracted["raw"].column_names else p["name"] for p in entry["inputs"]
+        ]
+        expected = [_plain(v) for v in abi_decode([p["type"] for p in entry["inputs"]], row["input"][4:])]
+        assert [row[c] for c in columns] == expected
+    ping = next(e for e in abi if e["type"] == "event")
+    _, logs = _series(out, "logs")
+    every = chainframe.collect("logs", blocks=f"0:{last}", rpc=devnet_session.http_url)
+    topic = "0x" + chainframe.decode.keccak256(
+        f"{ping['name']}({','.join(p['type'] for p in ping['inputs'])})".encode()
+    ).hex()  # fmt: skip
+    pings = [r for r in every.to_pylist() if r["topics"] and "0x" + r["topics"][0].hex() == topic]
+    assert logs.num_rows == len(pings) > 10
+    data = [p["type"] for p in ping["inputs"] if not p["indexed"]]
+    names = [p["name"] for p in ping["inputs"] if not p["indexed"]]
+    for row, log in zip(logs.to_pylist(), pings, strict=True):
+        assert row["log_index"] == log["log_index"]
+        assert [row[n] for n in names] == [_plain(v) for v in abi_decode(data, log["data"])]
+
+
+def test_an_abi_without_what_is_asked_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    base = ["-b", "0:10", "--rpc", "http://127.0.0.1:9", "-o", str(out), "--no-progress"]
+    for datasets, contract, says in [
+        (["blocks"], "Emitter", "--abi decodes logs (its events), transactions and traces (its functions)"),
+        (["logs", "transactions"], "Vault", "has no event entries, and logs decode its events"),
+    ]:
+        code, _, errors = _run(["extract", *datasets, *base, "--abi", str(_abi_file(tmp_path, contract))])
+        assert code == 2, errors
+        assert says in errors, errors
+        assert not out.exists()

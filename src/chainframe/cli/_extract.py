@@ -140,6 +140,11 @@ def add_parser(commands: Any) -> None:
         help="transactions, traces: keep only the calls of this function, its arguments decoded into typed columns, "
         "e.g. 'transfer(address to, uint256 amount)'; repeatable; or the path of an ABI JSON file (its functions)",
     )  # fmt: skip
+    p.add_argument(
+        "--abi", action="append", metavar="ABI.json",
+        help="a contract's ABI file: its events decode logs (as --event) and its functions decode transactions and "
+        "traces (as --function), for the datasets asked; repeatable",
+    )  # fmt: skip
     inputs = p.add_argument_group("dataset inputs (each dataset declares the ones it takes: chainframe schema DATASET)")
     for given in dataset_inputs():
         takers = ", ".join(d.name for d in DATASETS.values() if given in d.inputs)
@@ -224,19 +229,48 @@ def _functions(given: list[str] | None) -> list[Any] | None:
         if "(" in value:
             functions.append(value)
             continue
-        try:
-            with open(value, encoding="utf-8") as file:
-                abi = json.load(file)
-        except (OSError, ValueError) as exc:
-            reason = f"--function {value!r} is neither a function signature nor a readable ABI file: {exc}"
-            raise InputError(reason) from None
-        if not isinstance(abi, list):
-            raise InputError(f"--function {value!r}: an ABI file holds a JSON list of entries")
-        entries = [e for e in abi if isinstance(e, dict) and e.get("type", "function") == "function"]
+        entries = _entries(_read_abi("--function", value, "neither a function signature nor "), "function")
         if not entries:
             raise InputError(f"--function {value!r}: the ABI has no function entries")
         functions.extend(entries)
     return functions
+
+
+def _read_abi(flag: str, path: str, what: str = "") -> list[Any]:
+    try:
+        with open(path, encoding="utf-8") as file:
+            abi = json.load(file)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{flag} {path!r} is {what}a readable ABI file: {exc}") from None
+    if not isinstance(abi, list):
+        raise InputError(f"{flag} {path!r}: an ABI file holds a JSON list of entries")
+    return abi
+
+
+def _entries(abi: list[Any], kind: str) -> list[dict[str, Any]]:
+    """An ABI's entries of one kind (an entry without a type is a function, as the ABI spec says)."""
+    return [e for e in abi if isinstance(e, dict) and e.get("type", "function") == kind]
+
+
+def _abi(args: argparse.Namespace) -> dict[str, list[Any]]:
+    """``--abi`` files: their events for the asked datasets that take ``event``, their functions for those that take
+    ``function``; an ABI that has none for an asked dataset, or no asked dataset that decodes, refused."""
+    if not args.abi:
+        return {}
+    asked = [d for d in DATASETS.values() if d.name in args.datasets or set(d.aliases) & set(args.datasets)]
+    takes = {i.name for d in asked for i in d.inputs} & {"event", "function"}
+    if not takes:
+        raise InputError("--abi decodes logs (its events), transactions and traces (its functions): ask for one")
+    out: dict[str, list[Any]] = {name: [] for name in sorted(takes)}
+    for path in args.abi:
+        abi = _read_abi("--abi", path)
+        for name in out:
+            entries = _entries(abi, name)
+            if not entries:
+                takers = ", ".join(d.name for d in asked if name in {i.name for i in d.inputs})
+                raise InputError(f"--abi {path!r} has no {name} entries, and {takers} decode its {name}s")
+            out[name] += entries
+    return out
 
 
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
@@ -248,6 +282,8 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
         "event": _events(args.event),
         "function": _functions(args.function),
     }
+    for name, entries in _abi(args).items():
+        filters[name] = [*(filters[name] or []), *entries]
     for given in dataset_inputs():
         value = getattr(args, given.name)
         if given.parse == "json" and value:

@@ -238,7 +238,10 @@ def as_events(events: str | Event | list[Any] | tuple[Any, ...]) -> list[Event]:
         return events_from_abi(events) if events.lstrip().startswith("[") else [parse_event(events)]
     if all(isinstance(e, dict) for e in events):
         return events_from_abi(list(events))
-    return [e if isinstance(e, Event) else parse_event(e) for e in events]
+    out: list[Event] = []
+    for e in events:  # signatures and ABI entries together (--event SIGNATURE with --abi FILE)
+        out += events_from_abi([e]) if isinstance(e, dict) else [e if isinstance(e, Event) else parse_event(e)]
+    return out
 
 
 def _checked(event: Event, source: str) -> Event:
@@ -327,8 +330,14 @@ def as_functions(functions: str | Function | list[Any] | tuple[Any, ...]) -> lis
         found = functions_from_abi(functions) if functions.lstrip().startswith("[") else [parse_function(functions)]
     elif all(isinstance(f, dict) for f in functions):
         found = functions_from_abi(list(functions))
-    else:
-        found = [f if isinstance(f, Function) else parse_function(f) for f in functions]
+    else:  # signatures and ABI entries together (--function SIGNATURE with --abi FILE)
+        found = []
+        for f in functions:
+            found += (
+                functions_from_abi([f])
+                if isinstance(f, dict)
+                else [f if isinstance(f, Function) else parse_function(f)]
+            )
     seen: dict[bytes, Function] = {}
     for function in found:
         other = seen.setdefault(function.selector, function)
