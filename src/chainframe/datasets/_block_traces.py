@@ -276,19 +276,15 @@ def decoded(bodies: Sequence[bytes]) -> list[dict[str, Any]]:
     return [json.loads(body) for body in bodies]
 
 
-Block = tuple[int, list[dict[str, Any]], list[dict[str, Any]], Any]
-
-
-def blocks_of(answers: Sequence[Mapping[str, Any]]) -> Iterator[Block]:
-    """Each block's number, its transactions' callTracer trees, its parity reward traces, and its header (or None)."""
+def block_extras(answers: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, list[dict[str, Any]], Any]]:
+    """Each block's number, its parity reward traces' actions (trace_block's route only) and its header (or None)."""
     for answer in answers:
         headers = answer.get("headers") or [None] * len(answer["blocks"])
         for block, header in zip(answer["blocks"], headers, strict=True):
-            if answer["route"] == PARITY:
-                trees, rewards = _parity_trees(block["traces"], block.get("gas_used", ()))
-            else:
-                trees, rewards = block["traces"], []
-            yield block["block"], trees, rewards, header
+            rewards = (
+                [t["action"] for t in block["traces"] if t.get("type") == "reward"] if answer["route"] == PARITY else []
+            )
+            yield block["block"], rewards, header
 
 
 def frames(answers: Sequence[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -303,11 +299,60 @@ def frames(answers: Sequence[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
         for i, child in enumerate(children):
             yield from walk(child, [*path, i], undone)
 
-    for number, trees, _, _ in blocks_of(answers):
-        for index, item in enumerate(trees):
-            where = {"block_number": number, "transaction_index": index, "transaction_hash": item.get("txHash")}
-            for frame in walk(item.get("result") or {}, [], False):
-                yield {**frame, **where}
+    for answer in answers:
+        for block in answer["blocks"]:
+            number = block["block"]
+            if answer["route"] == PARITY:
+                flat = _parity_flat(number, block["traces"], block.get("gas_used", ()))
+                if flat is not None:
+                    yield from flat
+                    continue
+                trees, _ = _parity_trees(block["traces"], block.get("gas_used", ()))
+            else:
+                trees = block["traces"]
+            for index, item in enumerate(trees):
+                where = {"block_number": number, "transaction_index": index, "transaction_hash": item.get("txHash")}
+                for frame in walk(item.get("result") or {}, [], False):
+                    yield {**frame, **where}
+
+
+def _parity_flat(number: int, traces: Sequence[Mapping[str, Any]], used: Sequence[str]) -> list[dict[str, Any]] | None:
+    """A block's frames straight from trace_block's list, which nodes send in transaction order and each
+    transaction's calls in preorder (a frame, then its calls in order), as callTracer's tree walked gives them: no
+    tree is built. None where the list is not in that order (then the tree is built from the addresses)."""
+    out: list[dict[str, Any]] = []
+    above: list[dict[str, Any]] = []  # the frames open at each depth: the current one's ancestors, then itself
+    index = -1
+    for trace in traces:
+        if trace.get("type") == "reward":
+            continue
+        path = trace.get("traceAddress") or []
+        depth = len(path)
+        frame = _parity_frame(trace)
+        if not depth:
+            index += 1
+            if trace.get("transactionPosition") != index:
+                return None
+            if index < len(used):
+                frame["gasUsed"] = used[index]
+            failed = bool(frame.get("error"))
+        else:
+            parent = above[depth - 1] if depth <= len(above) else None
+            if (
+                parent is None
+                or trace.get("transactionPosition") != index
+                or path[:-1] != parent["trace_address"]
+                or path[-1] != parent["subcalls"]
+            ):
+                return None
+            parent["subcalls"] += 1
+            failed = bool(frame.get("error")) or parent["reverted"]
+        frame.update(trace_address=path, depth=depth, subcalls=0, reverted=failed, block_number=number,
+                     transaction_index=index, transaction_hash=trace.get("transactionHash"))  # fmt: skip
+        del above[depth:]
+        above.append(frame)
+        out.append(frame)
+    return out
 
 
 class _BlockTraced(Dataset):
@@ -386,7 +431,7 @@ class NativeTransfers(_BlockTraced):
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         answers = decoded(bodies)
         rows = [_movement(f) for f in frames(answers) if _moves(f)]
-        for number, _, rewards, header in blocks_of(answers):
+        for number, rewards, header in block_extras(answers):
             for reward in rewards:
                 kind = "uncle_reward" if reward.get("rewardType") == "uncle" else "block_reward"
                 rows.append({"block_number": number, "transfer_type": kind, "to": reward.get("author"),
