@@ -244,3 +244,20 @@ def test_a_sliced_list_column_with_nulls_converts() -> None:
     whole = pa.array([["0x" + "01" * 32], None, ["0x" + "02" * 32, "0x" + "03" * 32], None], pa.large_list(pa.string()))
     converted = convert(whole.slice(1), "hash_list", "blob_versioned_hashes")
     assert converted.to_pylist() == [None, [b"\x02" * 32, b"\x03" * 32], None]
+
+
+# --- flags: a JSON boolean, or a quantity 0x0/0x1 -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_a_flag_sent_as_a_quantity_is_read(native: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """anvil 1.7.1 --network optimism sends a system deposit's ``"isSystemTx": "0x1"`` (op-geth sends ``true``); the
+    scanner declines the text and the pure path reads it (it stopped the whole block before)."""
+    monkeypatch.setenv("CHAINFRAME_NATIVE", native)
+    flags = [True, False, "0x1", "0x0", None]
+    rows = [_transaction(type="0x7e", transactionIndex=hex(i), isSystemTx=f) for i, f in enumerate(flags)]
+    rows.append(_transaction(type="0x7e", transactionIndex="0x5"))  # absent
+    table = _rows(TRANSACTIONS, *rows)
+    assert table.column("is_system_tx").to_pylist() == [True, False, True, False, None, None]
+    with pytest.raises(DecodeError, match=r"^is_system_tx: 'yes' is not a boolean"):
+        _rows(TRANSACTIONS, _transaction(isSystemTx="yes"))

@@ -41,12 +41,13 @@ STRUCT_FIELDS: dict[Kind, tuple[tuple[str, str, Kind], ...]] = {
 }
 LIST_ITEMS: dict[Kind, Kind] = {"hash_list": "hash", "bytes_list": "data", "u64_list": "u64"}
 _FIXED = {"address": 20, "hash": 32, "bytes8": 8, "bloom": 256}
+_FLAGS = {"true": True, "false": False, "0x1": True, "0x0": False}
+"""A flag's JSON text: a boolean, or as a quantity (anvil 1.7.1 --network optimism: ``"isSystemTx": "0x1"``)."""
 
 
 def read_dtype(kind: Kind) -> pl.DataType:
-    """The Polars type to read a JSON value of this kind as: strings all the way down, so nothing is lost."""
-    if kind == "bool":
-        return pl.Boolean()
+    """The Polars type to read a JSON value of this kind as: strings all the way down, so nothing is lost (a flag
+    too: ``true``, or the quantity ``0x1`` anvil's OP mode sends for ``isSystemTx``)."""
     if kind in LIST_ITEMS:
         return pl.List(pl.String())
     if kind in STRUCT_FIELDS:
@@ -89,8 +90,16 @@ def _hex_bytes(s: pl.Series, column: str) -> pl.Series:
 
 
 def _leaf(arr: pa.Array, kind: Kind, column: str) -> pa.Array:
-    if kind in ("bool", "string"):
+    if kind == "string":
         return arr
+    if kind == "bool":
+        if pa.types.is_boolean(arr.type):
+            return arr
+        flags = [None if v is None else _FLAGS.get(v) for v in arr.to_pylist()]
+        bad = next((v for v, f in zip(arr.to_pylist(), flags, strict=True) if v is not None and f is None), None)
+        if bad is not None:
+            raise DecodeError(f"{column}: {bad!r} is not a boolean")
+        return pa.array(flags, pa.bool_())
     s = pl.Series(column, arr)
     if kind in ("u64", "u8"):
         out = _parse_int(s, pl.UInt64(), column)
@@ -134,8 +143,10 @@ def leaf_expr(key: str | pl.Expr, kind: Kind) -> pl.Expr | None:
     only a column that lost values through the exact path, which names the column and the value.
     """
     col = pl.col(key) if isinstance(key, str) else key
-    if kind in ("bool", "string"):
+    if kind == "string":
         return col
+    if kind == "bool":
+        return col.replace_strict(_FLAGS, default=None, return_dtype=pl.Boolean())
     if kind in LIST_ITEMS and LIST_ITEMS[kind] != "u64":
         item = leaf_expr(pl.element(), LIST_ITEMS[kind])
         return col.list.eval(item) if item is not None else None
