@@ -3,7 +3,7 @@ Infura-compatible gateway in front (keys, limits, faults). It is what chainframe
 ``chainframe devnet`` serves for pointing your own pipelines at offline.
 """
 
-from chainframe.devnet._anvil import ANVIL_VERSION, AnvilNode, AnvilOptions, find_anvil
+from chainframe.devnet._anvil import ANVIL_VERSION, AnvilNetwork, AnvilNode, AnvilOptions, find_anvil
 from chainframe.devnet._chain import BuiltChain, default_cache_dir, ensure_chain
 from chainframe.devnet._devnet import DEVNET_NETWORK, Devnet
 from chainframe.devnet._errors import DevnetError
@@ -14,6 +14,7 @@ from chainframe.devnet._workload import (
     BENCH_WORKLOAD,
     DEV_ACCOUNTS,
     NODES_WORKLOAD,
+    OP_WORKLOAD,
     TEST_WORKLOAD,
     GroundTruth,
     TxRecord,
@@ -33,6 +34,7 @@ from chainframe.devnet.gateway import (
 
 __all__ = [
     "ANVIL_VERSION",
+    "AnvilNetwork",
     "AnvilNode",
     "AnvilOptions",
     "BENCH_WORKLOAD",
@@ -56,6 +58,7 @@ __all__ = [
     "NODE_NAMES",
     "Node",
     "NodeName",
+    "OP_WORKLOAD",
     "OmitKeys",
     "PrunedState",
     "TEST_WORKLOAD",

@@ -6,6 +6,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from chainframe.devnet._contracts import EvmVersion
 from chainframe.devnet._errors import DevnetError
@@ -19,6 +20,8 @@ _INSTALL_HINT = (
     f"run scripts/setup (it installs {ANVIL_NPM_PACKAGE}@{ANVIL_VERSION} into ./node_modules with `npm ci`), "
     "or set CHAINFRAME_ANVIL to an anvil binary"
 )
+AnvilNetwork = Literal["ethereum", "optimism"]
+"""The chain rules anvil runs (its ``--network``)."""
 _LISTENING = re.compile(r"Listening on ([0-9.]+):(\d+)")
 
 
@@ -61,6 +64,10 @@ class AnvilOptions:
     """Keep every block's state, also through a dump and a reload, as an archive node does. False: after a reload
     only the latest state is there, and older state is answered with ``BlockOutOfRangeError``, as a full node that
     pruned it."""
+    network: AnvilNetwork = "ethereum"
+    """``optimism``: OP Stack's rules (``--network optimism``). The node then takes deposits (type 0x7e: an
+    ``eth_sendTransaction`` with ``sourceHash``, ``mint`` and ``isSystemTx``, from any address, unsigned) and answers
+    with OP's deposit fields. Give it an OP chain id (10) for the chain family to follow from the chain id."""
 
 
 class AnvilNode(RunningNode):
@@ -96,12 +103,14 @@ class AnvilNode(RunningNode):
             argv += ["--dump-state", str(options.dump_state)]
         if options.gas_limit is not None:
             argv += ["--gas-limit", str(options.gas_limit)]
+        if options.network != "ethereum":
+            argv += ["--network", options.network]
 
         def listening(line: str) -> str | None:
             m = _LISTENING.search(line)
             return f"http://{m.group(1)}:{m.group(2)}" if m else None
 
-        self._child = Child(f"anvil (chain {options.chain_id})", argv, ready=listening, timeout=60)
+        self._child = Child(f"anvil ({options.network}, chain {options.chain_id})", argv, ready=listening, timeout=60)
         self.url = self._child.ready_value
         self.rpc = NodeRPC(self.url)
 

@@ -73,6 +73,7 @@ def _build(spec: WorkloadSpec, state: Path, truth: Path) -> None:
         auto_mine=False,
         gas_limit=spec.gas_limit,
         dump_state=tmp_state,
+        network=spec.network,
     )
     node = AnvilNode(options)
     try:

@@ -49,7 +49,10 @@ class Devnet:
         self.gateway: GatewayProcess | None = None
         try:
             options = AnvilOptions(
-                chain_id=workload.chain_id, genesis_timestamp=workload.genesis_timestamp, gas_limit=workload.gas_limit
+                chain_id=workload.chain_id,
+                genesis_timestamp=workload.genesis_timestamp,
+                gas_limit=workload.gas_limit,
+                network=workload.network,
             )
             if node == "anvil":
                 chain = ensure_chain(workload, cache_dir)

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from chainframe.devnet._anvil import AnvilNetwork
 from chainframe.devnet._contracts import EvmVersion, calldata, deploy_data
 from chainframe.devnet._errors import DevnetError
 
@@ -38,6 +39,10 @@ TxKind = Literal[
     "scatter",
     "vault_open",
     "vault_close",
+    "deposit_mint",
+    "deposit_call",
+    "deposit_create",
+    "deposit_system",
 ]
 
 _RANDOM_KINDS: tuple[TxKind, ...] = (
@@ -55,6 +60,11 @@ _ETHER = 10**18
 # signs an authorization delegating to Store, and a type-4 transaction from account 0 carries it and calls Store's
 # code at the authority's address. The key is a fixed test value, never funded.
 _AUTHORITY_KEY = bytes(range(1, 33))
+
+DEPOSIT_TYPE = 0x7E
+# OP deposits come from L1 addresses: these never sign anything on the chain, so a deposit never meets a dev account's
+# nonce (anvil's pool keeps one deposit per sender and block and drops the rest). One per deposit of a block.
+_DEPOSITORS = tuple(f"0x{0xD0000 + k:040x}" for k in range(1, 3))
 
 # anvil's dev accounts from its well-known test mnemonic ("test test ... junk"); checked against the node at build.
 DEV_ACCOUNTS = (
@@ -95,9 +105,16 @@ class WorkloadSpec:
     """Every N-th block is empty (0: never)."""
     gas_limit: int | None = None
     """Block gas limit for the node (anvil's default when None)."""
+    network: AnvilNetwork = "ethereum"
+    """The node's rules. ``optimism``: OP Stack's, and each ordinary block also holds OP deposits (with and without
+    mint, calling a contract, creating one, and one system deposit), planned apart so the rest of the plan is the
+    same."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if self.network == "ethereum":  # chains built before the field existed keep their cache key
+            del d["network"]
+        return d
 
 
 TEST_WORKLOAD = WorkloadSpec()
@@ -112,10 +129,30 @@ BENCH_WORKLOAD = WorkloadSpec(
 )
 """The benchmark chain: 2,000 blocks, ~18,000 transactions, ~300,000 logs."""
 
+OP_WORKLOAD = WorkloadSpec(
+    name="op", blocks=24, chain_id=10, network="optimism", logs_per_emit=10, genesis_timestamp=1_760_000_000
+)
+"""An OP Stack chain (OP Mainnet's chain id, so the family follows from it): 25 blocks of the usual traffic with
+deposits of every kind beside it, in seconds. anvil runs every OP hardfork from genesis, so the chain starts after
+OP Mainnet's Isthmus (2025-05-09): the hardforks chain id 10 has at each block's time are the ones the node ran."""
+
+
+@dataclass(frozen=True)
+class Deposit:
+    """What makes a planned transaction an OP deposit (type 0x7e): no signature and no nonce, gas bought on L1."""
+
+    sender: str
+    """An L1 address (never a dev account)."""
+    source_hash: str
+    mint: int | None
+    """Ether minted to the sender on L2 before the call; None: the key is not sent."""
+    system: bool
+
 
 @dataclass(frozen=True)
 class TxIntent:
-    """One planned transaction. ``to`` names a contract, or is an account address, or is None for a creation."""
+    """One planned transaction. ``to`` names a contract, or is an account address, or is None for a creation.
+    ``sender`` is a dev account's index (-1 for a deposit, whose sender is its ``deposit``'s)."""
 
     kind: TxKind
     sender: int
@@ -127,6 +164,7 @@ class TxIntent:
     gas: int
     status: int
     logs: int
+    deposit: Deposit | None = None
 
 
 @dataclass(frozen=True)
@@ -226,6 +264,7 @@ class _Planner:
         self.set_code = set_code
         self.rng = random.Random(spec.seed)
         self.nonces = [0] * 10
+        self.deposit_rng = random.Random(spec.seed + 1)  # its own numbers: the ordinary plan stays as it is
 
     def tx(
         self,
@@ -274,6 +313,46 @@ class _Planner:
             return self.tx(kind, _REVERTER, "Token", data, gas=100_000, status=0)
         data = calldata("Nest", "fail(uint256)", r.randrange(100))
         return self.tx("revert_nest", sender, "Nest", data, gas=100_000, status=0)
+
+    def deposits(self, number: int) -> list[TxIntent]:
+        """Two deposits for an ordinary block: one moving ether (minted, or from an empty sender, none) and one
+        calling Emitter, or creating a Token (every 8th block), or, once (block 4), a system deposit, which OP rules
+        from Regolith on refuse: it is included as failed, all its gas used."""
+        r = self.deposit_rng
+
+        def deposit(
+            kind: TxKind,
+            slot: int,
+            to: str | None,
+            data: str = "0x",
+            *,
+            gas: int,
+            value: int = 0,
+            mint: int | None = None,
+            system: bool = False,
+            status: int = 1,
+            logs: int = 0,
+        ) -> TxIntent:
+            source = "0x" + r.randbytes(32).hex()
+            made = Deposit(_DEPOSITORS[slot], source, mint, system)
+            return TxIntent(kind, -1, 0, DEPOSIT_TYPE, to, data, value, gas, status, logs, made)
+
+        recipient = DEV_ACCOUNTS[r.randrange(1, 9)]
+        if number % 2:
+            value = r.randrange(1, 10**18)
+            first = deposit("deposit_mint", 0, recipient, gas=30_000, value=value, mint=value + r.randrange(10**15))
+        else:
+            first = deposit("deposit_mint", 0, recipient, gas=30_000)  # neither mint nor value
+        if number == 4:
+            second = deposit("deposit_system", 1, recipient, gas=100_000, system=True, status=0)
+        elif number % 8 == 0:
+            data = deploy_data("Token", r.randrange(1, 10**30), evm=self.evm)
+            second = deposit("deposit_create", 1, None, data, gas=1_000_000, mint=r.randrange(10**18), logs=1)
+        else:
+            payload = r.randbytes(r.randrange(0, 40))
+            data = calldata("Emitter", "ping(uint256,bytes)", r.randrange(10**9), payload)
+            second = deposit("deposit_call", 1, "Emitter", data, gas=80_000, logs=1)
+        return [first, second]
 
     def plan(self) -> list[list[TxIntent]]:
         spec = self.spec
@@ -349,6 +428,8 @@ class _Planner:
                     data = calldata("Purse", "scatter(address)", to)
                     blocks[-1].append(self.tx("scatter", 0, "Purse", data, gas=300_000, value=_ETHER // 10, logs=1,
                                               tx_type=2))  # fmt: skip
+                if spec.network == "optimism":
+                    blocks[-1] += self.deposits(number)
         return blocks
 
 
@@ -388,6 +469,8 @@ def authorization(chain_id: int, delegate: str, *, nonce: int) -> dict[str, str]
 
 
 def _tx_object(intent: TxIntent, contracts: dict[str, str], chain_id: int) -> dict[str, Any]:
+    if intent.deposit is not None:
+        return _deposit_object(intent, intent.deposit, contracts)
     tx: dict[str, Any] = {
         "from": DEV_ACCOUNTS[intent.sender],
         "nonce": hex(intent.nonce),
@@ -412,6 +495,20 @@ def _tx_object(intent: TxIntent, contracts: dict[str, str], chain_id: int) -> di
             tx["accessList"] = [{"address": to or DEV_ACCOUNTS[intent.sender], "storageKeys": ["0x" + "00" * 32]}]
         else:
             tx["type"] = "0x0"
+    return tx
+
+
+def _deposit_object(intent: TxIntent, deposit: Deposit, contracts: dict[str, str]) -> dict[str, Any]:
+    """anvil (``--network optimism``) makes a deposit of a sent transaction with ``sourceHash`` and ``isSystemTx``
+    (without ``isSystemTx`` it is sent as an ordinary type-2 transaction)."""
+    tx: dict[str, Any] = {
+        "from": deposit.sender, "gas": hex(intent.gas), "value": hex(intent.value), "data": intent.data,
+        "sourceHash": deposit.source_hash, "isSystemTx": deposit.system,
+    }  # fmt: skip
+    if deposit.mint is not None:
+        tx["mint"] = hex(deposit.mint)
+    if intent.to is not None:
+        tx["to"] = contracts.get(intent.to, intent.to)
     return tx
 
 
@@ -460,7 +557,7 @@ def build_chain(spec: WorkloadSpec, node: Node, *, max_resends: int = 5) -> Grou
                     position[tx_hash],
                     intent.kind,
                     intent.tx_type,
-                    DEV_ACCOUNTS[intent.sender],
+                    intent.deposit.sender if intent.deposit else DEV_ACCOUNTS[intent.sender],
                     to,
                     intent.status,
                     intent.logs,
