@@ -1,4 +1,5 @@
-"""Every notebook runs top to bottom in a real Jupyter kernel against the devnet, as a reader would run it.
+"""Every notebook runs top to bottom in a real Jupyter kernel against the devnet, as a reader would run it: by the
+command the guide names (docs/python-api.md), once for all the tests here, with its ``--inplace`` keeping the outputs.
 
 Each runs in a temporary folder and must write nothing beside itself; its plots must be real pictures (each PNG is
 saved, decoded and checked for size and for more than one colour); binary values must show as ``0x`` hex, never as
@@ -11,8 +12,10 @@ import base64
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +25,8 @@ nbformat = pytest.importorskip("nbformat", reason="the notebook extra: pip insta
 nbclient = pytest.importorskip("nbclient", reason="the notebook extra: pip install 'chainframe[notebook]'")
 Image = pytest.importorskip("PIL.Image", reason="matplotlib's pillow, from the notebook extra")
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
 # What each notebook must show: its number of figures and texts its tables must hold.
 EXPECTED = {
     "quickstart": (3, ["fees_eth", "Token", "reverted", "0x"]),
@@ -32,19 +36,46 @@ EXPECTED = {
 BYTES_REPR = re.compile(r"""\bb['"]\\x""")  # b'\x..' or b"\x..": bytes shown raw instead of as 0x hex
 
 
-def _run(path: Path, workdir: Path, jupyter: Path) -> Any:
-    """Execute the notebook in a kernel of this very Python (a kernelspec of its own, first on JUPYTER_PATH, so a
-    machine's other "python3" kernel cannot stand in)."""
-    spec = jupyter / "kernels" / "chainframe-test"
+@dataclass(frozen=True)
+class Executed:
+    """The guide's command, run once on copies of the notebooks: what it did and where."""
+
+    done: subprocess.CompletedProcess[str]
+    folder: Path  # the copies, executed in place: also the kernels' working folder
+    before: list[str]  # the folder's names before the run
+    beside: list[str]  # the repo's notebooks folder before the run
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> Executed:
+    """Run the command of docs/python-api.md, plus the ``--inplace`` it names for keeping the outputs, on copies in a
+    temporary folder. The kernel is this very Python: a kernelspec named as the notebooks name theirs ("python3"),
+    first on JUPYTER_PATH, so a machine's other "python3" kernel cannot stand in; IPython's profile stays out of
+    $HOME."""
+    readme = (ROOT / "docs" / "python-api.md").read_text()
+    command = re.search(r"^\.venv/bin/(jupyter execute notebooks/\S+)$", readme, re.MULTILINE)
+    assert command, "docs/python-api.md names the command that runs the notebooks"
+    tmp = tmp_path_factory.mktemp("notebooks")
+    beside = sorted(os.listdir(NOTEBOOKS))
+    shutil.copytree(NOTEBOOKS, tmp / "notebooks")
+    before = sorted(os.listdir(tmp / "notebooks"))
+    spec = tmp / "jupyter" / "kernels" / "python3"
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "chainframe", "language": "python"}))
-    notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(
-        notebook, timeout=120, kernel_name="chainframe-test", resources={"metadata": {"path": str(workdir)}}
-    )
-    client.execute()  # raises CellExecutionError naming the cell when one fails
-    return notebook
+    env = {**os.environ, "IPYTHONDIR": str(tmp / "ipython"), "JUPYTER_PLATFORM_DIRS": "1",
+           "JUPYTER_PATH": str(tmp / "jupyter")}  # fmt: skip
+    jupyter, execute, pattern = command.group(1).split()
+    argv = [
+        str(Path(sys.executable).parent / jupyter),
+        execute,
+        "--inplace",
+        *sorted(str(p) for p in tmp.glob(pattern)),
+    ]
+    done = subprocess.run(
+        argv, capture_output=True, text=True, timeout=600, cwd=tmp, env=env
+    )  # the glob a shell expands
+    return Executed(done, tmp / "notebooks", before, beside)
 
 
 def _outputs(notebook: Any) -> list[dict[str, Any]]:
@@ -65,23 +96,25 @@ def test_every_notebook_is_tested() -> None:
     assert {p.stem for p in NOTEBOOKS.glob("*.ipynb")} == set(EXPECTED)
 
 
+def test_the_guides_command_runs_the_notebooks(executed: Executed) -> None:
+    assert executed.done.returncode == 0, executed.done.stderr[-3000:]
+    assert executed.done.stderr.count("Executing notebook with kernel") == len(executed.before) == 3
+    assert sorted(os.listdir(executed.folder)) == executed.before  # nothing written beside them
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_notebook_runs_with_pictures(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))  # the kernel's profile stays out of $HOME
-    monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+def test_notebook_runs_with_pictures(name: str, executed: Executed, tmp_path: Path) -> None:
     path = NOTEBOOKS / f"{name}.ipynb"
     committed = nbformat.read(path, as_version=4)
     assert not _outputs(committed), "commit notebooks without outputs"
-    beside = sorted(os.listdir(NOTEBOOKS))
-    workdir = tmp_path / "work"
-    workdir.mkdir()
+    assert executed.done.returncode == 0, executed.done.stderr[-3000:]  # the first cell that failed, named
+    notebook = nbformat.read(executed.folder / path.name, as_version=4)
+    outputs = _outputs(notebook)
 
-    executed = _run(path, workdir, tmp_path / "jupyter")
-    outputs = _outputs(executed)
-
-    assert sorted(os.listdir(NOTEBOOKS)) == beside, "the notebook wrote beside itself"
-    assert not any(workdir.iterdir()), "the notebook wrote into its working folder (it should use a temporary one)"
+    assert sorted(os.listdir(NOTEBOOKS)) == executed.beside, "the notebook wrote beside itself"
+    assert sorted(os.listdir(executed.folder)) == executed.before, (
+        "the notebook wrote into its working folder (it should use a temporary one)"
+    )
     figures, texts = EXPECTED[name]
     pictures = [o["data"]["image/png"] for o in outputs if "image/png" in o.get("data", {})]
     assert len(pictures) >= figures
@@ -103,7 +136,7 @@ def test_notebook_runs_with_pictures(name: str, tmp_path: Path, monkeypatch: pyt
     assert not warnings
     # extract and collect show their progress without being asked: widgets, which ran to the end
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
-    widgets = executed.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"].values()
+    widgets = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"].values()
     html = [str(w["state"].get("value", "")) for w in widgets if w["model_name"] == "HTMLModel"]
     texts_shown = [t.replace("\u2007", " ") for t in html]  # tqdm spaces its text with figure spaces
     assert any(t.startswith(("extract: 100%", "collect: 100%")) for t in texts_shown), texts_shown
