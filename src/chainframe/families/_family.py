@@ -44,6 +44,9 @@ class TransactionType:
     sender: bytes | None = None
     """The one address every transaction of the type is from (None: ``from_address`` is in the encoding, so the hash
     proves it)."""
+    creation: str | None = None
+    """Why the address a creation of this type made follows from nothing proven (its encoding holds no nonce), said
+    where that check is skipped; None: from the sender and nonce, as Ethereum's."""
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,8 @@ class OpStack(ChainFamily):
             _deposit,
             reads=("source_hash", "from_address", "to_address", "mint", "value", "gas", "is_system_tx", "input"),
             needs=("source_hash", "from_address", "gas", "input", "value"),
+            creation="an OP deposit's encoding holds no nonce: the address a deposit creates follows from its sender's "
+            "nonce at execution, which only the node's depositNonce reports (anvil 1.7.1 reports one more than that)",
         )
     }
     receipt_types: ClassVar[Mapping[int, ReceiptType]] = {

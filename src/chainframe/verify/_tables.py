@@ -111,7 +111,10 @@ def check_receipts_from_transactions(
     paid), not failed. Every route that checks receipts against transactions comes here, so none forgets the family.
     ``family``: None, the family of ``chain_id``."""
     family = family if family is not None else family_of(chain_id)
-    check_receipts_with_transactions(_provable(receipts, blocks, family, report), transactions, blocks, report)
+    creations = {code: kind.creation for code, kind in family.transaction_types.items() if kind.creation}
+    check_receipts_with_transactions(
+        _provable(receipts, blocks, family, report), transactions, blocks, report, unproven_creations=creations
+    )
 
 
 def verify_tables(
