@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import shutil
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -281,3 +282,34 @@ def test_an_abi_without_what_is_asked_is_refused(tmp_path: Path) -> None:
         assert code == 2, errors
         assert says in errors, errors
         assert not out.exists()
+
+
+def test_verify_rpc_proves_the_raw_rows_and_finds_a_changed_call(
+    devnet_session: Devnet, extracted: dict[str, Any], tmp_path: Path
+) -> None:
+    """verify DIR --rpc proves the node's raw transactions of each block against its header, keeps their calls as the
+    series' filter does and compares them with the stored ones: a changed argument fails at its block."""
+    folder = tmp_path / "copy"
+    shutil.copytree(
+        _series(extracted["out"], "transactions")[0], folder / _series(extracted["out"], "transactions")[0].name
+    )
+    code, printed, errors = _run(["verify", str(folder), "--rpc", devnet_session.http_url])
+    assert code == 0, errors
+    line = next(text for text in printed.splitlines() if text.startswith("transactions__f"))
+    assert f"{extracted['raw'].num_rows:,} rows checked" in line
+    series, calls = _series(folder, "transactions")
+    (path,) = series.glob("*.parquet")
+    footer = {k: v for k, v in (pq.read_metadata(path).metadata or {}).items() if k != b"ARROW:schema"}
+    amounts = calls["amount"].to_pylist()
+    changed = next(i for i, v in enumerate(amounts) if v is not None)
+    amounts[changed] += 1
+    column = calls.schema.get_field_index("amount")
+    calls = calls.set_column(column, calls.schema.field(column), pa.array(amounts, calls.schema.field(column).type))
+    pq.write_table(calls.replace_schema_metadata(footer), path)  # edited in place, its footer kept
+    code, printed, errors = _run(["verify", str(folder), "--rpc", devnet_session.http_url])
+    assert code == 1, errors
+    block = calls["block_number"][changed].as_py()
+    failed = [text for text in printed.splitlines() if text.startswith("FAILED")]
+    assert len(failed) == 1, printed
+    assert f"block {block} rows:" in failed[0]
+    assert "'s amount differs" in failed[0]

@@ -183,6 +183,11 @@ class Dataset(ABC):
         """The schema of its rows extracted with ``filters`` (a filter may add columns)."""
         return self.schema_for(u256)
 
+    def selects(self, filters: Mapping[str, Any]) -> bool:
+        """Whether :meth:`kept_rows` keeps only some rows with ``filters`` (then a stored series is proven by proving
+        the node's raw rows and keeping them so)."""
+        return False
+
     def kept_rows(self, table: pa.Table, filters: Mapping[str, Any], *, u256: U256 = "decimal") -> pa.Table:
         """The rows it keeps of a piece's checked and proven rows: a filter may select and decode them (``function=``
         keeps the calls of its functions, :mod:`chainframe.datasets._function_calls`); none: all of them."""

@@ -84,6 +84,9 @@ class DecodesCalls:
         fields = call_fields(as_functions(list(filters["function"])), taken=base.names, u256=u256)
         return pa.schema([*base, *made, *fields], metadata=base.metadata)
 
+    def selects(self, filters: Mapping[str, Any]) -> bool:
+        return bool(filters.get("function"))
+
     def kept_rows(self, table: pa.Table, filters: Mapping[str, Any], *, u256: U256 = "decimal") -> pa.Table:
         """With ``function``: the rows that are calls of its functions, in order, with their decoded columns."""
         if not filters.get("function"):

@@ -29,6 +29,7 @@ from chainframe._errors import InputError
 from chainframe._kernels import constant
 from chainframe.datasets import BLOCKS, DATASETS, LOGS, TRANSACTIONS, UNCLES, BlockRange, Fetch
 from chainframe.engine._canonical import headers
+from chainframe.engine._logs import sort_table
 from chainframe.engine._verified import material, prove
 from chainframe.families import ChainFamily, choose_family
 from chainframe.store import ChunkMeta, Location, Series, load_series, read_table, series_folders
@@ -64,6 +65,14 @@ async def averify_stored(
         spec = DATASETS[meta.dataset]
         for part in _unproven(BlockRange(meta.start, meta.end), proven, piece_blocks):
             rows = _within(table, spec.block_column, part)
+            if spec.selects(meta.filters):  # some of the raw rows (function=): the node's are proven, then kept so
+                raw = spec.transform(await spec.fetch(client, part, **meta.filters), chain_id=chain_id, u256=meta.u256)
+                proof = await material(client, spec, part, stored=raw, filters=meta.filters)
+                prove(spec, raw, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
+                      report=report, name=name, family=family)  # fmt: skip
+                kept = spec.kept_rows(sort_table(raw, spec.sort), meta.filters, u256=meta.u256)
+                _same_rows(rows, kept, report, name, spec.block_column)
+                continue
             proof = await material(client, spec, part, stored=rows, filters=meta.filters)
             prove(spec, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
                   report=report, name=name, family=family)  # fmt: skip
@@ -191,6 +200,25 @@ async def _lists(
             why = f"the node's {dataset.name} of these blocks do not prove against their headers"
             report.skip(BLOCKS.name, check, why, blocks=len({f.block_number for f in found.failures
                                                              if f.dataset != BLOCKS.name}))  # fmt: skip
+
+
+def _same_rows(stored: pa.Table, kept: pa.Table, report: Report, name: str, column: str) -> None:
+    """A series' stored rows against the rows its filter keeps of the node's proven raw rows, block by block."""
+    from chainframe.verify import Failure
+
+    mine: dict[int, list[dict[str, Any]]] = {}
+    theirs: dict[int, list[dict[str, Any]]] = {}
+    for rows, by_block in ((stored.select(kept.column_names), mine), (kept, theirs)):
+        for row in rows.to_pylist():
+            by_block.setdefault(row[column], []).append(row)
+    for number in sorted(mine.keys() | theirs.keys()):
+        a, b = mine.get(number, []), theirs.get(number, [])
+        if a != b:
+            said = f"{len(a)} rows"
+            if len(a) == len(b):
+                row, x, y = next((i, x, y) for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
+                said += f", row {row}'s {next(c for c in x if x[c] != y[c])} differs"
+            report.failures.append(Failure(name, number, "rows", said, f"{len(b)} rows kept of the node's proven rows"))
 
 
 def _within(table: pa.Table, column: str, part: BlockRange) -> pa.Table:
