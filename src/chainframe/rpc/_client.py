@@ -322,6 +322,8 @@ class AsyncClient(TypedMethods):
             *((e, self.pacer, False) for e in self._fallback_endpoints),
         ]
         for endpoint, pacer, spread in given:
+            if spread:
+                pacer.start_empty()
             counts = self.stats.endpoints.setdefault(endpoint.display, EndpointCounts())
             route = _Route(endpoint, self._make_transport(endpoint, task_group, pacer), pacer, counts, spread)
             stack.push_async_callback(route.transport.aclose)

@@ -209,6 +209,14 @@ class Pacer:
         self.announce: Callable[[float], None] | None = None
         """Told of every pause this pacer's own requests asked for, to pass on to the other sharers of a budget."""
 
+    def start_empty(self) -> None:
+        """Begin with no allowance in hand, as if a burst had just been sent. For an endpoint that shares a run with
+        others: its provider's bucket then keeps its whole second in hand for the requests that arrive bunched (the
+        several endpoints' answers and the machine's load move sends about), not a quarter of it."""
+        for bucket in (self._requests, self._credits):
+            if bucket is not None:
+                bucket.tokens, bucket.at = 0.0, time.monotonic()
+
     def pause(self, seconds: float, *, announce: bool = True) -> None:
         """Hold every request for ``seconds`` (the service asked us to back off); ``announce=False`` for a pause
         another sharer of the budget was asked for (it is not passed on again)."""
