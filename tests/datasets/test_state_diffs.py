@@ -50,9 +50,13 @@ def _node_value(name: str, answer: str) -> Any:
 
 
 def _groups(name: str, table: pa.Table) -> dict[Key, list[dict[str, Any]]]:
-    """The rows by (block, address[, slot]), in transaction order."""
+    """The rows by (block, address[, slot]), in the block's order: system calls, transactions, withdrawals."""
     found: dict[Key, list[dict[str, Any]]] = {}
-    rows = sorted(table.to_pylist(), key=lambda r: (r["block_number"], r["transaction_index"]))
+    order = {"system_call": 0, "transaction": 1, "withdrawal": 2}
+    rows = sorted(
+        table.to_pylist(),
+        key=lambda r: (r["block_number"], order[r["change_type"]], r["transaction_index"] or 0),
+    )
     for row in rows:
         key = (row["block_number"], row["address"]) + ((row["storage_key"],) if name == "storage_diffs" else ())
         found.setdefault(key, []).append(row)
@@ -261,3 +265,52 @@ def test_a_verified_run_from_block_1_skips_only_the_genesis_proof_and_says_why(
     report = extract("balances", blocks="0:2", addresses=[DEV_ACCOUNTS[0]], rpc=devnet_session.http_url, out=out,
                      verify=True, progress=False)  # fmt: skip
     assert "anvil writes the empty root" in report.datasets["balances"]["unverified"]["balances account_proof"]
+
+
+HISTORY = "0x0000F90827F1C53a10cb7A02335B175320002935"  # EIP-2935
+BEACON_ROOTS = "0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02"  # EIP-4788
+
+
+def test_block_level_changes_are_rows_of_their_kind(devnet: Devnet, tables: dict[str, pa.Table]) -> None:
+    """anvil runs EIP-2935's system call before each block's transactions (the parent's hash into slot
+    (N - 1) % 8191 of the history contract, a write no transaction's diff names) and deploys no EIP-4788 contract
+    (no code, no write); its blocks' withdrawals are empty. The storage diffs have one system_call row per block, with
+    no transaction, from the node's slot at the block before to the parent's hash; no other block-level row."""
+    node = devnet.node.url
+    numbers = range(BLOCKS[0], BLOCKS[1] + 1)
+    headers = batch(node, [("eth_getBlockByNumber", [hex(n), False]) for n in numbers])
+    assert all(h["withdrawals"] == [] for h in headers)
+    assert batch(node, [("eth_getCode", [BEACON_ROOTS, hex(BLOCKS[1])])])[0] == "0x"
+    slots = ["0x" + format((n - 1) % 8191, "064x") for n in numbers]
+    before = batch(node, [("eth_getStorageAt", [HISTORY, s, hex(n - 1)]) for n, s in zip(numbers, slots, strict=True)])
+    system = [r for r in tables["storage_diffs"].to_pylist() if r["change_type"] != "transaction"]
+    assert len(system) == len(numbers)
+    for row, number, slot, header, was in zip(system, numbers, slots, headers, before, strict=True):
+        assert row["change_type"] == "system_call"
+        assert row["transaction_index"] is None
+        assert row["transaction_hash"] is None
+        assert (row["block_number"], "0x" + row["address"].hex()) == (number, HISTORY.lower())
+        assert "0x" + row["storage_key"].hex() == slot
+        assert _int(row["storage_value_before"]) == int(was, 16)
+        assert _int(row["storage_value_after"]) == int(header["parentHash"], 16)
+    for name in ("balance_diffs", "nonce_diffs", "code_diffs"):
+        assert set(tables[name]["change_type"].to_pylist()) == {"transaction"}, name
+
+
+def test_a_removed_system_call_row_fails_verify(devnet: Devnet, stored: dict[str, Path]) -> None:
+    """The proof asks for the system call's slot from the header's rule, not from the rows: without its row, the
+    slot's change over the block is unexplained."""
+    folder = stored["storage_diffs"]
+    original = pq.read_table(next(folder.glob("*/*.parquet")))
+    types = original["change_type"].to_pylist()
+    position = types.index("system_call")
+    number = original["block_number"][position].as_py()
+    _tamper(folder, lambda t: pa.concat_tables([t.slice(0, position), t.slice(position + 1)]))
+    try:
+        found = verify_stored(folder, rpc=devnet.node.url)
+    finally:
+        _tamper(folder, lambda t: original)
+    assert not found.ok
+    unexplained = [f for f in found.failures if f.check == "unexplained"]
+    assert [f.block_number for f in unexplained] == [number]
+    assert HISTORY.lower() in unexplained[0].expected

@@ -26,7 +26,7 @@ and no engine or ``verify`` module changes.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -84,9 +84,11 @@ class Proof:
         *,
         stored: pa.Table | None = None,
         filters: Mapping[str, Any],
+        answers: Sequence[bytes] | None = None,
     ) -> dict[Dataset, list[bytes]]:
         """Fetch what ``dataset``'s rows of ``blocks`` are proven against, by the dataset whose answers they are;
-        ``stored``: the stored rows (an Arrow table) when they were not extracted in this run."""
+        ``stored``: the stored rows (an Arrow table) when they were not extracted in this run; ``answers``: in an
+        extraction, the rows' own answers, for a proof that must know what they name (never fetched twice)."""
         return {d: await d.fetch(client, blocks) for d in self.read(dataset, stored=stored is not None)}
 
     def prove(self, piece: Any) -> None:
@@ -156,6 +158,7 @@ class SlotsProof(Proof):
         *,
         stored: pa.Table | None = None,
         filters: Mapping[str, Any],
+        answers: Sequence[bytes] | None = None,
     ) -> dict[Dataset, list[bytes]]:
         """A slot's proof hangs from its account's storage hash: an extraction's own eth_getProof answers carry the
         account's proof; stored slots have their accounts' proofs (eth_getProof with no keys) fetched again, of the
@@ -181,6 +184,7 @@ class StateProof(Proof):
         *,
         stored: pa.Table | None = None,
         filters: Mapping[str, Any],
+        answers: Sequence[bytes] | None = None,
     ) -> dict[Dataset, list[bytes]]:
         """The headers, and eth_getProof of the rows' accounts (and slots) at their blocks: the dataset's
         :meth:`~chainframe.datasets.Dataset.proof_answers`, under the dataset itself."""

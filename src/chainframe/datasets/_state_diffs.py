@@ -47,11 +47,75 @@ _PRESTATE_DIFF = {"tracer": "prestateTracer", "tracerConfig": {"diffMode": True}
 _ZERO_WORD = "0x" + "0" * 64
 
 Field = Literal["balance", "nonce", "code", "storage"]
+BlockLevel = Literal["system_calls", "withdrawals"]
+"""Changes no transaction makes, read beside the diffs (neither route reports them): the system calls' storage
+writes before a block's transactions, and the withdrawals credited after them."""
+
+HISTORY = "0x0000f90827f1c53a10cb7a02335b175320002935"
+"""EIP-2935's history contract: its system call writes the parent's hash at slot (N - 1) % 8191 of block N (on anvil
+from genesis: every block's write is read there)."""
+BEACON_ROOTS = "0x000f3df6d732807ef1319fb7b8bb8522d0beac02"
+"""EIP-4788's beacon roots contract: the timestamp at slot ts % 8191, the parent beacon root at ts % 8191 + 8191
+(anvil deploys no code there: no write, no row)."""
+_RING = 8191
+CHANGE_ORDER = {"system_call": 0, "transaction": 1, "withdrawal": 2}
+"""Where a kind of change falls in its block: system calls before the transactions, withdrawals after them."""
 
 
-async def fetch_diffs(client: Any, blocks: BlockRange, *, dataset: str) -> list[bytes]:
+def system_slots(number: int, header: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The (contract, slot) pairs block ``number``'s system calls may write; whether they did (the contract has code,
+    the fork is active) is the node's state to say."""
+    if number == 0:
+        return []
+    stamp = _quantity(header.get("timestamp")) % _RING
+    return [(HISTORY, _word((number - 1) % _RING)), (BEACON_ROOTS, _word(stamp)), (BEACON_ROOTS, _word(stamp + _RING))]
+
+
+def withdrawn(header: Mapping[str, Any]) -> dict[str, int]:
+    """Each account's wei credited by the block's withdrawals (their amounts are in gwei)."""
+    found: dict[str, int] = {}
+    for withdrawal in header.get("withdrawals") or []:
+        address = str(withdrawal["address"]).lower()
+        found[address] = found.get(address, 0) + _quantity(withdrawal["amount"]) * 10**9
+    return found
+
+
+async def _block_level(client: Any, found: list[dict[str, Any]], block_level: Sequence[BlockLevel]) -> None:
+    """Adds to each block its header's part (timestamp, withdrawals) and the state its block-level changes are
+    read from: each system call slot at the block before and at the block, each withdrawn account's balance at the
+    block (withdrawals are credited last: the value before is that less the amount)."""
+    numbers = [block["block"] for block in found]
+    headers = await batch_or_raise(client, [("eth_getBlockByNumber", [hex(n), False]) for n in numbers])
+    calls: list[tuple[str, list[Any]]] = []
+    for block, header in zip(found, headers, strict=True):
+        header = header or {}
+        number = block["block"]
+        block["header"] = {"timestamp": header.get("timestamp"), "withdrawals": header.get("withdrawals") or []}
+        if "system_calls" in block_level:
+            for address, slot in system_slots(number, header):
+                calls += [("eth_getStorageAt", [address, slot, hex(at)]) for at in (number - 1, number)]
+        if "withdrawals" in block_level:
+            calls += [("eth_getBalance", [address, hex(number)]) for address in withdrawn(header)]
+    answers = iter(await batch_or_raise(client, calls) if calls else [])
+    for block in found:
+        number, header = block["block"], block["header"]
+        if "system_calls" in block_level:
+            block["system"] = [
+                {"address": address, "slot": slot, "before": next(answers), "after": next(answers)}
+                for address, slot in system_slots(number, header)
+            ]
+        if "withdrawals" in block_level:
+            block["withdrawn"] = [
+                {"address": address, "amount": amount, "after": next(answers)}
+                for address, amount in withdrawn(header).items()
+            ]
+
+
+async def fetch_diffs(
+    client: Any, blocks: BlockRange, *, dataset: str, block_level: Sequence[BlockLevel] = ()
+) -> list[bytes]:
     """The blocks' state diffs by the first route the node serves, as ``{"route", "blocks": [...]}``, each block
-    with its transactions' diffs in order and their hashes."""
+    with its transactions' diffs in order and their hashes, and the block-level changes asked for."""
     from chainframe.rpc import InvalidParams, MethodNotFound
 
     tried: dict[str, str] = {}
@@ -68,6 +132,8 @@ async def fetch_diffs(client: Any, blocks: BlockRange, *, dataset: str) -> list[
             tried[method] = f"{exc.detail} [{exc.code}]" if exc.code is not None else exc.detail
             continue
         found = [{"block": n, "txs": a or []} for n, a in zip(blocks, answers, strict=True)]
+        if block_level:
+            await _block_level(client, found, block_level)
         return [json.dumps({"route": method, "blocks": found}).encode()]
     said = "; ".join(f"{m}: {answer}" for m, answer in tried.items())
     raise MethodNotFound(
@@ -136,13 +202,18 @@ def _prestate_changes(result: Mapping[str, Any]) -> Iterator[Change]:
             yield address, "storage", slot, slots.get(slot), written.get(slot)
 
 
-def changes(bodies: Sequence[bytes]) -> Iterator[tuple[int, int, str | None, Change]]:
-    """Every change of every transaction, by block, transaction index and hash (values may still be equal: the
-    prestate route lists what a transaction touched)."""
+def changes(bodies: Sequence[bytes]) -> Iterator[tuple[int, int | None, str | None, str, Change]]:
+    """Every change of every transaction, by block, transaction index, hash and kind, and the block-level ones read
+    beside them (no index, no hash) in their place in the block (values may still be equal: the prestate route lists
+    what a transaction touched, a system call may write what was there)."""
     for body in bodies:
         answer = json.loads(body)
         parity = answer["route"] == REPLAY
         for block in answer["blocks"]:
+            number = block["block"]
+            for system in block.get("system", []):
+                change: Change = (system["address"], "storage", system["slot"], system["before"], system["after"])
+                yield number, None, None, "system_call", change
             for index, tx in enumerate(block["txs"]):
                 if parity:
                     found = _parity_changes(tx.get("stateDiff") or {})
@@ -151,7 +222,11 @@ def changes(bodies: Sequence[bytes]) -> Iterator[tuple[int, int, str | None, Cha
                     found = _prestate_changes(tx.get("result") or {})
                     hash_ = tx.get("txHash")
                 for change in found:
-                    yield block["block"], index, hash_, change
+                    yield number, index, hash_, "transaction", change
+            for credit in block.get("withdrawn", []):
+                after = _quantity(credit["after"])
+                credited: Change = (credit["address"], "balance", None, after - credit["amount"], after)
+                yield number, None, None, "withdrawal", credited
 
 
 def _code(value: Any) -> str:
@@ -181,6 +256,9 @@ class StateDiffs(Dataset):
     reads_state = True  # a replay needs the state before each block
     sort: tuple[str, ...] = ("block_number", "transaction_index", "address")
     proof: ClassVar[Proof | None]
+    block_level: ClassVar[tuple[BlockLevel, ...]] = ()
+    """The changes no transaction makes that touch this field, read beside the diffs as rows of their kind."""
+    change_order: ClassVar[Mapping[str, int]] = CHANGE_ORDER
     unprovable = {
         "transaction_index": "which transaction made a change is read from replays, which no header field commits to; "
         "the changes are proven to add up from the state at the previous block to the state at the block",
@@ -189,20 +267,20 @@ class StateDiffs(Dataset):
     }
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
-        return await fetch_diffs(client, blocks, dataset=self.name)
+        return await fetch_diffs(client, blocks, dataset=self.name, block_level=self.block_level)
 
     def rows(self, bodies: Sequence[bytes]) -> list[dict[str, Any]]:
         """The changes of this dataset's field whose values differ, as JSON text values."""
         normal = _NORMAL[self.field]
         out = []
-        for number, index, hash_, (address, field, slot, old, new) in changes(bodies):
+        for number, index, hash_, kind, (address, field, slot, old, new) in changes(bodies):
             if field != self.field:
                 continue
             old, new = normal(old), normal(new)
             if old == new:
                 continue
             row = {"block_number": number, "transaction_index": index, "transaction_hash": hash_,
-                   "change_type": "transaction", "address": address, "storage_key": slot}  # fmt: skip
+                   "change_type": kind, "address": address, "storage_key": slot}  # fmt: skip
             if self.field == "storage":
                 old, new = _word(old), _word(new)
             elif self.field == "balance":
@@ -232,15 +310,18 @@ class StateDiffsProof(Proof):
         *,
         stored: pa.Table | None = None,
         filters: Mapping[str, Any],
+        answers: Sequence[bytes] | None = None,
     ) -> dict[_Dataset, list[bytes]]:
         """The headers of the blocks and the one before them, and eth_getProof of every account (with its slots)
-        the rows touch, at each block touched and the one before. An extraction's rows are not given here: their
-        diffs are fetched again to know what they touch."""
+        the rows touch, and every one a block-level change may touch (the system calls' slots, the withdrawn
+        accounts, from the headers), at each block touched and the one before. The diffs are read from the rows'
+        own answers in an extraction, fetched again for stored rows."""
         blocks_ = datasets()["blocks"]
         before = BlockRange(max(0, blocks.start - 1), blocks.end)
         found: dict[_Dataset, list[bytes]] = {blocks_: await blocks_.fetch(client, before)}
         # The node's diffs name what it says changed: a stored row removed still has its account proven.
-        wanted = touched(dataset.transform(await dataset.fetch(client, blocks), chain_id=0))
+        bodies = answers if answers is not None else await dataset.fetch(client, blocks)
+        wanted = _merged(touched(dataset.transform(bodies, chain_id=0)), _block_level_touched(dataset, bodies))
         if stored is not None:
             wanted = _merged(wanted, touched(stored))
         calls, contexts = [], []
@@ -265,6 +346,24 @@ def touched(rows: pa.Table) -> list[tuple[int, str, list[str]]]:
     return [(n, a, list(s)) for (n, a), s in sorted(found.items())]
 
 
+def _block_level_touched(dataset: _Dataset, bodies: Sequence[bytes]) -> list[tuple[int, str, list[str]]]:
+    """What the blocks' system calls and withdrawals may change, from their headers: proven whether or not a row
+    says so, so that a change without its row fails as any other."""
+    level: Sequence[BlockLevel] = getattr(dataset, "block_level", ())
+    found: list[tuple[int, str, list[str]]] = []
+    for body in bodies:
+        for block in json.loads(body)["blocks"]:
+            number, header = block["block"], block.get("header") or {}
+            if "system_calls" in level:
+                slots: dict[str, list[str]] = {}
+                for address, slot in system_slots(number, header):
+                    slots.setdefault(address, []).append(slot)
+                found += [(number, address, keys) for address, keys in slots.items()]
+            if "withdrawals" in level:
+                found += [(number, address, []) for address in withdrawn(header)]
+    return found
+
+
 def _merged(*lists: list[tuple[int, str, list[str]]]) -> list[tuple[int, str, list[str]]]:
     found: dict[tuple[int, str], dict[str, None]] = {}
     for listed in lists:
@@ -283,6 +382,7 @@ class BalanceDiffs(StateDiffs):
                "balance_before", "balance_after")  # fmt: skip
     field = "balance"
     before, after = "balance_before", "balance_after"
+    block_level = ("withdrawals",)
     row_checks = RowChecks(keys=("block_number", "address", "balance_before", "balance_after"))
     proof = PROOF
 
@@ -317,6 +417,7 @@ class StorageDiffs(StateDiffs):
     sort = ("block_number", "transaction_index", "address", "storage_key")
     field = "storage"
     before, after = "storage_value_before", "storage_value_after"
+    block_level = ("system_calls",)
     row_checks = RowChecks(keys=("block_number", "address", "storage_key"))
     proof = PROOF
 

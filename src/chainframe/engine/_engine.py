@@ -201,7 +201,11 @@ async def fetch_and_decode(
                 with receiving() as received:  # the shared answers among them, for what was proven of them
                     bodies = await dataset.fetch(client, part, **task.filters)
                     state.observe_pieces(task.dataset, len(part), sum(map(len, bodies)))
-                    proof = None if proven is None else await material(client, dataset, part, filters=task.filters)
+                    proof = (
+                        None
+                        if proven is None
+                        else await material(client, dataset, part, filters=task.filters, answers=bodies)
+                    )
                 return await anyio.to_thread.run_sync(work, bodies, part, proof, received, limiter=decode)
 
             try:

@@ -79,13 +79,16 @@ async def material(
     *,
     stored: pa.Table | None = None,
     filters: Mapping[str, Any] | None = None,
+    answers: Sequence[bytes] | None = None,
 ) -> Material | None:
     """Fetch what ``dataset``'s rows for ``part`` are proven against, as its proof declares (None: nothing can prove
     them); ``stored``: the rows, read from a folder (their own answers, which an extraction has, are not stored);
-    ``filters``: the rows' inputs (a state read's accounts and slots, proven by their own eth_getProof answers)."""
+    ``filters``: the rows' inputs (a state read's accounts and slots, proven by their own eth_getProof answers);
+    ``answers``: in an extraction, the rows' own answers (a state diff's proof reads the accounts they name)."""
     if dataset.proof is None:
         return None
-    return Material(await dataset.proof.material(client, dataset, part, stored=stored, filters=filters or {}))
+    found = await dataset.proof.material(client, dataset, part, stored=stored, filters=filters or {}, answers=answers)
+    return Material(found)
 
 
 def verify_reads(dataset: Dataset) -> set[tuple[str, tuple[Any, ...]]]:

@@ -4,8 +4,8 @@ For every account (and slot) a block touches, read with eth_getProof at the bloc
 proven against the two headers' state roots:
 
 - ``first_before``: its first row's value before is the state at the previous block;
-- ``chained``: each further row's value before is the previous row's value after (rows in transaction order, a
-  change no transaction makes last);
+- ``chained``: each further row's value before is the previous row's value after (rows in the block's order, as the
+  dataset's ``change_order`` says: system calls, transactions by index, withdrawals);
 - ``last_after``: its last row's value after is the state at the block;
 - ``unexplained``: a value that differs between the two blocks has rows at all (a removed row fails here).
 
@@ -58,10 +58,11 @@ def prove_state_diffs(piece: Piece) -> None:
             return keccak256(bytes(raw))
         return _number(raw)
 
+    order: dict[str, int] = getattr(dataset, "change_order")  # noqa: B009
     keys = ["block_number", "address"] + (["storage_key"] if field == "storage" else [])
     ordered = sorted(
-        rows.select([*keys, "transaction_index", before_column, after_column]).to_pylist(),
-        key=lambda r: (r["block_number"], r["transaction_index"] is None, r["transaction_index"] or 0),
+        rows.select([*keys, "transaction_index", "change_type", before_column, after_column]).to_pylist(),
+        key=lambda r: (r["block_number"], order.get(r["change_type"], len(order)), r["transaction_index"] or 0),
     )
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in ordered:
@@ -77,7 +78,8 @@ def prove_state_diffs(piece: Piece) -> None:
             failures.append(Failure(name, number, "first_before", where, "no eth_getProof answer for it was read"))
             continue
         for row in series:
-            tx = f"{where} transaction_index {row['transaction_index']}"
+            index = row["transaction_index"]
+            tx = f"{where} transaction_index {index}" if index is not None else f"{where} {row['change_type']}"
             before = value(row[before_column])
             if before != previous:
                 check = "first_before" if row is series[0] else "chained"
