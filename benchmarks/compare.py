@@ -43,7 +43,7 @@ TOOLS = {
     "receipts": ("chainframe", "cli", "pure", "raw"),  # cryo has no receipts dataset
     "logs": ("chainframe", "cli", "pure", "cryo", "raw", "web3"),
     "traces": ("chainframe", "cli", "cryo"),  # both by trace_block (ours with the blocks' receipts, for the top gas)
-    "native_transfers": ("chainframe", "cli", "cryo"),
+    "native_transfers": ("chainframe", "cli", "cryo"),  # both by trace_block alone: no gas in their columns
     "contracts": ("chainframe", "cli", "cryo"),
 }
 """``chainframe``: the Python API (``extract``), as a notebook or a pipeline's code calls it. ``cli``: the
