@@ -133,6 +133,12 @@ def test_a_family_a_known_chain_id_denies_is_refused_after_eth_chainid_only(
     assert not (tmp_path / "blocks").exists()
     agreeing = extract("blocks", blocks="0:0", out=tmp_path, rpc=sepolia, chain_family="ethereum", progress=False)
     assert (agreeing.chain_id, agreeing.chain_family, agreeing.chain_family_by) == (SECOND_CHAIN_ID, "ethereum", "user")
+    assert "chain family ethereum, chosen with --chain-family" in agreeing.summary()
+    by_id = extract("blocks", blocks="0:0", out=tmp_path, rpc=sepolia, progress=False)
+    assert (by_id.chain_family, by_id.chain_family_by) == ("ethereum", "chain id")
+    assert "chain family" not in by_id.summary()  # an Ethereum chain by its id: nothing to say
+    as_op = replace(by_id, chain_id=10, chain_family="op-stack")  # another family by its id is said
+    assert "\n  chain family op-stack, by the chain id (OP Mainnet)\n" in as_op.summary()
 
 
 def test_an_unknown_chain_id_takes_any_family(devnet: Devnet) -> None:

@@ -259,7 +259,7 @@ class RunReport:
         lines = [f"{what} of chain {self.chain_id} in {self.seconds:.1f} s via {self.endpoint}"]
         if self.stop:
             lines.append(f"  {self.stop}")
-        if self.chain_family_by != "chain id":  # a chain id's own family goes without saying
+        if (self.chain_family, self.chain_family_by) != ("ethereum", "chain id"):  # Ethereum by its id: unsaid
             lines.append(f"  {family_line(self.chain_family, self.chain_family_by, self.chain_id)}")
         for reorg in self.reorgs:
             lines.append(
