@@ -202,3 +202,8 @@ def test_an_op_node_on_an_unknown_chain_id_proves_with_chain_family(tmp_path: Pa
             check for d in run["datasets"].values() for check in d["unverified"]
         }
         assert sum(t.tx_type == DEPOSIT for t in devnet.truth.txs) >= 6
+
+
+def test_the_devnet_command_refuses_op_stack_on_a_node_without_an_op_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["devnet", "--op-stack", "--node", "hardhat"]) == 2
+    assert capsys.readouterr().out.strip() == "error: --op-stack runs on anvil only (hardhat has no OP mode)"

@@ -30,6 +30,12 @@ def add_parser(commands: Any) -> None:
         choices=sorted(WORKLOADS),
         help="chain to serve (default: test on anvil, nodes on Hardhat and Ganache, which build it at each start)",
     )
+    p.add_argument(
+        "--op-stack",
+        action="store_true",
+        help="an OP-mode node (anvil --network optimism) on chain id 10: the workload with OP deposits beside its "
+        "traffic (anvil only)",
+    )
     p.add_argument("--key", help="API key to accept (default: a random one, printed)")
     p.add_argument("--port", type=int, default=0, help="gateway port (default: a free one)")
     p.add_argument("--max-logs", type=int, default=10_000, help="eth_getLogs result limit (default: 10000, as Infura)")
@@ -45,15 +51,23 @@ def run(args: argparse.Namespace) -> int:
         DevnetError,
         GatewaySettings,
         LogLimits,
+        on_op_stack,
     )
 
     workloads = {"test": TEST_WORKLOAD, "bench": BENCH_WORKLOAD, "nodes": NODES_WORKLOAD}
     workload = args.workload or ("test" if args.node == "anvil" else "nodes")
+    spec = workloads[workload]
+    if args.op_stack:
+        if args.node != "anvil":
+            print(f"error: --op-stack runs on anvil only ({args.node} has no OP mode)")
+            return 2
+        spec = on_op_stack(spec)
     settings = GatewaySettings(limits=LogLimits(max_results=args.max_logs))
     built = "the first start builds and caches the chain" if args.node == "anvil" else "building the chain on it"
-    print(f"starting the devnet on {args.node} ({workload} workload; {built})...")
+    rules = " on OP Stack" if args.op_stack else ""
+    print(f"starting the devnet on {args.node} ({workload} workload{rules}; {built})...")
     try:
-        devnet = Devnet(node=args.node, workload=workloads[workload], key=args.key, settings=settings, port=args.port)
+        devnet = Devnet(node=args.node, workload=spec, key=args.key, settings=settings, port=args.port)
     except DevnetError as exc:
         print(f"error: {exc}")
         return 1

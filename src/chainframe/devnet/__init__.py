@@ -19,6 +19,7 @@ from chainframe.devnet._workload import (
     GroundTruth,
     TxRecord,
     WorkloadSpec,
+    on_op_stack,
     plan_workload,
 )
 from chainframe.devnet.gateway import (
@@ -67,6 +68,7 @@ __all__ = [
     "default_cache_dir",
     "ensure_chain",
     "find_anvil",
+    "on_op_stack",
     "plan_workload",
     "start_node",
 ]

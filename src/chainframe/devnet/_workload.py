@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from chainframe.devnet._anvil import AnvilNetwork
@@ -129,12 +129,16 @@ BENCH_WORKLOAD = WorkloadSpec(
 )
 """The benchmark chain: 2,000 blocks, ~18,000 transactions, ~300,000 logs."""
 
-OP_WORKLOAD = WorkloadSpec(
-    name="op", blocks=24, chain_id=10, network="optimism", logs_per_emit=10, genesis_timestamp=1_760_000_000
-)
-"""An OP Stack chain (OP Mainnet's chain id, so the family follows from it): 25 blocks of the usual traffic with
-deposits of every kind beside it, in seconds. anvil runs every OP hardfork from genesis, so the chain starts after
-OP Mainnet's Isthmus (2025-05-09): the hardforks chain id 10 has at each block's time are the ones the node ran."""
+
+def on_op_stack(spec: WorkloadSpec) -> WorkloadSpec:
+    """The same workload on an OP-mode node, with deposits beside its traffic, on OP Mainnet's chain id (so the OP
+    Stack family follows from it). anvil runs every OP hardfork from genesis, so the chain starts after OP Mainnet's
+    Isthmus (2025-05-09): the hardforks chain id 10 has at each block's time are the ones the node ran."""
+    return replace(spec, name=f"{spec.name}-op", network="optimism", chain_id=10, genesis_timestamp=1_760_000_000)
+
+
+OP_WORKLOAD = on_op_stack(WorkloadSpec(name="small", blocks=24, logs_per_emit=10))
+"""An OP Stack chain: 25 blocks of the usual traffic with deposits of every kind beside it, built in seconds."""
 
 
 @dataclass(frozen=True)
