@@ -99,6 +99,7 @@ def test_a_name_no_family_has_is_refused_in_one_line_before_any_request(
     devnet.gateway.reset_stats()
     for argv in (
         ["extract", "blocks", "--blocks", "0:9", "--rpc", devnet.http_url, "--out", str(tmp_path)],
+        ["extract", "blocks", "--blocks", "0:9", "--rpc", devnet.http_url, "--out", str(tmp_path), "--dry"],
         ["verify", str(out), "--rpc", devnet.http_url],
         ["verify", str(out)],
         ["probe", "--rpc", devnet.http_url],

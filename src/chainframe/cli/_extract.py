@@ -12,6 +12,7 @@ from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._family import add_chain_family
 from chainframe.datasets import DATASETS, Input
 from chainframe.engine import extract, follow
+from chainframe.families import family_named
 from chainframe.rpc import Pacing
 
 EXAMPLES = """\
@@ -326,6 +327,8 @@ def run(args: argparse.Namespace) -> int:
     if args.dry:
         from chainframe.cli._dry import dry_run
 
+        if args.chain_family is not None:  # a plan proves nothing, but a name no family has is still refused
+            family_named(args.chain_family)
         return dry_run(args, _filters(args), client_options(args))
     if args.follow:
         return _follow(args)
