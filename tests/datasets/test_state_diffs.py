@@ -325,3 +325,16 @@ def test_a_verifying_run_reads_the_diffs_once(devnet: Devnet, tmp_path: Path) ->
     calls: dict[str, int] = devnet.gateway.stats()["calls"]
     assert calls["debug_traceBlockByNumber"] == 11
     assert calls["eth_getProof"] > 11
+
+
+def test_probe_names_the_route_each_node_serves(devnet: Devnet) -> None:
+    """The probe asks both routes as they are read: anvil serves trace_replayBlockTransactions with stateDiff; the
+    gateway does not pass it on, and serves debug_traceBlockByNumber's prestateTracer in diff mode."""
+    from chainframe import probe
+
+    direct, gateway = probe(rpc=devnet.node.url), probe(rpc=devnet.http_url)
+    for name in NAMES:
+        assert direct.route(name).route == "trace_replayBlockTransactions stateDiff"
+        assert gateway.route(name).route == "debug_traceBlockByNumber prestateTracer diffMode"
+        assert gateway.route(name).note == "the node lacks trace_replayBlockTransactions"
+    assert direct.check("debug_traceBlockByNumber prestateTracer diffMode").ok  # type: ignore[union-attr]

@@ -41,9 +41,10 @@ def test_the_devnet_as_it_is_serves_every_dataset(devnet: Devnet) -> None:
     assert found.archive is True  # the gateway serves the state reads at old blocks: eth_getBalance at block 1 tells
     assert "eth_getBalance" in found.archive_by
     # The gateway serves the spec's methods only (Infura's shape): no client version; the trace and state-read
-    # methods are passed through too.
+    # methods are passed through too, but not trace_replayBlockTransactions: the state diffs' second route serves.
     assert found.client_version is None
-    assert found.missing == ()
+    assert found.missing == ("trace_replayBlockTransactions",)
+    assert found.route("balance_diffs").route == "debug_traceBlockByNumber prestateTracer diffMode"
     assert found.requests == 6  # two batches of checks, two of getLogs limits, two of the batch size
     assert _key(devnet) not in json.dumps(found.to_json()) + found.table()
     assert found.endpoint.endswith("/v3/<redacted>")

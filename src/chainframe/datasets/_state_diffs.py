@@ -245,9 +245,8 @@ class StateDiffs(Dataset):
     before: ClassVar[str]
     after: ClassVar[str]
     method = REPLAY
-    # The probe checks debug_traceBlockByNumber with callTracer (a node with one of geth's built-in tracers has the
-    # other) and has no check of trace_replayBlockTransactions yet: the fallback route is what it can vouch for.
-    routes = ((REPLAY,), (BLOCK_TRACER,))
+    # The probe's checks of the two routes, each asked as it is read here (at block 0, cheap everywhere).
+    routes = ((f"{REPLAY} stateDiff",), (f"{BLOCK_TRACER} prestateTracer diffMode",))
     fetched_with = (
         "trace_replayBlockTransactions with ['stateDiff'] per block; where the node lacks it, "
         "debug_traceBlockByNumber with prestateTracer in diff mode"

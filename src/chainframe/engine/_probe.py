@@ -57,6 +57,7 @@ TRACERS = ("callTracer", "prestateTracer")
 TRACE_METHODS = ("trace_block", "debug_traceBlockByNumber", "debug_traceTransaction")
 _ZERO_ADDRESS = "0x" + "00" * 20
 _ZERO_HASH = "0x" + "00" * 32
+_DIFF_MODE = {"tracer": "prestateTracer", "tracerConfig": {"diffMode": True}}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -458,6 +459,9 @@ def _asked(block: Mapping[str, Any]) -> list[tuple[str, Call]]:
         ("trace_block", ("trace_block", ["0x0"])),
         ("debug_traceBlockByNumber", ("debug_traceBlockByNumber", ["0x0", {"tracer": "callTracer"}])),
         ("debug_traceTransaction", ("debug_traceTransaction", [transaction, {"tracer": "callTracer"}])),
+        # The state diffs' two routes, asked as they read (a node may serve a method but not this trace or mode).
+        ("trace_replayBlockTransactions stateDiff", ("trace_replayBlockTransactions", ["0x0", ["stateDiff"]])),
+        ("debug_traceBlockByNumber prestateTracer diffMode", ("debug_traceBlockByNumber", ["0x0", _DIFF_MODE])),
     ]
 
 
