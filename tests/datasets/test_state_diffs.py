@@ -7,6 +7,7 @@ move as its receipt says; ``verify`` passes, and a changed value, a removed row 
 from __future__ import annotations
 
 import itertools
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -338,3 +339,26 @@ def test_probe_names_the_route_each_node_serves(devnet: Devnet) -> None:
         assert gateway.route(name).route == "debug_traceBlockByNumber prestateTracer diffMode"
         assert gateway.route(name).note == "the node lacks trace_replayBlockTransactions"
     assert direct.check("debug_traceBlockByNumber prestateTracer diffMode").ok  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", ["balance_diffs", "storage_diffs"])
+def test_dry_prices_the_route_the_node_serves_within_10_percent(
+    devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """--dry asks the routes as a run does: through the gateway the diffs are debug_traceBlockByNumber's (1,000
+    credits a call on Infura's table, not trace_replayBlockTransactions' 80), with the headers and the system calls'
+    slots beside them; the run then makes that many calls, within 10%."""
+    from chainframe.cli import main
+
+    assert devnet.gateway is not None
+    argv = ["extract", name, "--blocks", "30:45", "--rpc", devnet.http_url, "--out", str(tmp_path)]
+    assert main([*argv, "--dry"]) == 0
+    printed = capsys.readouterr().out
+    assert "16 blocks to fetch: 16 debug_traceBlockByNumber + 16 eth_getBlockByNumber" in printed
+    found = re.search(r"^  total: ([\d,]+) calls", printed, re.M)
+    assert found is not None, printed
+    devnet.gateway.reset_stats()
+    assert main([*argv, "--no-progress"]) == 0
+    calls = devnet.gateway.stats()["calls"]
+    assert abs(int(found.group(1).replace(",", "")) - sum(calls.values())) <= 0.1 * sum(calls.values()), calls
+    assert calls.get("trace_replayBlockTransactions", 0) <= 1  # the route check's, not one per block

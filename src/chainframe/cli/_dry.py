@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
 from chainframe._errors import InputError
-from chainframe.datasets import DATASETS, BlockRange, Fetch, Proof
+from chainframe.datasets import DATASETS, BlockRange, Dataset, Fetch
 from chainframe.engine import (
     Density,
     RunPlan,
@@ -29,6 +29,7 @@ from chainframe.engine import (
     aplan,
     endpoint_of,
     predict_calls,
+    preflight,
     preflight_methods,
     sample_density,
     verify_reads,
@@ -74,9 +75,10 @@ class Estimate:
 
 
 def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool = False,
-             finalized: int | None = None) -> Estimate:  # fmt: skip
+             finalized: int | None = None, method: str | None = None) -> Estimate:  # fmt: skip
     """What ``series``' tasks cost: its method's calls (eth_getLogs from ``density``, else a floor), and with
-    ``finalized`` known the run's own reads (chain state, the headers of blocks above it, each chunk's ends)."""
+    ``finalized`` known the run's own reads (chain state, the headers of blocks above it, each chunk's ends);
+    ``method``: the one its route on the node calls instead (:func:`routed`)."""
     dataset = DATASETS[series.dataset]
     chunks = [BlockRange(t.fetch_start, t.end) for t in series.tasks]
     blocks = sum(map(len, chunks))
@@ -95,7 +97,28 @@ def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool 
             overhead, batches = overhead + 1, batches + (len(asked) > 1)
             checked = sum(pacing.credit_costs.get(m, pacing.default_cost) for m in asked)
     others = dataset.other_calls(blocks, series.filters)
-    return Estimate(series, blocks, dataset.method, calls, floor, overhead, batches, checked, others)
+    return Estimate(series, blocks, method or dataset.method, calls, floor, overhead, batches, checked, others)
+
+
+def _priced_by_route(dataset: Dataset) -> bool:
+    """Its routes are one method each, called as often, and priced apart: which the node serves sets the price."""
+    ways = dataset.all_routes()
+    if len(ways) < 2 or any(len(way) != 1 for way in ways):
+        return False
+    return len({Pacing().credit_costs.get(w[0].split()[0], Pacing().default_cost) for w in ways}) > 1
+
+
+async def routed(found: RunPlan, options: Mapping[str, Any], rpc: Any, network: str | None) -> dict[str, str]:
+    """The method each dataset priced by its route calls on this node, from the run's own route check (one batch,
+    as a run asks before any work; a dataset the node serves no way is refused here, with the node's answers)."""
+    wanted = list(dict.fromkeys(DATASETS[s.dataset] for s in found.series if s.tasks))
+    wanted = [d for d in wanted if _priced_by_route(d)]
+    if not wanted:
+        return {}
+    first = rpc[0] if isinstance(rpc, list | tuple) else rpc
+    async with AsyncClient(endpoint_of(first, network, None), **options) as client:
+        picked = await preflight(client, wanted, found.head)
+    return {name: route.route.split()[0] for name, route in picked.items()}
 
 
 STATE_CALLS = 6
@@ -136,9 +159,11 @@ def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mappi
     found = anyio.run(planned)
     rpc, confirmations = args.rpc, args.confirmations
     densities, cheap, finalized = anyio.run(sampled, found, options, rpc, args.network, confirmations)
-    estimates = [estimate(s, densities.get(s.series), cheap=cheap, finalized=finalized) for s in found.series]
+    methods = anyio.run(routed, found, options, rpc, args.network)
+    estimates = [estimate(s, densities.get(s.series), cheap=cheap, finalized=finalized, method=methods.get(s.dataset))
+                 for s in found.series]  # fmt: skip
     proofs = proof_calls(estimates, finalized) if getattr(args, "verify", False) else {}
-    print(_report(args, found, estimates, densities, proofs))
+    print(_report(args, found, estimates, densities, proofs, routed_by=sorted(methods)))
     return 0
 
 
@@ -167,6 +192,7 @@ def _report(
     estimates: list[Estimate],
     densities: Mapping[str, Density],
     proofs: Mapping[str, int],
+    routed_by: Sequence[str] = (),
 ) -> str:
     blocks = found.blocks
     where = f"blocks {blocks.start}..{blocks.end}" if blocks is not None else "no whole chunk below the end (--align)"
@@ -197,8 +223,9 @@ def _report(
             f"  --verify: {added} ({paid:,} credits): what the proofs read that no series fetches itself, each "
             "block's once for the run below the finalized block"
         )
-        if any(DATASETS[e.plan.dataset].proof is Proof.STATE for e in estimates):
-            lines.append("  --verify: and the state reads' proofs, an eth_getProof per account and block: not counted")
+        proven = (DATASETS[e.plan.dataset].proof for e in estimates)
+        for uncounted in dict.fromkeys(p.uncounted for p in proven if p is not None and p.uncounted):
+            lines.append(f"  --verify: and {uncounted}: not counted")
         calls, credits = calls + sum(proofs.values()), credits + paid
     at_least = ">= " if floor else ""
     lines.append(f"  total: {at_least}{calls:,} calls, {at_least}{credits:,} credits (Infura's weights)")
@@ -211,6 +238,7 @@ def _report(
         "  to plan it the node was asked, in one batch as a run asks: eth_chainId, eth_blockNumber, "
         "eth_getBlockByNumber; then the finalized block"
         + (f" and {sampled} small eth_getLogs (the logs' density)" if sampled else "")
+        + (f"; the routes' check of {', '.join(routed_by)} (priced by the route the node serves)" if routed_by else "")
         + ". Counted: the run's chain state, its routes' check, the headers of blocks above the finalized one (checked "
         "block by block) and each chunk's ends. A folder holding series already also has them checked against the "
         "chain (not counted)."

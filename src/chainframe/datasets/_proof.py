@@ -56,6 +56,8 @@ class Proof:
     unprovable: ClassVar[Mapping[str, str]] = {}
     """Checks it reports as skipped, by the check's name, each with why (the rows' columns no check proves are the
     dataset's :attr:`~chainframe.datasets.Dataset.unprovable`)."""
+    uncounted: ClassVar[str] = ""
+    """What ``--dry --verify`` cannot count of what it reads (it depends on the answers), in words; empty: nothing."""
     check: ClassVar[str]
     """The function that proves a piece, as ``module:name``; it is given a :class:`chainframe.verify.Piece` and adds
     its failures, skips and notes to the piece's report."""
@@ -174,6 +176,7 @@ class SlotsProof(Proof):
 
 class StateProof(Proof):
     doc = "the header's state root, through eth_getProof of the same accounts (and slots) at the same blocks"
+    uncounted = "the state reads' proofs, an eth_getProof per account and block"
     check = "chainframe.verify:prove_state"
 
     async def material(

@@ -265,6 +265,17 @@ class StateDiffs(Dataset):
         "change_type": "read from replays, as transaction_index",
     }
 
+    def other_calls(self, blocks: int, filters: Mapping[str, Any]) -> dict[str, int]:
+        """The headers of the blocks, for their block-level changes, and each system call's three slots at the block
+        and the one before (a withdrawn account's balance, one per account a block's withdrawals credit, depends on
+        the headers: not counted)."""
+        if not self.block_level:
+            return {}
+        found = {"eth_getBlockByNumber": blocks}
+        if "system_calls" in self.block_level:
+            found["eth_getStorageAt"] = 6 * blocks
+        return found
+
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await fetch_diffs(client, blocks, dataset=self.name, block_level=self.block_level)
 
@@ -298,6 +309,10 @@ class StateDiffsProof(Proof):
     doc = (
         "the state roots of the block and the one before: each touched account's (and slot's) first value before "
         "and last value after, through eth_getProof; within the block each change starts where the previous ended"
+    )
+    uncounted = (
+        "the state diffs' proofs, an eth_getProof per account (with its slots) each block touches, at the block and "
+        "the one before"
     )
     check = "chainframe.verify:prove_state_diffs"
 

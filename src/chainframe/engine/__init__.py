@@ -19,7 +19,7 @@ from chainframe.engine._client import endpoint_of
 from chainframe.engine._collect import acollect
 from chainframe.engine._logs import Density, predict_calls, sample_density
 from chainframe.engine._plan import ChunkTask
-from chainframe.engine._probe import Capabilities, aprobe, node_table, preflight_methods, probe
+from chainframe.engine._probe import Capabilities, aprobe, node_table, preflight, preflight_methods, probe
 from chainframe.engine._ranges import BlockSpec, RangeSpec, parse_blocks, parse_range
 from chainframe.engine._read import open_duckdb, scan, series_folder
 from chainframe.engine._report import RunReport
@@ -58,6 +58,7 @@ __all__ = [
     "parse_range",
     "plan",
     "predict_calls",
+    "preflight",
     "preflight_methods",
     "probe",
     "repair",
