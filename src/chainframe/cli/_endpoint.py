@@ -1,7 +1,8 @@
 """The endpoint options every networked subcommand shares: --rpc URL, --rpc-env NAME or --rpc-file PATH (the last two
 keep a key out of the process list), or --network NAME (key from the environment); with none of them, $ETH_RPC_URL
 (cryo's and foundry's variable). ``extract`` takes several URLs
-(several keys or providers): --rpc repeated, whitespace-separated in the variable, one per line in the file."""
+(several keys or providers): --rpc repeated, whitespace-separated in the variable, one per line in the file, or
+--endpoints FILE with each one's limits (:mod:`chainframe.rpc._providers_file`)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def add_endpoint_options(parser: argparse.ArgumentParser, *, required: bool = Tr
     # With $ETH_RPC_URL set, the endpoint options may be left out (read when the command runs).
     where = parser.add_mutually_exclusive_group(required=required and not os.environ.get(ETH_RPC_URL))
     parser.set_defaults(endpoint_required=required)
-    more = " (repeat it for more endpoints: the others are fallbacks, and Dask workers start from different ones)"
+    more = " (repeat it for more endpoints: the calls are shared over them, each paced by its own budget)"
     where.add_argument(
         "--rpc", metavar="URL", action="append" if several else "store",
         help="any JSON-RPC URL, e.g. https://mainnet.infura.io/v3/KEY" + (more if several else ""),
@@ -32,6 +33,12 @@ def add_endpoint_options(parser: argparse.ArgumentParser, *, required: bool = Tr
     where.add_argument(
         "--rpc-file", metavar="PATH", type=Path, help="read the RPC URL from the first line of this file (likewise)"
     )
+    if several:
+        where.add_argument(
+            "--endpoints", metavar="FILE", type=Path,
+            help="several endpoints, each with its own limits and price table (TOML or .json: url or url_env, "
+            "requests_per_second, credits_per_second, prices = infura | alchemy | quicknode, max_concurrency)",
+        )  # fmt: skip
     where.add_argument(
         "--network",
         metavar="NAME",
@@ -44,10 +51,15 @@ def resolve_endpoint_options(args: argparse.Namespace) -> None:
     name = getattr(args, "rpc_env", None)
     path = getattr(args, "rpc_file", None)
     several = getattr(args, "several_rpc", False)
-    given = any(getattr(args, option, None) for option in ("rpc", "rpc_env", "rpc_file", "network"))
+    given = any(getattr(args, option, None) for option in ("rpc", "rpc_env", "rpc_file", "network", "endpoints"))
     if not given and getattr(args, "endpoint_required", False):
         name = ETH_RPC_URL  # cryo's and foundry's default; redacted like every URL (the runner registers it)
-    if name:
+    endpoints = getattr(args, "endpoints", None)
+    if endpoints is not None:
+        from chainframe.rpc._providers_file import read_providers
+
+        args.rpc = read_providers(endpoints)
+    elif name:
         urls = os.environ.get(name, "").split()
         if not urls and name == ETH_RPC_URL and not getattr(args, "rpc_env", None):
             raise InputError(f"say where to read from: --rpc URL, --network NAME, or set ${ETH_RPC_URL}")

@@ -47,7 +47,7 @@ from chainframe.rpc._errors import (
     WrongURL,
     classify,
 )
-from chainframe.rpc._pacing import Pacer, Pacing
+from chainframe.rpc._pacing import Pacer, Pacing, _Bucket
 from chainframe.rpc._pool import EndpointCounts, Pool, Provider
 from chainframe.rpc._retry import Attempts, RetryPolicy
 from chainframe.rpc._transports import HTTPTransport, Timeout, Transport
@@ -436,6 +436,8 @@ class AsyncClient(TypedMethods):
                 raise self._http_error(reply.status, reply.body, reply.headers)
         except RPCError as exc:
             route.counts.errors += 1
+            if isinstance(exc, RateLimited) and exc.http_status == 429:
+                route.counts.credits -= route.pacer.pacing.cost(methods)  # refused for the rate: not billed (Infura)
             missing = isinstance(exc, MethodNotFound)
             named = next((m for m in dict.fromkeys(methods) if missing and m in exc.detail), methods[0])
             exc.attach(method=named, blocks=None, endpoint=route.endpoint.display, secret=route.endpoint.key)
@@ -608,7 +610,8 @@ class AsyncClient(TypedMethods):
         A failure of a whole request (key refused, quota) raises instead.
         """
         results: list[Any] = [None] * len(calls)
-        chunks = [range(i, min(i + self.batch_size, len(calls))) for i in range(0, len(calls), self.batch_size)]
+        size = self._affordable(calls[0][0]) if calls else self.batch_size
+        chunks = [range(i, min(i + size, len(calls))) for i in range(0, len(calls), size)]
         try:
             async with anyio.create_task_group() as tg:
                 for chunk in chunks:
@@ -659,8 +662,21 @@ class AsyncClient(TypedMethods):
     def _calls_per_batch(self, method: str) -> int:
         per_call = self._call_bytes.get(method)
         if per_call is None:
-            return self.batch_size
-        return max(1, min(self.batch_size, int(ANSWER_BYTES / max(per_call, 1.0))))
+            return self._affordable(method)
+        return max(1, min(self._affordable(method), int(ANSWER_BYTES / max(per_call, 1.0))))
+
+    def _affordable(self, method: str) -> int:
+        """``batch_size``, or fewer with spread endpoints: a batch every one of them can pay from its allowance in
+        hand. A dearer one would run its provider's bucket into debt, and a cheap request the pacer let go first but
+        that arrived second would be refused."""
+        size = self.batch_size
+        for route in self._routes:
+            pacing = route.pacer.pacing
+            if route.spread and pacing.credits_per_second is not None and size > 1:
+                hand = pacing.credits_per_second * _Bucket.BURST
+                while size > 1 and pacing.cost([method] * size) > hand:
+                    size -= 1
+        return size
 
     async def _batch_body(self, calls: Sequence[Call]) -> bytes:
         ids = self._ids(len(calls))
