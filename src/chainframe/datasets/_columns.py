@@ -227,7 +227,7 @@ COLUMNS: dict[str, Column] = _table(
     ("send_root", "hash", "Arbitrum: root of the L2-to-L1 send Merkle tree after the block (its extra data)"),
     ("send_count", "u64", "Arbitrum: number of L2-to-L1 sends so far (in its mix hash)"),
     # state diffs: each pair named for what it holds, so a name keeps one type across the catalogue
-    ("change_type", "string", "state diffs: 'transaction' (withdrawals: not read yet)"),
+    ("change_type", "string", "state diffs: 'transaction', 'system_call' (before them) or 'withdrawal' (after)"),
     ("balance_before", "wei", "balance_diffs: the account's balance before the change"),
     ("balance_after", "wei", "balance_diffs: the account's balance after the change"),
     ("nonce_before", "u64", "nonce_diffs: the account's nonce before the change"),
