@@ -1,7 +1,7 @@
 """Fenced writers on a cluster: a killed, paused or superseded run can never publish rows after another run took its
 bucket prefix over (issue 29). Real processes throughout: moto's S3 server, a Dask scheduler and two workers started
 as processes of their own (an external cluster, which outlives a coordinator), the ``chainframe`` command as the
-coordinator, and a devnet of its own per test.
+coordinator, and a devnet (one for the module, its chain as built for each test: ``tests.store.test_s3.ModuleDevnet``).
 
 Each test ends with the bucket's tables equal, row by row, to a clean single-process extraction of the node's chain,
 read through every reader (``assert_same_as_local``), and with no commit published after the run that took over."""
@@ -24,11 +24,12 @@ import s3fs
 
 from chainframe import scan
 from chainframe.devnet import Devnet
-from chainframe.store import is_delta_table, location, snapshot_uris, table_version
+from chainframe.store import ObjectPath, is_delta_table, location, snapshot_uris, table_version
 from chainframe.store._delta import storage_options
-from tests.store.test_s3 import assert_same_as_local, bucket, chain, node, s3_endpoint
+from tests.store.test_s3 import assert_same_as_local, bucket, chain, module_devnet, node, s3_endpoint
 
-__all__ = ["bucket", "chain", "node", "s3_endpoint"]  # the fixtures this module uses, from the store's S3 tests
+# the fixtures this module uses, from the store's S3 tests
+__all__ = ["bucket", "chain", "module_devnet", "node", "s3_endpoint"]
 
 DATASETS = ("blocks", "logs")
 CHUNK = 20
@@ -49,32 +50,71 @@ def _no_client_outlives_the_server(s3_endpoint: str) -> Iterator[None]:
     s3fs.S3FileSystem.clear_instance_cache()
 
 
-@pytest.fixture
-def cluster(tmp_path: Path, s3_endpoint: str) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
+class Cluster:
     """A Dask scheduler and two workers (no nannies: a killed worker stays dead), as separate processes that get the
-    AWS_* variables from the environment, as workers on other machines would from theirs."""
-    file = tmp_path / "scheduler.json"
-    log = open(tmp_path / "cluster.log", "wb")  # noqa: SIM115 (closed below)
-    dask_cli = str(Path(sys.executable).with_name("dask"))
-    common = ["--no-dashboard"]
-    processes = [subprocess.Popen([dask_cli, "scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file",
-                                   str(file), *common], stdout=log, stderr=log)]  # fmt: skip
-    try:
-        _wait(file.exists, 30, "the scheduler to start")
-        for name in ("w1", "w2"):
-            processes.append(subprocess.Popen(
-                [dask_cli, "worker", "--scheduler-file", str(file), "--nthreads", "2", "--no-nanny", "--name", name,
-                 *common], stdout=log, stderr=log,
-            ))  # fmt: skip
-        with distributed.Client(scheduler_file=str(file), timeout=30) as client:
-            client.wait_for_workers(2, timeout=60)
-            address = client.scheduler.address
-        yield address, processes
-    finally:
-        for process in reversed(processes):
+    AWS_* variables from the environment, as workers on other machines would from theirs. One for the module: a
+    worker a test killed is started again (under its name) for the next test."""
+
+    NAMES = ("w1", "w2")
+
+    def __init__(self, folder: Path) -> None:
+        self.file = folder / "scheduler.json"
+        self.log = open(folder / "cluster.log", "wb")  # noqa: SIM115 (closed by stop)
+        self.dask = str(Path(sys.executable).with_name("dask"))
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.address = ""
+
+    def start(self) -> None:
+        self.processes.append(subprocess.Popen(
+            [self.dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file", str(self.file),
+             "--no-dashboard"], stdout=self.log, stderr=self.log,
+        ))  # fmt: skip
+        _wait(self.file.exists, 30, "the scheduler to start")
+        self.processes += [self._worker(name) for name in self.NAMES]
+        with distributed.Client(scheduler_file=str(self.file), timeout=30) as client:
+            client.wait_for_workers(len(self.NAMES), timeout=60)
+            self.address = client.scheduler.address
+
+    def _worker(self, name: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [self.dask, "worker", "--scheduler-file", str(self.file), "--nthreads", "2", "--no-nanny", "--name", name,
+             "--no-dashboard"], stdout=self.log, stderr=self.log,
+        )  # fmt: skip
+
+    def ready(self) -> tuple[str, list[subprocess.Popen[bytes]]]:
+        """The scheduler's address and processes (scheduler, w1, w2), every worker alive and idle."""
+        dead = [i for i in range(1, len(self.processes)) if self.processes[i].poll() is not None]
+        with distributed.Client(self.address, timeout=30) as client:
+            if dead:  # the scheduler forgets a killed worker once its connection drops: then its name is free
+                _wait(lambda: len(client.scheduler_info()["workers"]) == len(self.NAMES) - len(dead), 60,
+                      "the scheduler to forget the killed workers")  # fmt: skip
+                for i in dead:
+                    self.processes[i] = self._worker(self.NAMES[i - 1])
+                client.wait_for_workers(len(self.NAMES), timeout=60)
+            _wait(lambda: not any(client.processing().values()), 120, "the workers to be idle")
+        return self.address, self.processes
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
             process.kill()
             process.wait(timeout=30)
-        log.close()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def module_cluster(tmp_path_factory: pytest.TempPathFactory, s3_endpoint: str) -> Iterator[Cluster]:
+    cluster = Cluster(tmp_path_factory.mktemp("cluster"))
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def cluster(module_cluster: Cluster) -> tuple[str, list[subprocess.Popen[bytes]]]:
+    """The module's Dask cluster (``Cluster``): its scheduler's address and its processes, scheduler first."""
+    return module_cluster.ready()
 
 
 def _wait(condition: Callable[[], bool], seconds: float, what: str) -> None:
@@ -215,9 +255,12 @@ def _every_version_whole(out: str) -> None:
     fs = s3fs.S3FileSystem()
     for name in DATASETS:
         folder = location(f"{out}/{name}")
+        assert isinstance(folder, ObjectPath)
+        fs.invalidate_cache(folder.path)
+        stored = {f"s3://{key}" for key in fs.find(folder.path)}  # one listing, not a request for each file
         for version in range(table_version(folder) + 1):
             files = snapshot_uris(folder, version=version)
-            missing = [f for f in files if not fs.exists(f)]
+            missing = [f for f in files if f not in stored]
             assert missing == [], f"{name} version {version} names deleted files: {missing}"
             rows = scan(out, name, version=version).select(pl.len()).collect().item()
             table = deltalake.DeltaTable(str(folder), version=version, storage_options=storage_options(folder))

@@ -13,9 +13,10 @@ import s3fs
 from chainframe import extract
 from chainframe.devnet import Devnet
 from chainframe.engine._dask import NO_PROGRESS_KEY
-from tests.store.test_s3 import assert_same_as_local, bucket, chain, s3_endpoint
+from tests.store.test_s3 import assert_same_as_local, bucket, chain, module_devnet, s3_endpoint
 
-__all__ = ["bucket", "chain", "s3_endpoint"]  # the fixtures this module uses, from the store's S3 tests
+# the fixtures this module uses, from the store's S3 tests
+__all__ = ["bucket", "chain", "module_devnet", "s3_endpoint"]
 
 
 @pytest.fixture(scope="module", autouse=True)

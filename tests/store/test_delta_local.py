@@ -22,9 +22,9 @@ from chainframe.store import folder_info
 from chainframe.verify import verify_folder
 from tests.engine.test_living import reorg
 from tests.store.test_delta_readers import _mine, _reorg, blocks_problems, logs_problems
-from tests.store.test_s3 import chain, node
+from tests.store.test_s3 import chain, module_devnet, node
 
-__all__ = ["chain", "node"]  # the fixtures this module uses, from the store's S3 tests
+__all__ = ["chain", "module_devnet", "node"]  # the fixtures this module uses, from the store's S3 tests
 
 DATASETS = ("blocks", "logs")
 KEYS = {"blocks": ["block_number"], "logs": ["block_number", "log_index"]}

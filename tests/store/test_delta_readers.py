@@ -25,9 +25,10 @@ from chainframe.devnet._contracts import calldata
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.store import location, s3_filesystem
 from chainframe.store._delta import storage_options
-from tests.store.test_s3 import bucket, chain, node, s3_endpoint
+from tests.store.test_s3 import bucket, chain, module_devnet, node, s3_endpoint
 
-__all__ = ["bucket", "chain", "node", "s3_endpoint"]  # the fixtures this module uses, from the store's S3 tests
+# the fixtures this module uses, from the store's S3 tests
+__all__ = ["bucket", "chain", "module_devnet", "node", "s3_endpoint"]
 
 CHUNK = 50  # the tip crosses block 250 during the loop: a round there commits two slots of a series
 OPS = 12  # every extension of 1..4 blocks twice and every reorg depth 2..5 once (20 rounds held no other case)

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ import s3fs
 from chainframe import extract, follow, open_duckdb, scan
 from chainframe._errors import InputError
 from chainframe.cli import main as cli_main
-from chainframe.devnet import Devnet, GatewaySettings
+from chainframe.devnet import Devnet, DevnetError, GatewaySettings
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.engine import verify_stored
 from chainframe.store import (
@@ -90,11 +91,69 @@ def bucket(s3_endpoint: str) -> str:
     return f"s3://{name}"
 
 
+class ModuleDevnet:
+    """A module's devnet, handed to each test with the chain as built: after a test anvil takes the chain back to
+    the snapshot taken before it (``evm_revert``); a test that reorganized blocks down to the snapshot's head leaves
+    anvil without the snapshot (it refuses the revert), and the next test gets a new devnet. A new devnet for every
+    test cost 2-6 s each."""
+
+    def __init__(self) -> None:
+        self.devnet: Devnet | None = None
+        self.snapshot = ""
+        self.head: dict[str, Any] = {}
+
+    def take(self) -> Devnet:
+        if self.devnet is None:
+            self.devnet = Devnet()
+        assert self.devnet.gateway is not None
+        self.devnet.gateway.configure(GatewaySettings())
+        self.devnet.gateway.reset_stats()
+        with _node_rpc(self.devnet) as rpc:
+            self.head = rpc.call("eth_getBlockByNumber", "latest", False)
+            self.snapshot = rpc.call("evm_snapshot")
+        return self.devnet
+
+    def give_back(self) -> None:
+        if self.devnet is None:
+            return
+        with _node_rpc(self.devnet) as rpc:
+            try:
+                rpc.call("evm_revert", self.snapshot)
+                back = rpc.call("eth_getBlockByNumber", "latest", False) == self.head
+            except DevnetError:
+                back = False
+        if not back:
+            self.stop()
+
+    def stop(self) -> None:
+        if self.devnet is not None:
+            self.devnet.stop()
+            self.devnet = None
+
+
+@contextmanager
+def _node_rpc(devnet: Devnet) -> Iterator[NodeRPC]:
+    rpc = NodeRPC(devnet.node.url)
+    try:
+        yield rpc
+    finally:
+        rpc.close()
+
+
+@pytest.fixture(scope="module")
+def module_devnet() -> Iterator[ModuleDevnet]:
+    holder = ModuleDevnet()
+    try:
+        yield holder
+    finally:
+        holder.stop()
+
+
 @pytest.fixture
-def chain() -> Iterator[Devnet]:
-    """A devnet of its own: these tests mine and reorganize its chain."""
-    with Devnet() as devnet:
-        yield devnet
+def chain(module_devnet: ModuleDevnet) -> Iterator[Devnet]:
+    """A devnet whose chain is as built: these tests mine and reorganize it (see ``ModuleDevnet``)."""
+    yield module_devnet.take()
+    module_devnet.give_back()
 
 
 @pytest.fixture
@@ -127,10 +186,28 @@ def _read(files: str, series: str, con: Any = None) -> pl.DataFrame:
     return frame
 
 
+CLEAN: dict[tuple[Any, ...], Path] = {}
+"""Clean local extractions by the chain's head block (its hash names the whole chain), the datasets and the options:
+many tests compare with the same chain, and each extraction takes seconds."""
+
+
+def clean_extraction(devnet: Devnet, tmp: Path, datasets: tuple[str, ...], **kw: Any) -> Path:
+    """A clean local extraction of the node's chain as it is now: made once for a chain, datasets and options."""
+    with _node_rpc(devnet) as rpc:
+        head = rpc.call("eth_getBlockByNumber", "latest", False)["hash"]
+    key = (head, datasets, *sorted(kw.items()))
+    if key not in CLEAN or not CLEAN[key].exists():
+        clean = tmp / f"clean-{time.monotonic_ns()}"
+        extract(list(datasets), blocks="0:latest", out=clean, rpc=devnet.node.url, progress=False, **kw)
+        with _node_rpc(devnet) as rpc:  # the chain did not change meanwhile: the key names what was extracted
+            assert rpc.call("eth_getBlockByNumber", "latest", False)["hash"] == head
+        CLEAN[key] = clean
+    return CLEAN[key]
+
+
 def assert_same_as_local(devnet: Devnet, out: str, tmp: Path, datasets: tuple[str, ...] = MAIN, **kw: Any) -> None:
     """The bucket holds exactly what a clean local extraction of the node's chain gives, for every reader."""
-    clean = tmp / f"clean-{time.monotonic_ns()}"
-    extract(list(datasets), blocks="0:latest", out=clean, rpc=devnet.node.url, progress=False, **kw)
+    clean = clean_extraction(devnet, tmp, datasets, **kw)
     con = open_duckdb(out)
     for name in datasets:
         want = _read(f"'{clean / name}/*.parquet'", name)
@@ -183,9 +260,10 @@ def test_a_bucket_run_equals_a_local_run_and_extends_in_place(
     assert again.datasets["logs"]["written"] == 1
     assert len(load_series(f"{out}/logs").chunks) == 3
     assert_same_as_local(chain, out, tmp_path, chunk_size=100)
-    runs = [k for k in _objects(out) if "/.chainframe/runs/" in k]
+    keys = s3_filesystem().find(out[5:])
+    runs = [k for k in keys if "/.chainframe/runs/" in k]
     assert len(runs) >= 1  # the run reports are kept in the bucket, beside the data
-    assert not [k for k in _objects(out) if k.endswith("/.chainframe/lease")]  # released
+    assert not [k for k in keys if k.endswith("/.chainframe/lease")]  # released
     proven = verify_stored(out, rpc=chain.node.url)  # every series in the bucket proven against the node
     assert proven.ok, proven.failures[:3]
     assert proven.rows_verified["logs"] == _read(_files(out, "logs"), "logs").height
@@ -293,8 +371,9 @@ def test_credentials_appear_in_no_output_object_or_error(
     text = printed.out + printed.err + missing.stdout + missing.stderr
     assert "no-such-bucket-cf" in printed.err
     assert "Traceback" not in text
-    stored = b"".join(_objects(bucket).values())
-    assert b"_delta_log/" in b"\n".join(k.encode() for k in _objects(bucket))  # the default layout on S3: Delta
+    objects = _objects(bucket)
+    stored = b"".join(objects.values())
+    assert b"_delta_log/" in b"\n".join(k.encode() for k in objects)  # the default layout on S3: Delta
     for secret in (SECRET, KEY_ID, chain.key):
         assert secret not in text
         assert secret.encode() not in stored
