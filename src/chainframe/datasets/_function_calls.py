@@ -65,10 +65,10 @@ class DecodesCalls:
     columns: tuple[str, ...]
 
     def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        from chainframe.decode import call_fields
-
         out: dict[str, Any] = super().check_inputs(given)  # type: ignore[misc]
         if out.get("function"):
+            from chainframe.decode import call_fields  # numpy: a plain extraction runs without it (cli._process)
+
             functions = functions_of(out["function"])
             call_fields(functions, taken=self.columns, u256="decimal")  # a name with two types refused here
             out["function"] = [f.text for f in functions]
