@@ -94,13 +94,15 @@ def test_overlapping_and_extending_runs_store_each_block_once(chain: Devnet, nod
     assert scan(out, "logs").select(pl.len()).collect().item() == _glob(out, "logs").height
 
 
-def test_align_stores_whole_chunks_only(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
-    report = extract("blocks", blocks="0:latest", out=tmp_path, rpc=chain.http_url, chunk_size=100, align=True)
+def test_align_stores_whole_chunks_only(devnet: Devnet, tmp_path: Path) -> None:
+    """Reads only: on the session's devnet (a devnet of its own is for a test that changes the chain)."""
+    report = extract("blocks", blocks="0:latest", out=tmp_path, rpc=devnet.http_url, chunk_size=100, align=True)
     assert report.blocks == (0, 199)
     assert [s.ranges for s in folder_info(tmp_path).values()] == [[(0, 199)]]
 
 
-def test_filtered_and_unfiltered_series_never_mix(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
+def test_filtered_and_unfiltered_series_never_mix(devnet: Devnet, tmp_path: Path) -> None:
+    chain = devnet  # reads only: the session's devnet
     emitter = chain.truth.contracts["Emitter"]
     extract("logs", blocks="0:latest", out=tmp_path, rpc=chain.http_url, progress=False)
     extract("logs", blocks="0:latest", out=tmp_path, rpc=chain.http_url, progress=False, address=emitter)
@@ -117,8 +119,22 @@ def test_filtered_and_unfiltered_series_never_mix(chain: Devnet, node: NodeRPC, 
     assert emitter.lower() in text  # filters in clear
 
 
+@pytest.fixture(scope="module")
+def reorganized() -> Iterator[tuple[Devnet, NodeRPC]]:
+    """One devnet for the reorg-between-runs cases: each reorganizes the chain the case before left, which is a chain
+    like the workload's (the same length, head 240), so each case's numbers hold; one start instead of three."""
+    with Devnet() as devnet:
+        rpc = NodeRPC(devnet.node.url)
+        yield devnet, rpc
+        rpc.close()
+
+
 @pytest.mark.parametrize("depth", [1, 5, 45])  # 45 forks at block 196: across the 199/200 chunk boundary
-def test_a_reorg_between_runs_is_repaired(chain: Devnet, node: NodeRPC, tmp_path: Path, depth: int) -> None:
+def test_a_reorg_between_runs_is_repaired(
+    reorganized: tuple[Devnet, NodeRPC], tmp_path: Path, depth: int
+) -> None:  # fmt: skip
+    chain, node = reorganized
+    assert int(node.call("eth_blockNumber"), 16) == chain.truth.head
     out = tmp_path / "out"
     extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
     reorg(node, depth)
@@ -274,7 +290,8 @@ def test_info_check_lists_what_a_reorg_took_back_and_repair_rewrites_it(
     assert_same_as_clean(chain, out, tmp_path, datasets=("blocks", "logs"))
 
 
-def test_a_corrupted_data_page_under_an_intact_footer_is_fetched_again(chain: Devnet, tmp_path: Path) -> None:
+def test_a_corrupted_data_page_under_an_intact_footer_is_fetched_again(devnet: Devnet, tmp_path: Path) -> None:
+    chain = devnet  # reads only: the session's devnet
     out = tmp_path / "out"
     extract("logs", blocks="0:210", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
     tip = out / "logs" / "logs__31337__0000000200_to_0000000299.parquet"
