@@ -319,12 +319,13 @@ def test_a_removed_system_call_row_fails_verify(devnet: Devnet, stored: dict[str
 
 def test_a_verifying_run_reads_the_diffs_once(devnet: Devnet, tmp_path: Path) -> None:
     """The proof reads which accounts the diffs touch from the extraction's own answers: one
-    debug_traceBlockByNumber per block (the gateway serves no trace_replayBlockTransactions), as without verify."""
+    debug_traceBlockByNumber per block (the gateway serves no trace_replayBlockTransactions), as without verify,
+    beside the run's route check."""
     assert devnet.gateway is not None
     devnet.gateway.reset_stats()
     extract("balance_diffs", blocks="30:40", rpc=devnet.http_url, out=tmp_path, verify=True, progress=False)
     calls: dict[str, int] = devnet.gateway.stats()["calls"]
-    assert calls["debug_traceBlockByNumber"] == 11
+    assert calls["debug_traceBlockByNumber"] == 11 + 1  # one per block, and the run's route check at block 0
     assert calls["eth_getProof"] > 11
 
 
