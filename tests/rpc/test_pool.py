@@ -22,8 +22,7 @@ from chainframe.cli import main
 from chainframe.devnet import Devnet, GatewaySettings
 from chainframe.devnet.gateway import GatewayConfig, GatewayProcess
 from chainframe.engine import RunReport, extract
-from chainframe.rpc import PRICE_TABLES, AsyncClient, Endpoint, Pacing, Provider
-from chainframe.rpc._providers_file import read_providers
+from chainframe.rpc import PRICE_TABLES, AsyncClient, Endpoint, Pacing, Provider, read_providers
 
 BUDGETS = (800.0, 1600.0, 3200.0)
 """Credits per second of the three gateways: 10, 20 and 40 eth_getBlockByNumber a second."""

@@ -9,8 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chainframe._errors import InputError
-from chainframe.rpc import AsyncClient, Endpoint
-from chainframe.rpc._pool import Provider
+from chainframe.rpc import AsyncClient, Endpoint, Provider
 
 RPC = str | Endpoint | Provider | Sequence[str | Endpoint | Provider]
 """One endpoint, or several (keys or providers): the calls are shared over them, each paced by its own budget (a

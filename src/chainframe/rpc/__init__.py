@@ -22,6 +22,7 @@ from chainframe.rpc._errors import (
 )
 from chainframe.rpc._pacing import DEFAULT_CREDITS, INFURA_CREDITS, PRICE_TABLES, Pacing, PriceTable
 from chainframe.rpc._pool import EndpointCounts, Provider
+from chainframe.rpc._providers_file import read_providers
 from chainframe.rpc._retry import RetryPolicy
 from chainframe.rpc._split import split_answers
 from chainframe.rpc._sync import Client
@@ -76,6 +77,7 @@ __all__ = [
     "TransportError",
     "Withdrawal",
     "WrongURL",
+    "read_providers",
     "split_answers",
 ]
 
