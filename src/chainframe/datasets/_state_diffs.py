@@ -16,10 +16,19 @@ Both answers are read into the same (account, field, before, after) changes, so 
 Hardhat and Ganache serve neither (Hardhat's debug_traceTransaction takes no tracer, Ganache has no trace_ methods):
 there one error names the methods tried and the node's answers.
 
+Changes no transaction makes are rows too, with no transaction and a ``change_type`` of their kind, read beside the
+diffs (neither route reports them) where a dataset declares them (``block_level``): ``system_call`` (storage_diffs:
+EIP-2935's parent hash and EIP-4788's beacon root, each slot the EIPs name read at the block before and at the block,
+a row where it changed; anvil writes the first every block and has no code for the second) and ``withdrawal``
+(balance_diffs: a withdrawn account's balance at the block, less what the block's withdrawals credit it). Block and
+uncle rewards (before the merge) are reported by neither route: not rows.
+
 Proof (:class:`StateDiffsProof`): the diffs add up. For each account (and slot) a block touches, its first
 ``before`` is its state at the previous block and its last ``after`` its state at the block, both read with
 ``eth_getProof`` and proven against the two headers' state roots; within a block each row's ``before`` is the
-previous row's ``after``.
+previous row's ``after``. The slots and accounts a block-level change may touch are asked for from the headers, not
+from the rows, so a change without its row fails; an extraction's own answers name what is touched (never fetched
+twice).
 """
 
 from __future__ import annotations
@@ -249,7 +258,9 @@ class StateDiffs(Dataset):
     routes = ((f"{REPLAY} stateDiff",), (f"{BLOCK_TRACER} prestateTracer diffMode",))
     fetched_with = (
         "trace_replayBlockTransactions with ['stateDiff'] per block; where the node lacks it, "
-        "debug_traceBlockByNumber with prestateTracer in diff mode"
+        "debug_traceBlockByNumber with prestateTracer in diff mode; balance_diffs and storage_diffs read the blocks' "
+        "headers too, for the withdrawals (eth_getBalance of each withdrawn account) and the system calls "
+        "(eth_getStorageAt of their slots at the block and the one before)"
     )
     chunk_size = 100
     reads_state = True  # a replay needs the state before each block
