@@ -12,6 +12,7 @@ A call that does not decode with its function is kept with its input and the rea
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import pyarrow as pa
@@ -58,6 +59,14 @@ def functions_of(given: Any) -> list[Any]:
     return as_functions(found)
 
 
+@lru_cache(maxsize=64)
+def _parsed(texts: tuple[str, ...]) -> tuple[Any, ...]:
+    """A series' functions (their checked text) parsed once, not once per piece: a run asks for them per piece."""
+    from chainframe.decode import as_functions
+
+    return tuple(as_functions(list(texts)))
+
+
 class DecodesCalls:
     """Mixed into a dataset whose rows are calls (an ``input`` column): it takes ``function=`` (declare
     :data:`FUNCTION` in its ``inputs``)."""
@@ -78,10 +87,10 @@ class DecodesCalls:
         base: pa.Schema = super().schema_with(filters, u256)  # type: ignore[misc]
         if not filters.get("function"):
             return base
-        from chainframe.decode import CALL, as_functions, call_fields
+        from chainframe.decode import CALL, call_fields
 
         made = [f for f in CALL if f.name not in base.names]
-        fields = call_fields(as_functions(list(filters["function"])), taken=base.names, u256=u256)
+        fields = call_fields(_parsed(tuple(filters["function"])), taken=base.names, u256=u256)
         return pa.schema([*base, *made, *fields], metadata=base.metadata)
 
     def selects(self, filters: Mapping[str, Any]) -> bool:
@@ -92,9 +101,9 @@ class DecodesCalls:
         if not filters.get("function"):
             return table
         from chainframe import _kernels as pc
-        from chainframe.decode import as_functions, call_columns
+        from chainframe.decode import call_columns
 
-        rows, calls = call_columns(table, as_functions(list(filters["function"])), taken=table.column_names, u256=u256)
+        rows, calls = call_columns(table, _parsed(tuple(filters["function"])), taken=table.column_names, u256=u256)
         kept = pc.take(table, rows)
         schema = self.schema_with(filters, u256)
         columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}
