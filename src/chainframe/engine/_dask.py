@@ -72,7 +72,7 @@ from chainframe.engine._engine import RunCounters, run_chunk, run_tasks
 from chainframe.engine._joint import Joint, needs
 from chainframe.engine._logs import SplitState
 from chainframe.engine._plan import ChunkTask
-from chainframe.rpc import AsyncClient, ClientStats, Endpoint, Pacing, RetryPolicy, Timeout
+from chainframe.rpc import AsyncClient, ClientStats, Endpoint, EndpointCounts, Pacing, RetryPolicy, Timeout
 from chainframe.store import Written
 
 Executor = Any
@@ -700,6 +700,11 @@ class DaskRunner:
                     stats.errors[name] = stats.errors.get(name, 0) + count - before["errors"].get(name, 0)
             elif item.name == "set_aside":  # endpoints a worker set aside, and why: not counts
                 stats.set_aside.update(now["set_aside"])
+            elif item.name == "endpoints":  # what each endpoint was sent, added up over the workers
+                for url, sent in now["endpoints"].items():
+                    was, total = before["endpoints"].get(url, {}), stats.endpoints.setdefault(url, EndpointCounts())
+                    for key, value in sent.items():
+                        setattr(total, key, getattr(total, key) + value - was.get(key, 0))
             else:
                 setattr(stats, item.name, getattr(stats, item.name) + now[item.name] - before[item.name])
 
