@@ -143,8 +143,9 @@ def test_three_gateways_serve_one_run_at_the_sum_of_their_rates(
           f"(limits' sum {sum(BUDGETS):,.0f}); per gateway {served}, peaks {peaks}")  # fmt: skip
     # The gateways' budgets summed (spread pacers start with nothing in hand: no opening burst) while the run fetches;
     # the whole call also plans, opens the folder and writes (about a second on this loaded machine). Paced at 95%,
-    # it fetched at 96% of the sum at load average 15 on 2 cores.
-    assert abs(reading - sum(BUDGETS)) <= 0.10 * sum(BUDGETS)
+    # it fetched at 91-103% of the sum (5,084-5,742 credits/s in five runs) at load average 12-15 on 2 cores; 15% is
+    # the bound, so the suite's load does not make it flaky.
+    assert abs(reading - sum(BUDGETS)) <= 0.15 * sum(BUDGETS)
     assert rate >= 0.75 * sum(BUDGETS)
     for n, (budget, counted) in enumerate(zip(BUDGETS, stats, strict=True)):
         assert counted["rate_limited"] == 0  # the gateway's own bucket never refused a request
