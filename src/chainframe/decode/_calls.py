@@ -136,6 +136,31 @@ def decode_calls(transactions: Any, functions: Functions, *, u256: U256 = "decim
     return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
 
 
+def _selectors(inputs: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Each input's first 4 bytes as a big-endian uint32, and whether it has 4 bytes (null inputs have not)."""
+    if not (pa.types.is_binary(inputs.type) or pa.types.is_large_binary(inputs.type)):
+        inputs = pc.cast(inputs, pa.large_binary())  # a fixed-size or view column
+    n = len(inputs)
+    if n == 0:
+        return np.zeros(0, np.uint32), np.zeros(0, bool)
+    wide = pa.types.is_large_binary(inputs.type)
+    buffer = inputs.buffers()[1]
+    offsets: np.ndarray = np.frombuffer(buffer, np.int64 if wide else np.int32).astype(np.int64)
+    offsets = offsets[inputs.offset : inputs.offset + n + 1]
+    data = inputs.buffers()[2]
+    raw = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    starts = offsets[:-1]
+    long_enough = (offsets[1:] - offsets[:-1]) >= 4
+    if inputs.null_count:
+        long_enough &= inputs.is_valid().to_numpy(zero_copy_only=False)
+    at = np.where(long_enough, starts, 0)
+    heads = np.zeros(n, np.uint32)
+    if raw.size >= 4:
+        for k in range(4):
+            heads = (heads << np.uint32(8)) | raw[np.minimum(at + k, raw.size - 1)].astype(np.uint32)
+    return heads, long_enough
+
+
 def call_columns(
     table: pa.Table, functions: Sequence[Function], *, taken: Sequence[str], u256: U256
 ) -> tuple[pa.Array, pa.Table]:
@@ -146,28 +171,29 @@ def call_columns(
     fields = call_fields(functions, taken=taken, u256=u256)
     made = [f for f in CALL if f.name != "input"]
     schema = pa.schema([*made, *fields])
-    inputs = pl.Series("input", table["input"].combine_chunks()).cast(pl.Binary)
-    frame = pl.DataFrame({"input": inputs}).with_row_index()
-    called = table["to_address"].combine_chunks().is_valid() if "to_address" in table.column_names else None
-    frame = frame.with_columns(pl.lit(True).alias("called") if called is None else pl.Series("called", called))
+    # Numpy over the input's buffers, no Polars query per function: a run decodes piece by piece, where a query's
+    # fixed cost (about 0.5 ms each) was most of the time.
+    heads, called = _selectors(table["input"].combine_chunks())
+    if "to_address" in table.column_names:
+        called &= table["to_address"].combine_chunks().is_valid().to_numpy(zero_copy_only=False)
     if "call_type" in table.column_names:  # a creation frame's input is init code, its to_address the new contract
         kind = pl.Series("kind", table["call_type"].combine_chunks()).cast(pl.String).str.to_lowercase()
-        frame = frame.with_columns(pl.col("called") & ~kind.str.starts_with("create").fill_null(False))
-    frame = frame.filter(pl.col("called") & (pl.col("input").bin.size() >= 4))
+        called &= ~kind.str.starts_with("create").fill_null(False).to_numpy()
     parts: list[pa.Table] = []
     order: list[np.ndarray] = []
     for function in functions:
-        found = frame.filter(pl.col("input").bin.head(4) == pl.lit(function.selector, pl.Binary))
-        if not found.height:
+        selector = function.selector
+        rows = np.flatnonzero(called & (heads == int.from_bytes(selector, "big"))).astype(np.int64)
+        if not rows.size:
             continue
-        rows = found["index"].to_numpy().astype(np.int64)
+        found = pl.Series("input", pc.take(table["input"], pa.array(rows)).combine_chunks()).cast(pl.Binary)
         names = argument_names(function, [*taken, *(f.name for f in CALL)])
-        columns, reasons = _arguments(found["input"].bin.slice(4), function, names, u256=u256)
+        columns, reasons = _arguments(found.bin.slice(4), function, names, u256=u256)
         nulled = pa.array(np.arange(len(rows)), mask=reasons.bad)  # a call that does not decode has no arguments
         decoded = dict(zip(names, (pc.take(c, nulled) for c in columns), strict=True))
         n = len(rows)
         arrays = [
-            pa.array([function.selector] * n, pa.binary(4)),
+            pa.array([selector] * n, pa.binary(4)),
             pa.array([function.signature] * n, pa.string()),
             pa.array(reasons.text, pa.string()),
             *(decoded.get(f.name, pa.nulls(n, f.type)) for f in fields),
