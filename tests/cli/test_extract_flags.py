@@ -67,3 +67,7 @@ def test_event_flag_takes_signatures_and_abi_files(devnet: Devnet, tmp_path: Pat
     assert by_signature.height > 0
     assert by_signature["value"].to_list() == by_abi.filter(pl.col("from").is_not_null())["value"].to_list()
     assert main([*base, "--out", str(tmp_path / "bad"), "--event", "no-such-file.json"]) == 2
+    no_events = tmp_path / "functions-only.abi.json"  # an ABI with nothing for --event: refused, not an empty filter
+    no_events.write_text(json.dumps([e for e in artifacts["contracts"]["Token"]["abi"] if e.get("type") != "event"]))
+    assert main([*base, "--out", str(tmp_path / "none"), "--event", str(no_events)]) == 2
+    assert not (tmp_path / "none").exists()

@@ -202,39 +202,22 @@ def _topic(text: str | None) -> str | list[str] | None:
     return items if len(items) > 1 else items[0]
 
 
-def _events(given: list[str] | None) -> list[Any] | None:
-    """``--event`` values: signatures, or paths of ABI JSON files (their events)."""
+def _signatures(flag: str, kind: str, given: list[str] | None) -> list[Any] | None:
+    """``--event`` or ``--function`` values: signatures, or paths of ABI JSON files (their entries of ``kind``); an
+    ABI with none of them refused."""
     if not given:
         return None
-    events: list[Any] = []
+    found: list[Any] = []
     for value in given:
         if "(" in value:
-            events.append(value)
+            found.append(value)
             continue
-        try:
-            with open(value, encoding="utf-8") as file:
-                abi = json.load(file)
-        except (OSError, ValueError) as exc:
-            reason = f"--event {value!r} is neither an event signature nor a readable ABI file: {exc}"
-            raise InputError(reason) from None
-        events.extend(entry for entry in abi if isinstance(entry, dict) and entry.get("type") == "event")
-    return events
-
-
-def _functions(given: list[str] | None) -> list[Any] | None:
-    """``--function`` values: signatures, or paths of ABI JSON files (their functions)."""
-    if not given:
-        return None
-    functions: list[Any] = []
-    for value in given:
-        if "(" in value:
-            functions.append(value)
-            continue
-        entries = _entries(_read_abi("--function", value, "neither a function signature nor "), "function")
+        article = "an" if kind[0] in "aeiou" else "a"
+        entries = _entries(_read_abi(flag, value, f"neither {article} {kind} signature nor "), kind)
         if not entries:
-            raise InputError(f"--function {value!r}: the ABI has no function entries")
-        functions.extend(entries)
-    return functions
+            raise InputError(f"{flag} {value!r}: the ABI has no {kind} entries")
+        found.extend(entries)
+    return found
 
 
 def _read_abi(flag: str, path: str, what: str = "") -> list[Any]:
@@ -280,8 +263,8 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
         topics.pop()
     filters: dict[str, Any] = {
         "topics": [_topic(t) for t in topics] or None,
-        "event": _events(args.event),
-        "function": _functions(args.function),
+        "event": _signatures("--event", "event", args.event),
+        "function": _signatures("--function", "function", args.function),
     }
     for name, entries in _abi(args).items():
         filters[name] = [*(filters[name] or []), *entries]
