@@ -107,25 +107,7 @@ def test_malformed_calls_are_kept_with_their_error(chain: Devnet) -> None:
         "bad padding": (token, transfer.selector + b"\xff" * 12 + bytes(20) + abi_encode(["uint256"], [5])),
         "good": (token, transfer.selector + abi_encode(["address", "uint256"], [DEV_ACCOUNTS[1], 3])),
     }
-    rpc = NodeRPC(chain.node.url)
-    hashes = {}
-    try:
-        first = int(rpc.call("eth_blockNumber"), 16) + 1
-        for name, (to, data) in sent.items():
-            tx = {"from": DEV_ACCOUNTS[0], "to": to, "data": "0x" + data.hex(), "gas": hex(200_000)}
-            hashes[name] = bytes.fromhex(rpc.call("eth_sendTransaction", tx)[2:])
-        last = first
-        for tx_hash in hashes.values():  # mined (the node may mine on a timer): the range must hold every one
-            receipt = None
-            for _ in range(100):
-                receipt = rpc.call("eth_getTransactionReceipt", "0x" + tx_hash.hex())
-                if receipt is not None:
-                    break
-                time.sleep(0.1)
-            assert receipt is not None
-            last = max(last, int(receipt["blockNumber"], 16))
-    finally:
-        rpc.close()
+    hashes, first, last = send_calls(chain.node.url, sent)
     transactions = chainframe.collect("transactions", blocks=f"{first}:{last}", rpc=chain.node.url)
     calls = decode_calls(transactions, [transfer.text, ping.text])
     rows = {r["transaction_hash"]: r for r in calls.to_pylist()}
@@ -217,3 +199,28 @@ def test_tuples_arrays_and_an_abi_against_eth_abi() -> None:
     assert rows[0]["memo"] == "ünï"
     assert rows[1]["decode_error"]  # cut short inside its tail: kept, not dropped
     assert rows[1]["route"] is None
+
+
+def send_calls(url: str, calls: dict[str, tuple[str, bytes]]) -> tuple[dict[str, bytes], int, int]:
+    """Each call ``(to, input)`` sent from the first dev account and waited for until mined (the node may mine on a
+    timer): the transactions' hashes by name, and the first and last block that can hold them."""
+    rpc = NodeRPC(url)
+    hashes: dict[str, bytes] = {}
+    try:
+        first = int(rpc.call("eth_blockNumber"), 16) + 1
+        last = first
+        for name, (to, data) in calls.items():
+            tx = {"from": DEV_ACCOUNTS[0], "to": to, "data": "0x" + data.hex(), "gas": hex(200_000)}
+            hashes[name] = bytes.fromhex(rpc.call("eth_sendTransaction", tx)[2:])
+        for tx_hash in hashes.values():
+            receipt = None
+            for _ in range(100):
+                receipt = rpc.call("eth_getTransactionReceipt", "0x" + tx_hash.hex())
+                if receipt is not None:
+                    break
+                time.sleep(0.1)
+            assert receipt is not None
+            last = max(last, int(receipt["blockNumber"], 16))
+    finally:
+        rpc.close()
+    return hashes, first, last

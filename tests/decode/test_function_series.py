@@ -8,7 +8,6 @@ import contextlib
 import io
 import json
 import shutil
-import time
 from collections import Counter
 from collections.abc import Iterator
 from decimal import Decimal
@@ -25,8 +24,8 @@ import chainframe
 from chainframe.cli import main
 from chainframe.decode import parse_function
 from chainframe.devnet import DEV_ACCOUNTS, Devnet
-from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.store import read_meta
+from tests.decode.test_calls import send_calls
 
 TRANSFER = "transfer(address to, uint256 amount)"
 PING = "ping(uint256 nonce, bytes payload)"
@@ -183,25 +182,7 @@ def test_a_call_cut_short_is_kept_and_counted(chain: Devnet, tmp_path: Path) -> 
     transfer = parse_function(TRANSFER)
     sent = {"short": transfer.selector + bytes(10),
             "good": transfer.selector + abi_encode(["address", "uint256"], [DEV_ACCOUNTS[1], 3])}  # fmt: skip
-    rpc = NodeRPC(chain.node.url)
-    hashes: dict[str, bytes] = {}
-    try:
-        first = int(rpc.call("eth_blockNumber"), 16) + 1
-        last = first
-        for name, data in sent.items():
-            tx = {"from": DEV_ACCOUNTS[0], "to": token, "data": "0x" + data.hex(), "gas": hex(200_000)}
-            hashes[name] = bytes.fromhex(rpc.call("eth_sendTransaction", tx)[2:])
-        for tx_hash in hashes.values():
-            receipt = None
-            for _ in range(100):
-                receipt = rpc.call("eth_getTransactionReceipt", "0x" + tx_hash.hex())
-                if receipt is not None:
-                    break
-                time.sleep(0.1)
-            assert receipt is not None
-            last = max(last, int(receipt["blockNumber"], 16))
-    finally:
-        rpc.close()
+    hashes, first, last = send_calls(chain.node.url, {name: (token, data) for name, data in sent.items()})
     out = tmp_path / "out"
     argv = ["extract", "transactions", "-b", f"{first}:{last}", "--rpc", chain.node.url, "-o", str(out),
             "--no-progress", "--function", TRANSFER]  # fmt: skip
