@@ -33,7 +33,7 @@ FUNCTIONS = {
 }
 
 
-def _plain(value: Any) -> Any:
+def as_stored(value: Any) -> Any:
     """eth-abi's value as the decoded column holds it: addresses as 20 bytes, wide integers as Decimal."""
     if isinstance(value, str) and value.startswith("0x"):
         return bytes.fromhex(value[2:])
@@ -54,7 +54,7 @@ def planned_calls(devnet: Devnet) -> Counter[tuple[str, str, tuple[Any, ...]]]:
         if intent.to is None or data[:4] not in by_selector:
             continue
         signature, types = by_selector[data[:4]]
-        args = tuple(_plain(v) for v in abi_decode(types, data[4:]))
+        args = tuple(as_stored(v) for v in abi_decode(types, data[4:]))
         expected[(tx.hash, signature, args)] += 1
     return expected
 

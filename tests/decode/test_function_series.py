@@ -25,7 +25,7 @@ from chainframe.cli import main
 from chainframe.decode import parse_function
 from chainframe.devnet import DEV_ACCOUNTS, Devnet
 from chainframe.store import read_meta
-from tests.decode.test_calls import send_calls
+from tests.decode.test_calls import as_stored, send_calls
 
 TRANSFER = "transfer(address to, uint256 amount)"
 PING = "ping(uint256 nonce, bytes payload)"
@@ -36,15 +36,6 @@ TYPES = {TRANSFER: ["address", "uint256"], PING: ["uint256", "bytes"], SET: ["ui
 COLUMNS = {TRANSFER: ["to", "amount"], PING: ["arg_nonce", "payload"], SET: ["slot", "arg_value"], DIVE: ["depth"]}
 """Each function's argument columns in the transactions' series: a parameter named like a transaction column (nonce,
 value) is ``arg_``-named (in the traces' series, ``depth`` is a frame's column: the argument is ``arg_depth``)."""
-
-
-def _plain(value: Any) -> Any:
-    """eth-abi's value as the decoded column holds it: addresses as 20 bytes, wide integers as Decimal."""
-    if isinstance(value, str) and value.startswith("0x"):
-        return bytes.fromhex(value[2:])
-    if isinstance(value, int) and not isinstance(value, bool):
-        return Decimal(value)
-    return value
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
@@ -97,7 +88,7 @@ def test_rows_equal_eth_abi_of_each_call(extracted: dict[str, Any]) -> None:
         assert (row["transaction_hash"], row["input"]) == (tx["transaction_hash"], tx["input"])
         assert row["selector"] == tx["input"][:4] == parse_function(given).selector
         assert row["decode_error"] is None
-        expected = [_plain(v) for v in abi_decode(TYPES[given], tx["input"][4:])]
+        expected = [as_stored(v) for v in abi_decode(TYPES[given], tx["input"][4:])]
         assert [row[c] for c in COLUMNS[given]] == expected
         seen[given] += 1
     assert {s for s in seen if seen[s] > 10} == {TRANSFER, PING, SET, DIVE}  # every kind is there
@@ -235,7 +226,7 @@ def test_an_abi_decodes_its_events_and_its_functions(
         columns = [
             f"arg_{p['name']}" if p["name"] in extracted["raw"].column_names else p["name"] for p in entry["inputs"]
         ]
-        expected = [_plain(v) for v in abi_decode([p["type"] for p in entry["inputs"]], row["input"][4:])]
+        expected = [as_stored(v) for v in abi_decode([p["type"] for p in entry["inputs"]], row["input"][4:])]
         assert [row[c] for c in columns] == expected
     ping = next(e for e in abi if e["type"] == "event")
     _, logs = _series(out, "logs")
@@ -249,7 +240,7 @@ def test_an_abi_decodes_its_events_and_its_functions(
     names = [p["name"] for p in ping["inputs"] if not p["indexed"]]
     for row, log in zip(logs.to_pylist(), pings, strict=True):
         assert row["log_index"] == log["log_index"]
-        assert [row[n] for n in names] == [_plain(v) for v in abi_decode(data, log["data"])]
+        assert [row[n] for n in names] == [as_stored(v) for v in abi_decode(data, log["data"])]
 
 
 def test_an_abi_without_what_is_asked_is_refused(tmp_path: Path) -> None:
