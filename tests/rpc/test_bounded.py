@@ -5,6 +5,7 @@ child process's peak RSS). The servers are real (aiohttp on 127.0.0.1) and stop 
 from __future__ import annotations
 
 import asyncio
+import functools
 import gzip
 import subprocess
 import sys
@@ -20,7 +21,13 @@ from tests.threaded_server import serve_in_thread
 
 ONCE = RetryPolicy(attempts=1)
 ANSWER = b'{"jsonrpc":"2.0","id":0,"result":"0x1"}'
-BOMB = gzip.compress(b"[" + b" " * (1 << 30) + b"]", compresslevel=9)  # 1 GiB of JSON in about 1 MB
+
+
+@functools.cache
+def _bomb_body() -> bytes:
+    """1 GiB of JSON in about 1 MB of gzip, made when first served: compressing it takes 5 CPU-s, which every xdist
+    worker paid at collection while it was a module constant."""
+    return gzip.compress(b"[" + b" " * (1 << 30) + b"]", compresslevel=9)
 
 
 async def _trickle(request: web.Request) -> web.StreamResponse:
@@ -43,11 +50,12 @@ async def _endless(request: web.Request) -> web.StreamResponse:
 
 
 async def _bomb(request: web.Request) -> web.Response:
-    return web.Response(body=BOMB, headers={"content-type": "application/json", "content-encoding": "gzip"})
+    return web.Response(body=_bomb_body(), headers={"content-type": "application/json", "content-encoding": "gzip"})
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
+    _bomb_body()  # made before any test's client waits for it
     with serve_in_thread([("/trickle", _trickle), ("/endless", _endless), ("/bomb", _bomb)]) as port:
         yield f"http://127.0.0.1:{port}"
 
