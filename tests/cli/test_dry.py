@@ -9,6 +9,7 @@ import pytest
 
 from chainframe.cli import main
 from chainframe.devnet import Devnet, GatewaySettings
+from chainframe.rpc import PRICE_TABLES
 
 
 def _dry(capsys: pytest.CaptureFixture[str], *argv: str) -> list[str]:
@@ -125,3 +126,42 @@ def test_the_plan_counts_calls_per_address_and_refuses_what_a_run_refuses(
     err = capsys.readouterr().err
     assert "dataset 'logs' takes only address" in err
     assert "got addresses" in err
+
+
+def test_a_run_shared_by_several_endpoints_is_priced_by_each_ones_table(
+    devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An endpoints file of three budgets in three providers' units: --dry prices the whole run by each one's table
+    (Alchemy's compute units within 10% of the calls the gateway then counts, priced by that table), gives each the
+    share of the calls its budget pays for, and the time at the sum of their rates; the URLs' keys stay redacted."""
+    assert devnet.gateway is not None
+    budgets = [("infura", "credits_per_second", 1000), ("alchemy", "credits_per_second", 2000),
+               ("quicknode", "requests_per_second", 50)]  # fmt: skip
+    endpoints = tmp_path / "endpoints.toml"
+    endpoints.write_text("".join(f'[[endpoint]]\nurl = "{devnet.http_url}"\nprices = "{table}"\n{kind} = {rate}\n'
+                                 for table, kind, rate in budgets))  # fmt: skip
+    argv = ["blocks", "receipts", "logs", "--blocks", "0:199", "--out", str(tmp_path / "out"), "--chunk-size", "100"]
+    printed = "\n".join(_dry(capsys, *argv, "--endpoints", str(endpoints)))
+    assert devnet.key not in printed
+    total = re.search(r"^  total: ([\d,]+) calls, ([\d,]+) credits", printed, re.M)
+    assert total is not None, printed
+    calls, credits = (int(g.replace(",", "")) for g in total.groups())
+    found = re.findall(r"^    \S+/v3/<redacted>: the whole run ([\d,]+) by (\w+) prices; .*?about (\d+)% of the calls",
+                       printed, re.M)  # fmt: skip
+    assert [table for _, table, _ in found] == [table for table, _, _ in budgets], printed
+    whole = {table: int(cost.replace(",", "")) for cost, table, _ in found}
+    assert whole["infura"] == credits  # Infura's table is the one the total is priced by
+    rates = [rate / (calls if kind == "requests_per_second" else whole[table]) for table, kind, rate in budgets]
+    shares = [int(share) for _, _, share in found]
+    assert shares == [round(100 * r / sum(rates)) for r in rates], printed
+    together = re.search(r"^  together: ([\d,]+) s, the sum of their budgets", printed, re.M)
+    assert together is not None, printed
+    assert int(together.group(1)) == round(1 / sum(rates))
+
+    devnet.gateway.configure(GatewaySettings(credits_per_second=1e6))  # a credit budget, as --dry assumed: one call
+    devnet.gateway.reset_stats()  # a logs piece
+    assert main(["extract", *argv, "--rpc", devnet.http_url, "--credits-per-second", "1000000", "--no-progress"]) == 0
+    sent = devnet.gateway.stats()["calls"]
+    alchemy = PRICE_TABLES["alchemy"]
+    units = sum(n * alchemy.costs.get(method, alchemy.default) for method, n in sent.items())
+    assert abs(whole["alchemy"] - units) <= 0.1 * units, (whole["alchemy"], units, sent)

@@ -34,7 +34,7 @@ from chainframe.engine import (
     sample_density,
     verify_reads,
 )
-from chainframe.rpc import AsyncClient, Pacing
+from chainframe.rpc import PRICE_TABLES, AsyncClient, Pacing, Provider
 
 BATCH = 50  # the client's default batch size: a batch costs one call more (Infura counts 30 calls as 31)
 
@@ -52,24 +52,29 @@ class Estimate:
     """The run's own reads beside the method's calls (chain state, headers above the finalized block, chunk ends),
     at Infura's default weight, in ``overhead_batches`` requests."""
     overhead_batches: int = 0
-    checked_credits: int = 0
-    """The calls a run makes to pick its routes (:func:`chainframe.engine.preflight_methods`), at their weights."""
+    checked: tuple[str, ...] = ()
+    """The calls a run makes to pick its routes (:func:`chainframe.engine.preflight_methods`)."""
     others: dict[str, int] = field(default_factory=dict)
     """Calls of other methods the dataset makes beside its method's
     (:meth:`~chainframe.datasets.Dataset.other_calls`)."""
 
     @property
     def credits(self) -> int:
-        pacing = Pacing()
+        """What the series costs in Infura's credits."""
+        return self.priced(Pacing())
+
+    def priced(self, pacing: Pacing) -> int:
+        """What the series costs by ``pacing``'s price table: its calls by method, the run's own reads at the table's
+        default price, and each batch's surcharge."""
         calls = self.calls + sum(self.others.values())
         batches = 0 if self.floor or self.method == "eth_getLogs" else math.ceil(calls / BATCH)
-        batches += self.overhead_batches
         weighed = {self.method: self.calls, **self.others}
-        paid = sum(n * pacing.credit_costs.get(m, pacing.default_cost) for m, n in weighed.items())
-        return paid + (self.overhead + batches) * pacing.default_cost + self.checked_credits
+        paid = _billed(weighed, batches + self.overhead_batches, pacing) + self.overhead * pacing.default_cost
+        return paid + (pacing.cost(self.checked) if self.checked else 0)
 
     @property
     def all_calls(self) -> int:
+        """Every call of the series, the run's own reads and route checks included."""
         preflight = len(preflight_methods([DATASETS[self.plan.dataset]]))
         return self.calls + sum(self.others.values()) + self.overhead + preflight
 
@@ -86,18 +91,25 @@ def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool 
     floor = calls is None and density is None
     if calls is None:
         calls = len(series.tasks) if density is None else predict_calls(chunks, density, cheap=cheap)
-    overhead = batches = checked = 0
+    overhead = batches = 0
+    checked: tuple[str, ...] = ()
     if finalized is not None and chunks:
         above = sum(max(0, c.end - max(c.start, finalized + 1) + 1) for c in chunks)
         overhead = STATE_CALLS + above + CHUNK_CALLS * len(chunks)
         batches = 1 + math.ceil(above / BATCH) + len(chunks)
         asked = preflight_methods([dataset])  # the run's routes, picked up front: the head's header, then a batch
         if asked:
-            pacing = Pacing()
             overhead, batches = overhead + 1, batches + (len(asked) > 1)
-            checked = sum(pacing.credit_costs.get(m, pacing.default_cost) for m in asked)
+            checked = tuple(asked)
     others = dataset.other_calls(blocks, series.filters)
     return Estimate(series, blocks, method or dataset.method, calls, floor, overhead, batches, checked, others)
+
+
+def _billed(calls: Mapping[str, int], batches: int, pacing: Pacing) -> int:
+    """``calls`` (method -> count) sent in ``batches`` batches, by ``pacing``'s price table (a batch's surcharge:
+    Infura counts one more call, Alchemy and QuickNode nothing)."""
+    paid = sum(n * pacing.credit_costs.get(m, pacing.default_cost) for m, n in calls.items())
+    return paid + batches * (pacing.default_cost if pacing.batch_cost is None else pacing.batch_cost)
 
 
 def _priced_by_route(dataset: Dataset) -> bool:
@@ -163,7 +175,10 @@ def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mappi
     estimates = [estimate(s, densities.get(s.series), cheap=cheap, finalized=finalized, method=methods.get(s.dataset))
                  for s in found.series]  # fmt: skip
     proofs = proof_calls(estimates, finalized) if getattr(args, "verify", False) else {}
-    print(_report(args, found, estimates, densities, proofs, routed_by=sorted(methods)))
+    given = rpc if isinstance(rpc, list | tuple) else [rpc]
+    providers = [Provider.of(one) for one in given] if args.network is None else []
+    providers = [p if p.pacing is not None else Provider(p.endpoint, options.get("pacing")) for p in providers]
+    print(_report(args, found, estimates, densities, proofs, routed_by=sorted(methods), providers=providers))
     return 0
 
 
@@ -193,6 +208,7 @@ def _report(
     densities: Mapping[str, Density],
     proofs: Mapping[str, int],
     routed_by: Sequence[str] = (),
+    providers: Sequence[Provider] = (),
 ) -> str:
     blocks = found.blocks
     where = f"blocks {blocks.start}..{blocks.end}" if blocks is not None else "no whole chunk below the end (--align)"
@@ -215,9 +231,7 @@ def _report(
     floor = any(e.floor for e in estimates)
     calls, credits = sum(e.all_calls for e in estimates), sum(e.credits for e in estimates)
     if getattr(args, "verify", False):
-        pacing = Pacing()
-        paid = sum(n * pacing.credit_costs.get(m, pacing.default_cost) for m, n in proofs.items())
-        paid += math.ceil(sum(proofs.values()) / BATCH) * pacing.default_cost
+        paid = _billed(proofs, math.ceil(sum(proofs.values()) / BATCH), Pacing())
         added = " + ".join(f"{n:,} {m}" for m, n in proofs.items()) or "no calls"
         lines.append(
             f"  --verify: {added} ({paid:,} credits): what the proofs read that no series fetches itself, each "
@@ -229,10 +243,14 @@ def _report(
         calls, credits = calls + sum(proofs.values()), credits + paid
     at_least = ">= " if floor else ""
     lines.append(f"  total: {at_least}{calls:,} calls, {at_least}{credits:,} credits (Infura's weights)")
-    paces = [(args.credits_per_second, credits, "credits"), (args.requests_per_second, calls, "calls")]
-    for rate, amount, unit in paces:
-        if rate:
-            lines.append(f"  at {rate:,g} {unit}/s: {'at least ' if floor else ''}{amount / rate:,.0f} s")
+    if len(providers) > 1:
+        proofs = proofs if getattr(args, "verify", False) else {}
+        lines += _shared(providers, estimates, proofs, calls, at_least)
+    else:
+        paces = [(args.credits_per_second, credits, "credits"), (args.requests_per_second, calls, "calls")]
+        for rate, amount, unit in paces:
+            if rate:
+                lines.append(f"  at {rate:,g} {unit}/s: {'at least ' if floor else ''}{amount / rate:,.0f} s")
     sampled = sum(d.calls for d in densities.values())
     lines.append(
         "  to plan it the node was asked, in one batch as a run asks: eth_chainId, eth_blockNumber, "
@@ -244,3 +262,39 @@ def _report(
         "chain (not counted)."
     )
     return "\n".join(lines)
+
+
+def _shared(
+    providers: Sequence[Provider], estimates: Sequence[Estimate], proofs: Mapping[str, int], calls: int, at_least: str
+) -> list[str]:
+    """The lines for a run shared by several endpoints: what the whole run would cost by each one's price table, the
+    share its budget takes (the client gives each call to whichever endpoint has the allowance, so each serves in
+    proportion to the part of the run it can pay for per second) and the time they take together."""
+    lines = [f"  shared by {len(providers)} endpoints, each call to whichever has the budget for it:"]
+    rates: list[float] = []  # the part of the whole run each endpoint can pay for in a second
+    costs: list[int] = []
+    for provider in providers:
+        pacing = provider.pacing or Pacing()
+        cost = sum(e.priced(pacing) for e in estimates)
+        cost += _billed(proofs, math.ceil(sum(proofs.values()) / BATCH), pacing)
+        limits = [pacing.credits_per_second / cost if pacing.credits_per_second and cost else math.inf,
+                  pacing.requests_per_second / calls if pacing.requests_per_second and calls else math.inf]  # fmt: skip
+        rates.append(min(limits))
+        costs.append(cost)
+    for provider, rate, cost in zip(providers, rates, costs, strict=True):
+        pacing = provider.pacing or Pacing()
+        table = next((t.name for t in PRICE_TABLES.values() if dict(t.costs) == dict(pacing.credit_costs)), "its own")
+        budget = [f"{r:,g} {unit}/s" for r, unit in ((pacing.credits_per_second, "credits"),
+                                                      (pacing.requests_per_second, "calls")) if r]  # fmt: skip
+        line = f"    {provider.endpoint.display}: the whole run {at_least}{cost:,} by {table} prices"
+        if math.isinf(rate):
+            line += "; no budget given: it takes whatever the others leave"
+        else:
+            share = rate / sum(rates)
+            line += f"; {', '.join(budget)}: about {share:.0%} of the calls, {at_least}{round(share * cost):,} of those"
+        lines.append(line)
+    if any(math.isinf(r) for r in rates):
+        lines.append("  together: an endpoint with no budget sets no bound: as fast as the nodes answer")
+    else:
+        lines.append(f"  together: {'at least ' if at_least else ''}{1 / sum(rates):,.0f} s, the sum of their budgets")
+    return lines
