@@ -291,7 +291,8 @@ def _shared(
             line += "; no budget given: it takes whatever the others leave"
         else:
             share = rate / sum(rates)
-            line += f"; {', '.join(budget)}: about {share:.0%} of the calls, {at_least}{round(share * cost):,} of those"
+            mine = f"{at_least}{round(share * cost):,} of its {table} units"
+            line += f"; {', '.join(budget)}: about {share:.0%} of the calls: {mine}"
         lines.append(line)
     if any(math.isinf(r) for r in rates):
         lines.append("  together: an endpoint with no budget sets no bound: as fast as the nodes answer")
