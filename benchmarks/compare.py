@@ -45,6 +45,10 @@ TOOLS = {
     "traces": ("chainframe", "cli", "cryo"),  # both by trace_block (ours with the blocks' receipts, for the top gas)
     "native_transfers": ("chainframe", "cli", "cryo"),  # both by trace_block alone: no gas in their columns
     "contracts": ("chainframe", "cli", "cryo"),
+    "balance_diffs": ("chainframe", "cli", "cryo"),  # both by trace_replayBlockTransactions (stateDiff)
+    "nonce_diffs": ("chainframe", "cli", "cryo"),
+    "code_diffs": ("chainframe", "cli", "cryo"),
+    "storage_diffs": ("chainframe", "cli", "cryo"),
 }
 """``chainframe``: the Python API (``extract``), as a notebook or a pipeline's code calls it. ``cli``: the
 ``chainframe extract`` command, as a cron job runs it: the installed script in its own process, which sets itself up
