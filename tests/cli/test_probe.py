@@ -68,3 +68,25 @@ def test_the_command_names_op_mainnet_and_what_its_headers_do_not_prove(capsys: 
     assert family["skipped"]["receipts.l1_fee"] == OP_STACK.unprovable["receipts.l1_fee"]
     assert "withdrawals root" not in family["proven"]
     assert any("0x7e deposit" in p for p in family["proven"])
+
+
+def test_several_endpoints_are_probed_apart_and_what_differs_is_said(
+    devnet: Devnet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The gateway (Infura's eth_getLogs limits) and a bare anvil of another chain, given together as a shared run
+    would be: each probed with its own requests, then the other chain and the limits that differ named."""
+    with AnvilNode(AnvilOptions(chain_id=10, genesis_timestamp=1_800_000_000)) as node:
+        assert main(["probe", "--rpc", devnet.http_url, "--rpc", node.url]) == 0
+        table = capsys.readouterr().out
+        assert main(["probe", "--rpc", devnet.http_url, "--rpc", node.url, "--json"]) == 0
+        found = json.loads(capsys.readouterr().out)
+    assert [f["chain_id"] for f in found] == [devnet.truth.chain_id, 10]
+    assert table.count("== endpoint ") == 2
+    assert re.search(r"^family +OP Mainnet, op-stack$", table, re.M), table  # the second endpoint's own table
+    assert re.search(rf"^  chain: endpoint 1 serves {devnet.truth.chain_id}; endpoint 2 \(10\) another chain", table,
+                     re.M), table  # fmt: skip
+    logs = re.search(r"^  getLogs differ: endpoint 1: (.*); endpoint 2: (.*)$", table, re.M)
+    assert logs is not None, table
+    assert "10000 results limit" in logs.group(1)  # the gateway's, as Infura's
+    assert logs.group(2) == "no block range limit, no results limit"  # anvil has none
+    assert devnet.http_url.rsplit("/", 1)[1] not in table + json.dumps(found)
