@@ -30,6 +30,7 @@ import pytest
 
 from chainframe.datasets import COLUMNS, DATASETS, LOGS, BlockRange
 from chainframe.datasets._objects import ObjectDataset
+from chainframe.families import ARBITRUM_NITRO as ARBITRUM
 from chainframe.families import family_of
 from chainframe.rpc import AsyncClient, MemoryTransport, Reply, RetryPolicy
 from chainframe.verify import Report, verify_tables
@@ -110,7 +111,7 @@ IDS = [r.id for r in RECORDINGS]
 UNSTORED: dict[str, dict[str, set[str]]] = {
     # Keys of the recorded objects that no column of the dataset reads: the chain-specific fields (issue 43) no family
     # stores. A deposit transaction's depositReceiptVersion is its receipt's, stored there.
-    "optimism-154497277": {"transactions": {"depositReceiptVersion"}, "receipts": {"daFootprintGasScalar"}},
+    "optimism-154497277": {"transactions": {"depositReceiptVersion"}},
     "arb-sepolia-185232421": {"receipts": {"timeboosted"}},
 }
 
@@ -251,6 +252,8 @@ def _expected(name: str, objects: list[dict[str, Any]], recording: Recording) ->
             row["block_time"] = dt.datetime.fromtimestamp(row.get("block_timestamp") or row["timestamp"], dt.UTC)
         if name == "blocks":
             row["transaction_count"] = len(item["transactions"])
+            if recording.chain_id in ARBITRUM.chain_ids:  # no key of its own: the mix hash's third 8 bytes
+                row["arbos_version"] = int.from_bytes(_data(item["mixHash"])[16:24], "big")
         if name == "receipts":
             row["log_count"] = len(item.get("logs") or [])
         if name == "transactions" and row["transaction_chain_id"] is None and not row["transaction_type"]:
@@ -463,7 +466,13 @@ def test_an_op_deposit_receipt_without_its_nonce_cannot_be_the_chains() -> None:
     ]
 
 
-@pytest.mark.parametrize("column", ["send_root", "send_count", "l1_block_number"])
+def test_the_arbos_version_is_read_from_the_mix_hash() -> None:
+    """Nitro sends no key for it: the mix hash's third 8 bytes (ArbOS 10 in November 2023, 40 on Sepolia in 2025)."""
+    versions = {r.id: _tables(r)["blocks"]["arbos_version"].to_pylist() for r in RECORDINGS}
+    assert versions == {r.id: [None] for r in RECORDINGS} | {"arbitrum-150000000": [10], "arb-sepolia-185232421": [40]}
+
+
+@pytest.mark.parametrize("column", ["send_root", "send_count", "l1_block_number", "arbos_version"])
 def test_an_arbitrum_header_column_is_what_the_hashed_header_holds(column: str) -> None:
     tables = _tables(BY_ID["arbitrum-150000000"])
     row = tables["blocks"].to_pylist()[0]

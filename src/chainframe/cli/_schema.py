@@ -42,6 +42,13 @@ def _family_unprovable(dataset: Any) -> list[tuple[str, str, str]]:
     return [(c, family, why) for d, c, family, why in found if d == dataset.name and c not in dataset.unprovable]
 
 
+def _family_meanings(dataset: Any) -> list[tuple[str, str, str]]:
+    """(column, family, what it holds there) for each column a family's chains fill with something else than
+    Ethereum's do (OP's blob_gas_used from Jovian)."""
+    found = [(*key.split(".", 1), family.name, what) for family in FAMILIES for key, what in family.meanings.items()]
+    return [(c, family, what) for d, c, family, what in found if d == dataset.name]
+
+
 def overview() -> str:
     width = max(map(len, DATASETS))
     lines = [f"{name:<{width}}  {dataset.doc}" for name, dataset in DATASETS.items()]
@@ -74,6 +81,9 @@ def describe(name: str) -> str:
     if per_family and len(dataset.unprovable) < len(dataset.columns):
         lines += ["", "  not provable on a chain family (chainframe verify skips their checks there, saying why):"]
         lines += [f"  {c:<{width}}  {family}: {why}" for c, family, why in per_family]
+    if meanings := _family_meanings(dataset):
+        lines += ["", "  meaning otherwise on a chain family:"]
+        lines += [f"  {c:<{width}}  {family}: {what}" for c, family, what in meanings]
     return "\n".join(lines) + "\n"
 
 
@@ -130,6 +140,9 @@ def markdown() -> str:
         if per_family and len(dataset.unprovable) < len(dataset.columns):
             out += ["Not provable on a chain family (verify skips their checks there, saying why):", ""]
             out += [*(f"- `{c}` on {family}: {why}" for c, family, why in per_family), ""]
+        if meanings := _family_meanings(dataset):
+            out += ["Meaning otherwise on a chain family:", ""]
+            out += [*(f"- `{c}` on {family}: {what}" for c, family, what in meanings), ""]
         out.append("")
     return "\n".join(out)
 

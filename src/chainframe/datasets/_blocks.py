@@ -61,6 +61,13 @@ BLOCK_COLUMNS = (
 
 ARBITRUM_HEADER = {"send_root": "sendRoot", "send_count": "sendCount", "l1_block_number": "l1BlockNumber"}
 """What an Arbitrum node adds to a header's answer, from its extra data and mix hash (null on other chains)."""
+ARBITRUM_TRANSACTION = {
+    "request_id": "requestId", "ticket_id": "ticketId", "refund_to": "refundTo", "max_refund": "maxRefund",
+    "submission_fee_refund": "submissionFeeRefund", "l1_base_fee": "l1BaseFee", "deposit_value": "depositValue",
+    "retry_to": "retryTo", "retry_value": "retryValue", "retry_data": "retryData", "beneficiary": "beneficiary",
+    "max_submission_fee": "maxSubmissionFee",
+}  # fmt: skip
+"""The fields Nitro's own transaction types add to a transaction's answer (its go-ethereum fork's txJSON)."""
 
 
 def block_calls(blocks: BlockRange, *, full: bool) -> list[tuple[str, list[Any]]]:
@@ -75,7 +82,7 @@ class Blocks(ObjectDataset):
         "total_difficulty": "the sum of every earlier block's difficulty: in no header (left out since the merge)",
     }
     sources = {**BLOCK_SOURCES, **ARBITRUM_HEADER}
-    columns = (*BLOCK_COLUMNS, *ARBITRUM_HEADER)
+    columns = (*BLOCK_COLUMNS, *ARBITRUM_HEADER, "arbos_version")
     sort = ("block_number",)
     answers = BATCH
     fetched_with = "eth_getBlockByNumber (transaction hashes), batched"
@@ -98,9 +105,10 @@ class Blocks(ObjectDataset):
 
     def rows(self, frame: pl.DataFrame, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         counts = frame["transactions"].list.len().cast(pl.UInt64).to_arrow()
-        return build(
+        table = build(
             frame, self.sources, self.columns, chain_id=chain_id, u256=u256, extra={"transaction_count": counts}
         )
+        return with_header_columns(table, chain_id)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return list(await client.batch_bytes(block_calls(blocks, full=False)))
@@ -108,8 +116,28 @@ class Blocks(ObjectDataset):
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         table = self.scanned(bodies, chain_id=chain_id, u256=u256)
         if table is not None:
-            return table
+            return with_header_columns(table, chain_id)
         return self.rows(self.stack([batch_rows(b, self.fields) for b in bodies]), chain_id=chain_id, u256=u256)
+
+
+def with_header_columns(table: pa.Table, chain_id: int) -> pa.Table:
+    """``table`` of headers with the columns the chain's family reads out of its hashed fields and no node sends as
+    a key of its own (Arbitrum's ArbOS version, in the mix hash); a family without such columns costs a lookup."""
+    from chainframe.families import family_of
+
+    family = family_of(chain_id)
+    derived = [c for c in family.columns.get("blocks", {}) if c not in Blocks.sources and c in table.column_names]
+    if not derived or not table.num_rows:
+        return table
+    held = [
+        family.header_columns(extra, mix) if extra is not None and mix is not None else {}
+        for extra, mix in zip(table["extra_data"].to_pylist(), table["mix_hash"].to_pylist(), strict=True)
+    ]
+    for column in derived:
+        at = table.schema.get_field_index(column)
+        values = pa.array([row.get(column) for row in held], type=table.schema.field(column).type)
+        table = table.set_column(at, table.schema.field(column), values)
+    return table
 
 
 class Transactions(DecodesCalls, ObjectDataset):
@@ -144,13 +172,14 @@ class Transactions(DecodesCalls, ObjectDataset):
         "source_hash": "sourceHash",
         "mint": "mint",
         "is_system_tx": "isSystemTx",
+        **ARBITRUM_TRANSACTION,
     }
     columns = (
         "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
         "transaction_hash", "transaction_type", "from_address", "to_address", "value", "nonce", "gas", "gas_price",
         "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "input", "transaction_chain_id", "v",
         "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list", "source_hash", "mint",
-        "is_system_tx",
+        "is_system_tx", *ARBITRUM_TRANSACTION,
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH  # of blocks: the rows are their transaction objects (see scan_answers)

@@ -36,6 +36,11 @@ class Receipts(ObjectDataset):
         **dict.fromkeys(L1_FEE_COLUMNS, "OP Stack: the node's arithmetic over the block's L1 attributes, in no root"),
         "gas_used_for_l1": "Arbitrum: ArbOS's share of gas_used for L1 posting; the receipt's encoding leaves it out",
         "l1_block_number": "Arbitrum: its block's, in that header's mix hash; the receipt's encoding leaves it out",
+        **dict.fromkeys(
+            ("operator_fee_scalar", "operator_fee_constant", "da_footprint_gas_scalar"),
+            "OP Stack: the fee parameters of the block's L1 attributes transaction, as the node read them; the "
+            "receipt's encoding leaves them out",
+        ),
     }
     sources = {
         "block_number": "blockNumber",
@@ -66,6 +71,9 @@ class Receipts(ObjectDataset):
         "l1_blob_base_fee_scalar": "l1BlobBaseFeeScalar",
         "gas_used_for_l1": "gasUsedForL1",
         "l1_block_number": "l1BlockNumber",
+        "operator_fee_scalar": "operatorFeeScalar",
+        "operator_fee_constant": "operatorFeeConstant",
+        "da_footprint_gas_scalar": "daFootprintGasScalar",
     }
     columns = (
         "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
@@ -73,7 +81,7 @@ class Receipts(ObjectDataset):
         "gas_used", "cumulative_gas_used", "effective_gas_price", "blob_gas_used", "blob_gas_price", "log_count",
         "logs_bloom", "deposit_nonce", "deposit_receipt_version", "l1_fee", "l1_gas_price", "l1_gas_used",
         "l1_fee_scalar", "l1_base_fee_scalar", "l1_blob_base_fee", "l1_blob_base_fee_scalar", "gas_used_for_l1",
-        "l1_block_number",
+        "l1_block_number", "operator_fee_scalar", "operator_fee_constant", "da_footprint_gas_scalar",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH_LISTS

@@ -1,39 +1,132 @@
-"""Arbitrum Nitro (Arbitrum One, Nova, Sepolia): ArbOS's internal transactions, and the price rule it does not keep.
+"""Arbitrum Nitro (Arbitrum One, Nova, Sepolia): ArbOS's own transaction types, its header, and the price rule it does
+not keep.
 
-- The internal transaction ArbOS starts each block with (type 0x6a, ``ArbitrumInternalTx``) is
-  ``0x6a || rlp([chainId, data])``, from and to ArbOS's address ``0x...0a4b05``; its receipt encodes as Ethereum's.
+- Its transaction types carry no signature; each is ``type || rlp(fields)``, the fields in the order of Nitro's
+  go-ethereum fork (``core/types/arb_types.go``), the sender among them, so the hash proves it:
+  deposit 0x64 ``[chainId, requestId, from, to, value]``; unsigned 0x65
+  ``[chainId, from, nonce, maxFeePerGas, gas, to, value, input]``; contract 0x66
+  ``[chainId, requestId, from, maxFeePerGas, gas, to, value, input]``; retry 0x68
+  ``[chainId, nonce, from, maxFeePerGas, gas, to, value, input, ticketId, refundTo, maxRefund, submissionFeeRefund]``;
+  submit retryable 0x69 ``[chainId, requestId, from, l1BaseFee, depositValue, maxFeePerGas, gas, retryTo,
+  retryValue, beneficiary, maxSubmissionFee, refundTo, retryData]``; internal 0x6a ``[chainId, data]`` (from and to
+  ArbOS's address ``0x...0a4b05``). A ``to`` of none (a creation) is RLP's empty string. Their receipts encode as
+  Ethereum's.
+- A submit-retryable's ``to`` (ArbRetryableTx, ``0x...6e``) and ``input`` (its fields as that precompile's call) are
+  the node's rendering: its encoding holds neither.
+- The header: the send root as its extra data; the send count, L1 block number and ArbOS version in its mix hash.
 - Nitro charges the block's base fee, not ``min(max fee, base fee + tip)``: no header commits to the price paid.
-- Its other types (deposits 0x64, unsigned 0x65, contract 0x66, retries 0x68 and 0x69, legacy 0x78) are stored and
-  declared unproven until they are declared here.
+- The legacy type 0x78 (Arbitrum One's blocks from before Nitro) is stored and declared unproven.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from chainframe._rlp import python_rlp, uint
-from chainframe.families._family import ChainFamily, Row, TransactionType
+from chainframe._rlp import RlpItem, python_rlp, uint
+from chainframe.families._family import ChainFamily, Row, TransactionType, integer
 
-INTERNAL = 0x6A
-_READS = ("transaction_chain_id", "input")
+DEPOSIT, UNSIGNED, CONTRACT, RETRY, SUBMIT_RETRYABLE, INTERNAL = 0x64, 0x65, 0x66, 0x68, 0x69, 0x6A
 ARBOS = bytes.fromhex("00000000000000000000000000000000000a4b05")
 
 
+def _to(value: bytes | None) -> bytes:
+    return value or b""  # Nitro's ``rlp:"nil"``: no callee (a creation) is the empty string
+
+
 def _internal(tx: Row) -> bytes:
-    return bytes([INTERNAL]) + python_rlp([uint(tx["transaction_chain_id"]), tx["input"]])
+    return bytes([INTERNAL]) + python_rlp([integer(tx["transaction_chain_id"]), tx["input"]])
+
+
+def _deposit(tx: Row) -> bytes:
+    fields: list[RlpItem] = [integer(tx["transaction_chain_id"]), tx["request_id"], tx["from_address"],
+                             tx["to_address"], integer(tx["value"])]  # fmt: skip
+    return bytes([DEPOSIT]) + python_rlp(fields)
+
+
+def _unsigned(tx: Row) -> bytes:
+    fields: list[RlpItem] = [
+        integer(tx["transaction_chain_id"]), tx["from_address"], uint(tx["nonce"]), integer(tx["max_fee_per_gas"]),
+        uint(tx["gas"]), _to(tx["to_address"]), integer(tx["value"]), tx["input"],
+    ]  # fmt: skip
+    return bytes([UNSIGNED]) + python_rlp(fields)
+
+
+def _contract(tx: Row) -> bytes:
+    fields: list[RlpItem] = [
+        integer(tx["transaction_chain_id"]), tx["request_id"], tx["from_address"], integer(tx["max_fee_per_gas"]),
+        uint(tx["gas"]), _to(tx["to_address"]), integer(tx["value"]), tx["input"],
+    ]  # fmt: skip
+    return bytes([CONTRACT]) + python_rlp(fields)
+
+
+def _retry(tx: Row) -> bytes:
+    fields: list[RlpItem] = [
+        integer(tx["transaction_chain_id"]), uint(tx["nonce"]), tx["from_address"], integer(tx["max_fee_per_gas"]),
+        uint(tx["gas"]), _to(tx["to_address"]), integer(tx["value"]), tx["input"], tx["ticket_id"], tx["refund_to"],
+        integer(tx["max_refund"]), integer(tx["submission_fee_refund"]),
+    ]  # fmt: skip
+    return bytes([RETRY]) + python_rlp(fields)
+
+
+def _submit_retryable(tx: Row) -> bytes:
+    fields: list[RlpItem] = [
+        integer(tx["transaction_chain_id"]), tx["request_id"], tx["from_address"], integer(tx["l1_base_fee"]),
+        integer(tx["deposit_value"]), integer(tx["max_fee_per_gas"]), uint(tx["gas"]), _to(tx["retry_to"]),
+        integer(tx["retry_value"]), tx["beneficiary"], integer(tx["max_submission_fee"]), tx["refund_to"],
+        tx["retry_data"],
+    ]  # fmt: skip
+    return bytes([SUBMIT_RETRYABLE]) + python_rlp(fields)
+
+
+def _type(code: int, name: str, encode: Callable[[Row], bytes], reads: tuple[str, ...], **more: Any) -> TransactionType:
+    """A Nitro type: every field it reads has no empty form except a creation's callee."""
+    needs = tuple(c for c in reads if c not in ("to_address", "retry_to"))
+    return TransactionType(code, name, encode, reads=reads, needs=needs, **more)
+
+
+_COMMON = ("transaction_chain_id", "from_address", "max_fee_per_gas", "gas", "to_address", "value", "input")
+_TYPES = (
+    _type(DEPOSIT, "deposit", _deposit, ("transaction_chain_id", "request_id", "from_address", "to_address", "value")),
+    _type(UNSIGNED, "unsigned", _unsigned, (*_COMMON, "nonce")),
+    _type(CONTRACT, "contract", _contract, (*_COMMON, "request_id"),
+          creation="an Arbitrum contract transaction's encoding holds no nonce: the address a creation of it made "
+          "follows from its sender's nonce at execution, which nothing proven reports"),
+    _type(RETRY, "retry", _retry, (*_COMMON, "nonce", "ticket_id", "refund_to", "max_refund", "submission_fee_refund")),
+    _type(SUBMIT_RETRYABLE, "submit retryable", _submit_retryable, (
+        "transaction_chain_id", "request_id", "from_address", "l1_base_fee", "deposit_value", "max_fee_per_gas", "gas",
+        "retry_to", "retry_value", "beneficiary", "max_submission_fee", "refund_to", "retry_data",
+    )),
+    _type(INTERNAL, "internal", _internal, ("transaction_chain_id", "input"), sender=ARBOS),
+)  # fmt: skip
 
 
 class ArbitrumNitro(ChainFamily):
     name = "arbitrum-nitro"
-    doc = "Arbitrum Nitro rollups: ArbOS internal transactions, the base fee as the price paid."
+    doc = "Arbitrum Nitro rollups: ArbOS's own transaction types (retryables, deposits...), the base fee as price."
     chain_ids: ClassVar[Mapping[int, str]] = {42161: "Arbitrum One", 42170: "Arbitrum Nova", 421614: "Arbitrum Sepolia"}
-    transaction_types: ClassVar[Mapping[int, TransactionType]] = {
-        INTERNAL: TransactionType(INTERNAL, "internal", _internal, reads=_READS, needs=_READS, sender=ARBOS)
-    }
+    transaction_types: ClassVar[Mapping[int, TransactionType]] = {t.code: t for t in _TYPES}
     columns: ClassVar[Mapping[str, Mapping[str, int | None]]] = {
-        "blocks": dict.fromkeys(("send_root", "send_count", "l1_block_number"), None),
+        "blocks": dict.fromkeys(("send_root", "send_count", "l1_block_number", "arbos_version"), None),
         "receipts": dict.fromkeys(("gas_used_for_l1", "l1_block_number"), None),
+        "transactions": {
+            # request_id and refund_to: more than one type has them (deposit, contract, submit retryable; retry, submit
+            # retryable), so their rows are not screened by type
+            **dict.fromkeys(("request_id", "refund_to"), None),
+            **dict.fromkeys(("ticket_id", "max_refund", "submission_fee_refund"), RETRY),
+            **dict.fromkeys(
+                (
+                    "l1_base_fee",
+                    "deposit_value",
+                    "retry_to",
+                    "retry_value",
+                    "retry_data",
+                    "beneficiary",
+                    "max_submission_fee",
+                ),
+                SUBMIT_RETRYABLE,
+            ),
+        },
     }
     unprovable: ClassVar[Mapping[str, str]] = {
         "receipts.effective_gas_price": "Arbitrum charges the block's base fee, not Ethereum's min(max fee, base fee "
@@ -41,11 +134,13 @@ class ArbitrumNitro(ChainFamily):
     }
 
     def header_columns(self, extra_data: bytes, mix_hash: bytes) -> dict[str, Any]:
-        """Nitro's header: the send root as its extra data, the send count and L1 block number in its mix hash."""
+        """Nitro's header: the send root as its extra data; the send count, L1 block number and ArbOS version in its
+        mix hash, 8 bytes each (Nitro's ``DeserializeHeaderExtraInformation``)."""
         return {
             "send_root": extra_data,
             "send_count": int.from_bytes(mix_hash[:8], "big"),
             "l1_block_number": int.from_bytes(mix_hash[8:16], "big"),
+            "arbos_version": int.from_bytes(mix_hash[16:24], "big"),
         }
 
 

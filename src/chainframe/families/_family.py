@@ -85,6 +85,9 @@ class ChainFamily:
     """Receipt types not encoded the Ethereum way, by code."""
     unprovable: ClassVar[Mapping[str, str]] = {}
     """``dataset.column`` -> why no header of the family commits to it (its rule checks are skipped, saying so)."""
+    meanings: ClassVar[Mapping[str, str]] = {}
+    """``dataset.column`` -> what it holds on the family's chains where that is not what it holds on Ethereum's (OP's
+    blob_gas_used from Jovian): proven or not as declared elsewhere, but not to be read as Ethereum's."""
     unprovable_from: ClassVar[Mapping[str, FromHardfork]] = {}
     """``dataset.column`` -> the hardfork from which no header of the family commits to it, and why: its checks are
     skipped in the blocks where :meth:`active` says the hardfork is in force, and run before."""

@@ -6,8 +6,12 @@ fields that commit to something else than Ethereum's.
 - A deposit receipt is ``0x7e || rlp([status, cumulativeGasUsed, bloom, logs, depositNonce?, depositReceiptVersion?])``:
   Regolith adds the deposit nonce, Canyon the receipt version.
 - From Isthmus the header's ``withdrawalsRoot`` is the L2ToL1MessagePasser's storage root (no list of withdrawals).
-- From Jovian a receipt's ``blobGasUsed`` is its data-availability footprint (the header's too), not blob gas.
-- The L1 fee fields of a receipt are the node's arithmetic over the L1 attributes: no root holds them.
+- From Jovian a receipt's ``blobGasUsed`` is its data-availability footprint, not blob gas; the header's
+  ``blobGasUsed`` is the block's (the sum of its transactions' footprints, which gates the block as blob gas does
+  on L1): hashed into the header, so proven, but not blob gas (declared in :attr:`OpStack.meanings`).
+- The L1 fee fields of a receipt are the node's arithmetic over the L1 attributes: no root holds them; so are the
+  fee parameters a receipt repeats from them (Isthmus' operator fee scalar and constant, Jovian's DA footprint gas
+  scalar), which op-geth leaves off the receipt where they are zero or before their hardfork.
 """
 
 from __future__ import annotations
@@ -30,6 +34,16 @@ registry); a chain not listed is read as having all of them from its genesis."""
 L1_FEE_COLUMNS = ("l1_fee", "l1_gas_price", "l1_gas_used", "l1_fee_scalar", "l1_base_fee_scalar", "l1_blob_base_fee",
                   "l1_blob_base_fee_scalar")  # fmt: skip
 _L1_FEE = "the L1 fee fields are the node's arithmetic over the block's L1 attributes: no root commits to them"
+FEE_PARAMETER_COLUMNS = ("operator_fee_scalar", "operator_fee_constant", "da_footprint_gas_scalar")
+_FEE_PARAMETERS = (
+    "the fee parameters of the block's L1 attributes transaction, repeated on each receipt by the node: its "
+    "encoding leaves them out"
+)
+_MEANINGS = {
+    "blocks.blob_gas_used": "from Jovian the block's data-availability footprint (the sum of its transactions' "
+    "footprints: size estimate x da_footprint_gas_scalar), not blob gas; hashed, so proven as any header field",
+    "receipts.blob_gas_used": "from Jovian the transaction's data-availability footprint, not blob gas",
+}
 
 
 def active(fork: str, chain_id: int | None, timestamp: int) -> bool:
@@ -80,15 +94,17 @@ class OpStack(ChainFamily):
         "transactions": dict.fromkeys(("source_hash", "mint", "is_system_tx"), DEPOSIT),
         "receipts": {
             **dict.fromkeys(("deposit_nonce", "deposit_receipt_version"), DEPOSIT),
-            **dict.fromkeys(L1_FEE_COLUMNS, None),
+            **dict.fromkeys((*L1_FEE_COLUMNS, *FEE_PARAMETER_COLUMNS), None),
         },
     }
     unprovable: ClassVar[Mapping[str, str]] = {
         "receipts.blob_gas_used": "from Jovian an OP receipt's blob_gas_used is its data-availability footprint "
         "(the header's too), the node's arithmetic over the transaction's size: no root commits to it",
         **{f"receipts.{name}": _L1_FEE for name in L1_FEE_COLUMNS},
+        **{f"receipts.{name}": _FEE_PARAMETERS for name in FEE_PARAMETER_COLUMNS},
     }
 
+    meanings: ClassVar[Mapping[str, str]] = _MEANINGS
     unprovable_from: ClassVar[Mapping[str, FromHardfork]] = {
         "blocks.withdrawals_root": FromHardfork(
             "isthmus",
