@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chainframe._errors import InputError
-from chainframe.rpc import AsyncClient, Endpoint, Provider
+from chainframe.rpc import AsyncClient, Endpoint, Pacing, Provider
 
 RPC = str | Endpoint | Provider | Sequence[str | Endpoint | Provider]
 """One endpoint, or several (keys or providers): the calls are shared over them, each paced by its own budget (a
@@ -54,6 +54,13 @@ def make_client(
 
 def _listed(rpc: Any) -> list[Any]:
     return list(rpc) if isinstance(rpc, list | tuple) else [rpc]
+
+
+def own_pacings(endpoints: Sequence[Endpoint], rpc: Any) -> list[Pacing | None]:
+    """Each of ``endpoints``' own pacing where ``rpc`` gave it as a :class:`~chainframe.rpc._pool.Provider` with one
+    (an endpoints file's budget and prices), else None."""
+    given = {p.endpoint: p.pacing for p in _listed(rpc) if isinstance(p, Provider)}
+    return [given.get(endpoint) for endpoint in endpoints]
 
 
 def endpoint_of(rpc: str | Endpoint | Provider | None, network: str | None, key: str | None) -> Endpoint:

@@ -25,7 +25,8 @@ The split of work:
 
 The provider's budget is shared by equal shares (:meth:`chainframe.rpc.Pacing.share`): with E endpoints and N
 workers, worker i uses endpoint ``i mod E`` first (the others as its fallbacks, as without Dask) and paces itself to
-``1 / ceil(N / E)`` of that endpoint's requests and credits per second, so the workers on one endpoint never exceed
+``1 / ceil(N / E)`` of that endpoint's requests and credits per second (its own budget and prices where an endpoints
+file gave them, else the run's pacing), so the workers on one endpoint never exceed
 its budget together, with no message per request. A rate-limit answer's pause is announced as a Dask event
 (``Worker.log_event``) to the run's topic; every worker on the same endpoint pauses too.
 
@@ -159,6 +160,9 @@ class WorkerPlan:
     run: str
     """The run's id: names its plugin, its event topic and its task keys."""
     endpoints: tuple[Endpoint, ...] = field(repr=False)
+    pacings: tuple[Pacing | None, ...] = field(default=(), repr=False)
+    """Each endpoint's own budget and prices (an endpoints file's), in ``endpoints``' order; None, or none given: the
+    client options' pacing."""
     workers: int
     """Workers the run started with: each endpoint's budget is split between ``ceil(workers / endpoints)``."""
     client_options: Mapping[str, Any] = field(default_factory=dict, repr=False)
@@ -178,14 +182,16 @@ class WorkerPlan:
         place = self.index.get(worker_name, zlib.crc32(worker_name.encode()))
         return place % len(self.endpoints)
 
-    def pacing(self) -> Pacing:
-        pacing: Pacing = self.client_options.get("pacing", Pacing())
+    def pacing(self, endpoint: int) -> Pacing:
+        """A worker's share of the budget of the endpoint it starts on (the ``endpoint``-th)."""
+        own = self.pacings[endpoint] if endpoint < len(self.pacings) else None
+        pacing: Pacing = own or self.client_options.get("pacing", Pacing())
         return pacing.share(math.ceil(self.workers / len(self.endpoints)))
 
     def client(self, worker_name: str) -> AsyncClient:
         first = self.endpoint_of(worker_name)
         order = [*self.endpoints[first:], *self.endpoints[:first]]
-        options = {**self.client_options, "pacing": self.pacing()}
+        options = {**self.client_options, "pacing": self.pacing(first)}
         options["fallbacks"] = [*order[1:], *options.get("fallbacks", ())]
         return AsyncClient(order[0], **options)
 
@@ -233,13 +239,13 @@ def no_progress_timeout(plan: WorkerPlan) -> float:
     options = {**_CLIENT_DEFAULTS, **plan.client_options}
     timeout: Timeout = options["timeout"]
     retry: RetryPolicy = options["retry"]
-    pacing = plan.pacing()
-    batch = [_dearest(pacing)] * int(options["batch_size"])
     paced = 0.0
-    if pacing.credits_per_second:
-        paced = max(paced, pacing.cost(batch) / pacing.credits_per_second)
-    if pacing.requests_per_second:
-        paced = max(paced, Pacing.calls(batch) / pacing.requests_per_second)
+    for pacing in (plan.pacing(i) for i in range(len(plan.endpoints))):  # the slowest endpoint's share
+        batch = [_dearest(pacing)] * int(options["batch_size"])
+        if pacing.credits_per_second:
+            paced = max(paced, pacing.cost(batch) / pacing.credits_per_second)
+        if pacing.requests_per_second:
+            paced = max(paced, Pacing.calls(batch) / pacing.requests_per_second)
     return max(NO_PROGRESS_FLOOR, paced + max(retry.total, retry.rate_limit_total) + timeout.total)
 
 
@@ -751,13 +757,19 @@ def _series(task: ChunkTask) -> str:
 
 @asynccontextmanager
 async def dask_runner(
-    executor: Executor, *, endpoints: Sequence[Endpoint], client_options: Mapping[str, Any], concurrency: int
+    executor: Executor,
+    *,
+    endpoints: Sequence[Endpoint],
+    client_options: Mapping[str, Any],
+    concurrency: int,
+    pacings: Sequence[Pacing | None] = (),
 ) -> AsyncIterator[DaskRunner]:
     """Connect to (or start) the cluster, give its workers the run's plan, and stop the run's work there at the end
     (on success, error or cancellation alike)."""
     stack = AsyncExitStack()
     try:
-        yield await _start(stack, executor, endpoints=endpoints, client_options=client_options, concurrency=concurrency)
+        yield await _start(stack, executor, endpoints=endpoints, client_options=client_options, concurrency=concurrency,
+                           pacings=pacings)  # fmt: skip
     finally:
         # Also when cancelled (Ctrl-C): the workers stop the run's chunks, then the client and a local cluster close.
         with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_TIMEOUT):
@@ -771,6 +783,7 @@ async def _start(
     endpoints: Sequence[Endpoint],
     client_options: Mapping[str, Any],
     concurrency: int,
+    pacings: Sequence[Pacing | None] = (),
 ) -> DaskRunner:
     configured_no_progress_timeout()  # a wrong value fails before a cluster starts
     try:
@@ -793,7 +806,7 @@ async def _start(
     info = (await dask.scheduler.identity(n_workers=-1))["workers"]
     names = sorted(str(w["name"]) for w in info.values())
     plan = WorkerPlan(
-        run=secrets.token_hex(4), endpoints=tuple(endpoints), workers=len(names),
+        run=secrets.token_hex(4), endpoints=tuple(endpoints), pacings=tuple(pacings), workers=len(names),
         client_options=dict(client_options), index={name: i for i, name in enumerate(names)},
     )  # fmt: skip
     await dask.register_plugin(_Plugin(plan), name=plan.run)

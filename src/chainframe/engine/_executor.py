@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from chainframe._errors import InputError
-from chainframe.engine._client import client_options
+from chainframe.engine._client import client_options, own_pacings
 from chainframe.engine._engine import TaskRunner, run_tasks
 from chainframe.rpc import Endpoint
 
@@ -24,8 +24,9 @@ async def runner_for(
     from chainframe.engine._dask import dask_runner  # start-up time: dask loads only when a cluster is asked
 
     async with dask_runner(
-        executor, endpoints=endpoints, client_options=client_options(options, rpc), concurrency=concurrency
-    ) as runner:
+        executor, endpoints=endpoints, client_options=client_options(options, rpc), concurrency=concurrency,
+        pacings=own_pacings(endpoints, rpc),
+    ) as runner:  # fmt: skip
         yield runner
 
 
