@@ -9,6 +9,7 @@ from __future__ import annotations
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "extract": ("_extract", "extract datasets over a block range into Parquet files"),
+    "abi": ("_abi", "say which ABI an address decodes with, and why (its own, or a proxy's implementation's)"),
     "call": ("_call", "call one JSON-RPC method and print the result as JSON"),
     "probe": ("_probe", "ask a node what it serves and which datasets will work on it"),
     "info": ("_info", "show what an output folder holds: datasets, block ranges, rows, gaps, problems"),

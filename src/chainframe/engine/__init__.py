@@ -20,7 +20,7 @@ from chainframe.engine._collect import acollect
 from chainframe.engine._logs import Density, predict_calls, sample_density
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._probe import Capabilities, aprobe, node_table, preflight, preflight_methods, probe
-from chainframe.engine._ranges import BlockSpec, RangeSpec, parse_blocks, parse_range
+from chainframe.engine._ranges import BlockSpec, RangeSpec, parse_blocks, parse_range, resolve_blocks
 from chainframe.engine._read import open_duckdb, scan, series_folder
 from chainframe.engine._report import RunReport
 from chainframe.engine._runplan import RunPlan, SeriesPlan, aplan
@@ -62,6 +62,7 @@ __all__ = [
     "preflight_methods",
     "probe",
     "repair",
+    "resolve_blocks",
     "sample_density",
     "scan",
     "series_folder",

@@ -1,0 +1,241 @@
+"""``--abi-dir`` and ``chainframe abi``: ABIs read from a folder in Sourcify's layout and Etherscan's getabi JSON
+(tests/data/abi), and an EIP-1967 proxy upgraded mid-range from Store to Emitter (tests/decode/proxy_chain.py) decoded
+on each side with the implementation in force there; the decoded rows checked against the arguments the test sent
+(eth-abi encoded them). Bad files refused before any request, naming the file and the reason."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from chainframe.cli import main
+from chainframe.decode import AbiFolder, implementations, keccak256
+from chainframe.devnet import DEV_ACCOUNTS, AnvilNode, AnvilOptions
+from chainframe.rpc import AsyncClient
+from tests.decode.proxy_chain import CHAIN_ID, ProxyChain, abi_of, build
+from tests.decode.test_calls import as_stored
+
+ABIS = Path(__file__).resolve().parents[1] / "data" / "abi"
+NOWHERE = "http://127.0.0.1:9"  # nothing listens: a command that sent a request would fail otherwise
+
+
+def _run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def chain() -> Iterator[ProxyChain]:
+    with AnvilNode(AnvilOptions(chain_id=CHAIN_ID)) as node:
+        yield build(node)
+
+
+def test_the_fixtures_hold_the_contracts_abis() -> None:
+    folder = AbiFolder(ABIS)
+    store, emitter, proxy = (
+        "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+        "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
+        "0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0",
+    )
+    found = folder.abi_of(CHAIN_ID, store.upper().replace("0X", "0x"))  # any letter case
+    assert found is not None
+    assert found.origin == "sourcify full_match"
+    assert list(found.entries) == abi_of("Store")
+    found = folder.abi_of(CHAIN_ID, emitter)
+    assert found is not None
+    assert (found.origin, list(found.entries)) == ("etherscan", abi_of("Emitter"))
+    found = folder.abi_of(CHAIN_ID, proxy)
+    assert found is not None
+    assert found.origin == "sourcify partial_match"
+    assert {e.get("name") for e in found.entries} == {"upgradeTo", "Upgraded", None}
+    devnet = folder.abi_of(31337, store)  # the devnet's Token, at the same address on another chain
+    assert devnet is not None
+    assert list(devnet.entries) == abi_of("Token")
+    assert folder.abi_of(1, store) is None  # no file for that chain, and no Etherscan file for the address
+
+
+def _spans(chain: ProxyChain, from_logs: bool) -> list[tuple[int, int, str, str]]:
+    async def read() -> list[tuple[int, int, str, str]]:
+        async with AsyncClient(chain.url) as client:
+            spans = await implementations(client, chain.proxy, 1, chain.last, from_logs=from_logs)
+        return [(s.first, s.last, s.code.how, s.code.address) for s in spans]
+
+    return anyio.run(read)
+
+
+def test_the_upgrade_is_found_by_its_log_and_by_bisection(chain: ProxyChain) -> None:
+    expected = [
+        (1, 2, "own", chain.proxy),  # not deployed yet: empty slots
+        (3, chain.upgrade_block - 1, "eip1967", chain.store),
+        (chain.upgrade_block, chain.last, "eip1967", chain.emitter),
+    ]
+    assert _spans(chain, from_logs=True) == expected
+    assert _spans(chain, from_logs=False) == expected
+
+
+def test_abi_command_says_which_abi_and_why(chain: ProxyChain) -> None:
+    code, out, err = _run(["abi", chain.proxy, chain.store, "--abi-dir", str(ABIS), "--rpc", chain.url,
+                           "-b", f"1:{chain.last}", "--json"])  # fmt: skip
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    got = [(r["address"], r["first_block"], r["last_block"], r["how"], r["decodes_with"], r["abi_origin"])
+           for r in rows]  # fmt: skip
+    u = chain.upgrade_block
+    assert got == [
+        (chain.proxy, 1, 2, "own", chain.proxy, "sourcify partial_match"),
+        (chain.proxy, 3, u - 1, "eip1967", chain.store, "sourcify full_match"),
+        (chain.proxy, u, chain.last, "eip1967", chain.emitter, "etherscan"),
+        (chain.store, 1, chain.last, "own", chain.store, "sourcify full_match"),
+    ]
+    assert {r["chain_id"] for r in rows} == {CHAIN_ID}
+    code, out, _ = _run(["abi", chain.proxy, "--abi-dir", str(ABIS), "--rpc", chain.url])  # latest, in words
+    assert code == 0
+    assert out.strip() == (
+        f"{chain.proxy} blocks {chain.last}..{chain.last} (chain {CHAIN_ID}): EIP-1967 implementation slot of "
+        f"{chain.proxy} holds {chain.emitter}; ABI {AbiFolder(ABIS).abi_of(CHAIN_ID, chain.emitter).digest} "  # type: ignore[union-attr]
+        f"from {ABIS / (chain.emitter + '.json')} (etherscan)"
+    )
+
+
+def _folders(out: Path, dataset: str) -> dict[int, pa.Table]:
+    """Each series of ``dataset``, by its first block."""
+    found = {}
+    for folder in out.iterdir():
+        if folder.name.split("__")[0] == dataset:
+            table = pa.concat_tables(pq.read_table(f) for f in sorted(folder.glob("*.parquet")))
+            assert folder.name.startswith(f"{dataset}__f")  # decoded: a series of its own
+            found[min(table["block_number"].to_pylist())] = table
+    return found
+
+
+def _stored(value: Any) -> Any:
+    """What the test sent as the decoded column holds it with --u256 binary: integers as 32-byte words."""
+    if isinstance(value, int):
+        return value.to_bytes(32, "big")
+    return as_stored(value)
+
+
+def _column(table: pa.Table, name: str) -> list[Any]:
+    """A parameter's column: ``arg_``-named where the dataset has a column of that name (a transaction's value)."""
+    values: list[Any] = table[f"arg_{name}" if f"arg_{name}" in table.column_names else name].to_pylist()
+    return values
+
+
+Logged = Callable[[list[Any], int], tuple[str, dict[str, Any]]]
+EVENTS: dict[str, Logged] = {  # what each call to the proxy logs: (event, values by parameter name)
+    "set(uint256,uint256)": lambda args, bumps: ("Set(uint256,uint256)", {"key": args[0], "value": args[1]}),
+    "bump()": lambda args, bumps: ("Bumped(uint256)", {"counter": bumps}),
+    "ping(uint256,bytes)": lambda args, bumps: ("Ping(address,uint256,bytes)", {"sender": DEV_ACCOUNTS[0],
+                                                                               "seq": args[0], "payload": args[1]}),
+}  # fmt: skip
+NAMES = {"set(uint256,uint256)": ["key", "value"], "bump()": [], "ping(uint256,bytes)": ["seq", "payload"]}
+
+
+def test_extract_decodes_each_side_with_its_implementation(chain: ProxyChain, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    argv = ["extract", "transactions", "logs", "-b", f"3:{chain.last}", "--rpc", chain.url, "-o", str(out),
+            "--address", chain.proxy, "--abi-dir", str(ABIS), "--no-progress", "--u256", "binary"]  # fmt: skip
+    code, printed, err = _run(argv)
+    assert code == 0, err
+    u = chain.upgrade_block
+    assert f"blocks 3..{u - 1}, decoded with ABI" in printed
+    assert f"blocks {u}..{chain.last}, decoded with ABI" in printed
+    implementation = {3: "Store", u: "Emitter"}  # each stretch's first block
+    methods = {name: {e["name"] for e in abi_of(name) if e["type"] == "function"} for name in implementation.values()}
+    calls, logs = _folders(out, "transactions"), _folders(out, "logs")
+    assert set(calls) == set(logs) == {3 + 1, u + 1}  # the first call of each side is a block after its start
+    bumps = 0
+    for first, name in implementation.items():
+        end = u - 1 if first == 3 else chain.last
+        table, events = calls[first + 1], logs[first + 1]
+        assert max(table["block_number"].to_pylist() + events["block_number"].to_pylist()) <= end
+        # The calls of this side's functions that ran, with the arguments sent; the other side's (which reverted
+        # here), the upgrade and the deployments are not this side's calls.
+        sent = [s for s in chain.sent if first <= s["block"] <= end and s["signature"].split("(")[0] in methods[name]]
+        assert [s["status"] for s in sent] == [1] * len(sent)
+        assert len(sent) >= 2
+        assert table["transaction_hash"].to_pylist() == [bytes.fromhex(s["hash"][2:]) for s in sent]
+        assert table["function"].to_pylist() == [s["signature"] for s in sent]
+        for i, s in enumerate(sent):
+            assert table["decode_error"][i].as_py() is None
+            assert table["selector"][i].as_py() == keccak256(s["signature"].encode())[:4]
+            assert [_column(table, n)[i] for n in NAMES[s["signature"]]] == [_stored(v) for v in s["args"]]
+        # The logs: each call's event, decoded with this side's events.
+        expected = []
+        for s in sent:
+            bumps += s["signature"] == "bump()"
+            expected.append(EVENTS[s["signature"]](s["args"], bumps))
+        assert events["transaction_hash"].to_pylist() == [bytes.fromhex(s["hash"][2:]) for s in sent]
+        for i, (event, values) in enumerate(expected):
+            assert events["topics"][i].as_py()[0] == keccak256(event.encode())
+            assert {n: _column(events, n)[i] for n in values} == {n: _stored(v) for n, v in values.items()}
+    assert any(s["status"] == 0 for s in chain.sent)  # the test did send calls that only the other side has
+
+
+NOT_VERIFIED = '{"status": "0", "message": "NOTOK", "result": "Contract source code not verified"}'
+BURN = json.dumps([{"type": "function", "name": "burn", "inputs": [{"type": "uint256"}]}])
+COLLATE = json.dumps([{"type": "function", "name": "collate_propagate_storage", "inputs": [{"type": "bytes16"}]}])
+"""Two functions of one selector, 0x42966c68 (the well-known pair)."""
+
+
+@pytest.mark.parametrize(
+    ("files", "says"),
+    [
+        ({"0x" + "11" * 20 + ".json": "{not json"}, "is not readable JSON"),
+        ({"full_match/1/0x" + "11" * 20 + "/metadata.json": '{"output": {"devdoc": {}}}'}, "no output.abi"),
+        ({"0x" + "11" * 20 + ".json": NOT_VERIFIED}, "Contract source code not verified"),
+        ({"0x" + "11" * 20 + ".json": BURN, "0x" + "22" * 20 + ".json": COLLATE}, "selector clash: burn(uint256)"),
+    ],
+)
+def test_bad_files_are_refused_before_any_request(tmp_path: Path, files: dict[str, str], says: str) -> None:
+    folder = tmp_path / "abis"
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    addresses = ["0x" + "11" * 20, "0x" + "22" * 20]
+    for argv in (
+        ["abi", *addresses, "--abi-dir", str(folder), "--rpc", NOWHERE],
+        [
+            "extract",
+            "logs",
+            "-b",
+            "0:10",
+            "--rpc",
+            NOWHERE,
+            "-o",
+            str(tmp_path / "out"),
+            "--abi-dir",
+            str(folder),
+            "--address",
+            *addresses,
+        ],
+    ):
+        code, _, err = _run(argv)
+        assert code == 2, err  # refused: nothing was sent (a request to NOWHERE would fail with 1)
+        assert says in err
+        assert str(folder) in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_abi_dir_needs_the_addresses_and_a_folder(tmp_path: Path) -> None:
+    code, _, err = _run(["extract", "logs", "-b", "0:10", "--rpc", NOWHERE, "-o", str(tmp_path), "--abi-dir",
+                         str(ABIS)])  # fmt: skip
+    assert (code, "give --address" in err) == (2, True)
+    code, _, err = _run(["abi", "0x" + "11" * 20, "--abi-dir", str(tmp_path / "none"), "--rpc", NOWHERE])
+    assert (code, "is not a folder" in err) == (2, True)
+    shutil.rmtree(tmp_path, ignore_errors=True)
