@@ -45,6 +45,8 @@ TOOLS = {
     "traces": ("chainframe", "cli", "cryo"),  # both by trace_block (ours with the blocks' receipts, for the top gas)
     "native_transfers": ("chainframe", "cli", "cryo"),  # both by trace_block alone: no gas in their columns
     "contracts": ("chainframe", "cli", "cryo"),
+    "address_appearances": ("chainframe", "cli", "cryo"),
+    "erc20_transfers": ("chainframe", "cli", "cryo"),  # both by eth_getLogs, Transfer's topic
     "balance_diffs": ("chainframe", "cli", "cryo"),  # both by trace_replayBlockTransactions (stateDiff)
     "nonce_diffs": ("chainframe", "cli", "cryo"),
     "code_diffs": ("chainframe", "cli", "cryo"),
