@@ -31,6 +31,7 @@ import pytest
 from chainframe.datasets import COLUMNS, DATASETS, LOGS, BlockRange
 from chainframe.datasets._objects import ObjectDataset
 from chainframe.families import ARBITRUM_NITRO as ARBITRUM
+from chainframe.families import POLYGON_POS as POLYGON
 from chainframe.families import family_of
 from chainframe.rpc import AsyncClient, MemoryTransport, Reply, RetryPolicy
 from chainframe.verify import Report, verify_tables
@@ -256,6 +257,9 @@ def _expected(name: str, objects: list[dict[str, Any]], recording: Recording) ->
                 row["arbos_version"] = int.from_bytes(_data(item["mixHash"])[16:24], "big")
         if name == "receipts":
             row["log_count"] = len(item.get("logs") or [])
+        if name in ("transactions", "receipts") and recording.chain_id in POLYGON.chain_ids:  # no key: the hash rule
+            number, block = _quantity(recording.block["number"]), _data(recording.block["hash"])
+            row["is_state_sync"] = row["transaction_hash"] == POLYGON.outside_roots_hash(number, block)
         if name == "transactions" and row["transaction_chain_id"] is None and not row["transaction_type"]:
             v = row["v"]
             row["transaction_chain_id"] = (v - 35) // 2 if v is not None and v >= 35 else None  # EIP-155 signs it

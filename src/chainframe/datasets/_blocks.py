@@ -15,6 +15,7 @@ from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._function_calls import FUNCTION, DecodesCalls
 from chainframe.datasets._native import BATCH
 from chainframe.datasets._objects import ObjectDataset
+from chainframe.datasets._outside_roots import mark_outside_roots
 from chainframe.datasets._proof import Proof
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ class Transactions(DecodesCalls, ObjectDataset):
         "transaction_hash", "transaction_type", "from_address", "to_address", "value", "nonce", "gas", "gas_price",
         "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "input", "transaction_chain_id", "v",
         "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list", "source_hash", "mint",
-        "is_system_tx", *ARBITRUM_TRANSACTION,
+        "is_system_tx", *ARBITRUM_TRANSACTION, "is_state_sync",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH  # of blocks: the rows are their transaction objects (see scan_answers)
@@ -217,10 +218,10 @@ class Transactions(DecodesCalls, ObjectDataset):
 
     def scanned(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table | None:
         table = super().scanned(bodies, chain_id=chain_id, u256=u256)
-        return None if table is None else legacy_chain_ids(table)
+        return None if table is None else mark_outside_roots(legacy_chain_ids(table), chain_id)
 
     def rows(self, frame: pl.DataFrame, *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
-        return legacy_chain_ids(super().rows(frame, chain_id=chain_id, u256=u256))
+        return mark_outside_roots(legacy_chain_ids(super().rows(frame, chain_id=chain_id, u256=u256)), chain_id)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         table = self.scanned(bodies, chain_id=chain_id, u256=u256)

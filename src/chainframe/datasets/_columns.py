@@ -242,6 +242,7 @@ COLUMNS: dict[str, Column] = _table(
     ("operator_fee_scalar", "u64", "OP Stack from Isthmus: the operator fee's scalar (omitted by the node when 0)"),
     ("operator_fee_constant", "u64", "OP Stack from Isthmus: the operator fee's constant (omitted by the node when 0)"),
     ("da_footprint_gas_scalar", "u64", "OP Stack from Jovian: gas charged per byte of data-availability footprint"),
+    ("is_state_sync", "bool", "Polygon PoS: Bor's state-sync transaction, in neither root of its block"),
     # state diffs: each pair named for what it holds, so a name keeps one type across the catalogue
     ("change_type", "string", "state diffs: 'transaction', 'system_call' (before them) or 'withdrawal' (after)"),
     ("balance_before", "wei", "balance_diffs: the account's balance before the change"),

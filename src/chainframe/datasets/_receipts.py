@@ -14,6 +14,7 @@ from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._logs import with_block_timestamps
 from chainframe.datasets._native import BATCH_LISTS
 from chainframe.datasets._objects import ObjectDataset
+from chainframe.datasets._outside_roots import mark_outside_roots
 from chainframe.datasets._proof import Proof
 from chainframe.families import L1_FEE_COLUMNS
 
@@ -81,7 +82,7 @@ class Receipts(ObjectDataset):
         "gas_used", "cumulative_gas_used", "effective_gas_price", "blob_gas_used", "blob_gas_price", "log_count",
         "logs_bloom", "deposit_nonce", "deposit_receipt_version", "l1_fee", "l1_gas_price", "l1_gas_used",
         "l1_fee_scalar", "l1_base_fee_scalar", "l1_blob_base_fee", "l1_blob_base_fee_scalar", "gas_used_for_l1",
-        "l1_block_number", "operator_fee_scalar", "operator_fee_constant", "da_footprint_gas_scalar",
+        "l1_block_number", "operator_fee_scalar", "operator_fee_constant", "da_footprint_gas_scalar", "is_state_sync",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH_LISTS
@@ -162,10 +163,10 @@ class Receipts(ObjectDataset):
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         table = self.scanned(bodies, chain_id=chain_id, u256=u256)
-        if table is not None:
-            return table
-        frames = [batch_rows(b, self.fields, each="list") for b in bodies]
-        return self.rows(self.stack(frames), chain_id=chain_id, u256=u256)
+        if table is None:
+            frames = [batch_rows(b, self.fields, each="list") for b in bodies]
+            table = self.rows(self.stack(frames), chain_id=chain_id, u256=u256)
+        return mark_outside_roots(table, chain_id)
 
 
 _BLOCK_RECEIPTS = "eth_getBlockReceipts"

@@ -95,6 +95,17 @@ class ChainFamily:
     """The family's own columns, dataset -> column -> the one transaction type whose rows have it (None: any row).
     Null elsewhere: on a chain of another family, and on rows of another type."""
 
+    outside_roots: ClassVar[str | None] = None
+    """Why a block's transaction may be in none of its roots, nor its receipt (Bor's state-sync transaction): verify
+    sets such rows aside, chosen by :meth:`outside_roots_hash`; None: every transaction of a block is in its roots."""
+    outside_roots_column: ClassVar[str | None] = None
+    """The boolean column of transactions and receipts that marks such a row where it is stored."""
+
+    def outside_roots_hash(self, number: int, block_hash: bytes) -> bytes | None:
+        """The hash the one transaction of block ``number`` that no root holds has, if the block has one (None: the
+        family has none). What proves it is that transaction is this hash: it follows from the block alone."""
+        return None
+
     def active(self, hardfork: str, chain_id: int | None, timestamp: int) -> bool:
         """Whether the family's ``hardfork`` is in force at ``timestamp`` on chain ``chain_id``."""
         return False
@@ -133,6 +144,8 @@ class ChainFamily:
             proven.append("withdrawals root")
         else:
             skipped["blocks.withdrawals_root"] = withdrawals
+        if self.outside_roots is not None:
+            skipped[f"rows marked {self.outside_roots_column}"] = self.outside_roots
         skipped["transactions of any other type"] = "stored with their fields as given and declared unproven"
         return tuple(proven), skipped
 

@@ -1,7 +1,11 @@
-"""Polygon PoS (Bor): headers, transactions and receipts encoded as Ethereum's.
+"""Polygon PoS (Bor): headers, transactions and receipts encoded as Ethereum's, and the state-sync transaction.
 
-Bor's state-sync transactions (from and to the zero address, listed by some nodes after a sprint's last block) are
-in no transactions root; none is in the recorded blocks, so nothing is declared for them yet.
+Bor commits the state syncs from Ethereum (deposits bridged to Polygon) in the first block of a sprint and lists
+them as one transaction after the block's others: from and to the zero address, gas, price and signature 0, its hash
+keccak("matic-bor-receipt-" || the block number as 8 bytes || the block hash) (bor's ``GetDerivedBorTxHash`` of its
+``BorReceiptKey``), and a receipt holding the sync's logs. Neither is in the header's transactions or receipts root:
+they are stored, marked ``is_state_sync``, and kept out of the roots; that they are the block's state sync follows
+from the hash alone, and what they hold (their logs) from nothing the header commits to.
 """
 
 from __future__ import annotations
@@ -9,13 +13,29 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+from chainframe._keccak import keccak256
 from chainframe.families._family import ChainFamily
+
+STATE_SYNC_PREFIX = b"matic-bor-receipt-"
 
 
 class PolygonPos(ChainFamily):
     name = "polygon-pos"
-    doc = "Polygon PoS: Ethereum's encodings (its recorded blocks prove as Ethereum's do)."
+    doc = "Polygon PoS: Ethereum's encodings, and Bor's state-sync transactions kept out of the roots."
     chain_ids: ClassVar[Mapping[int, str]] = {137: "Polygon PoS", 80002: "Polygon Amoy"}
+    columns: ClassVar[Mapping[str, Mapping[str, int | None]]] = {
+        "transactions": {"is_state_sync": None},
+        "receipts": {"is_state_sync": None},
+    }
+    outside_roots = (
+        "Bor's state-sync transaction and its receipt are in neither of the header's roots: that a row is the block's "
+        "state sync is proven by its hash (keccak of 'matic-bor-receipt-', the block number and hash), what it holds "
+        "(its logs) by nothing"
+    )
+    outside_roots_column = "is_state_sync"
+
+    def outside_roots_hash(self, number: int, block_hash: bytes) -> bytes | None:
+        return keccak256(STATE_SYNC_PREFIX + number.to_bytes(8, "big") + block_hash)
 
 
 POLYGON_POS = PolygonPos()

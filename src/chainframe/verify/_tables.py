@@ -23,6 +23,7 @@ from chainframe.verify._derived import (
 from chainframe.verify._family_columns import check_family_columns, check_header_family_columns
 from chainframe.verify._headers import check_block_hashes
 from chainframe.verify._logs import check_log_counts, check_logs_bloom
+from chainframe.verify._outside_roots import set_aside_outside_roots
 from chainframe.verify._proofs import check_proofs
 from chainframe.verify._receipts import check_receipt_gas, check_receipt_outcomes, check_receipts_roots
 from chainframe.verify._report import Failure, Report
@@ -186,6 +187,10 @@ def verify_tables(
         if table is not None and name not in proven:
             _check_counts(name, table, blocks, report)
             check_indexes(name, table, report)
+    if family.outside_roots is not None:  # counted and indexed above; in no root below
+        kept = set_aside_outside_roots({"transactions": transactions, "receipts": receipts, "logs": logs}, blocks,
+                                       family, report)  # fmt: skip
+        transactions, receipts, logs = kept["transactions"], kept["receipts"], kept["logs"]
     if transactions is not None and receipts is not None:
         check_receipts_from_transactions(receipts, transactions, blocks, report, family=family)
     if receipts is not None and "receipts" not in proven:
