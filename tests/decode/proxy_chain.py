@@ -10,12 +10,13 @@ EIP-1967's implementation slot, except ``upgradeTo(address)``, which writes the 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from eth_abi import encode as abi_encode  # type: ignore[attr-defined]
 
-from chainframe.decode import IMPLEMENTATION_SLOT, keccak256
+from chainframe.decode import BEACON_SLOT, IMPLEMENTATION_SLOT, PROXIABLE_SLOT, keccak256
 from chainframe.devnet import DEV_ACCOUNTS, AnvilNode
 from chainframe.devnet._contracts import artifacts
 
@@ -50,32 +51,46 @@ def _push32(word: bytes) -> bytes:
 
 
 SLOT = bytes.fromhex(IMPLEMENTATION_SLOT[2:])
-RUNTIME = _assemble([
-    bytes.fromhex("600035" "60e01c" "63") + UPGRADE_TO + b"\x14", ("to", "upgrade"), b"\x57",  # selector == upgradeTo?
-    bytes.fromhex("36" "6000" "6000" "37"),  # calldatacopy(0, 0, calldatasize)
-    bytes.fromhex("6000" "6000" "36" "6000"), _push32(SLOT), bytes.fromhex("54" "5a" "f4"),  # delegatecall(gas, impl)
-    bytes.fromhex("3d" "6000" "6000" "3e"), ("to", "ok"), b"\x57",  # returndatacopy; jump if it succeeded
-    bytes.fromhex("3d" "6000" "fd"),  # revert(0, returndatasize)
-    ("at", "ok"), bytes.fromhex("3d" "6000" "f3"),  # return(0, returndatasize)
-    ("at", "upgrade"), bytes.fromhex("6004" "35" "80"), _push32(SLOT), b"\x55",  # sstore(slot, calldataload(4))
-    _push32(UPGRADED), bytes.fromhex("6000" "6000" "a2" "00"),  # log2(0, 0, Upgraded, implementation); stop
-])  # fmt: skip
+BEACON = bytes.fromhex(BEACON_SLOT[2:])
+PROXIABLE = bytes.fromhex(PROXIABLE_SLOT[2:])
 
 
-def proxy_creation(implementation: str) -> bytes:
-    """Creation code: the constructor writes its argument (the implementation) into the slot, returns the runtime."""
+def runtime(slot: bytes = SLOT) -> bytes:
+    """A proxy's runtime: every call delegated to the address in ``slot``, but ``upgradeTo``."""
+    return _assemble([
+        bytes.fromhex("600035" "60e01c" "63") + UPGRADE_TO + b"\x14", ("to", "upgrade"), b"\x57",  # upgradeTo?
+        bytes.fromhex("36" "6000" "6000" "37"),  # calldatacopy(0, 0, calldatasize)
+        bytes.fromhex("6000" "6000" "36" "6000"), _push32(slot), bytes.fromhex("54" "5a" "f4"),  # delegatecall
+        bytes.fromhex("3d" "6000" "6000" "3e"), ("to", "ok"), b"\x57",  # returndatacopy; jump if it succeeded
+        bytes.fromhex("3d" "6000" "fd"),  # revert(0, returndatasize)
+        ("at", "ok"), bytes.fromhex("3d" "6000" "f3"),  # return(0, returndatasize)
+        ("at", "upgrade"), bytes.fromhex("6004" "35" "80"), _push32(slot), b"\x55",  # sstore(slot, calldataload(4))
+        _push32(UPGRADED), bytes.fromhex("6000" "6000" "a2" "00"),  # log2(0, 0, Upgraded, implementation); stop
+    ])  # fmt: skip
+
+
+def proxy_creation(implementation: str, slot: bytes = SLOT) -> bytes:
+    """Creation code: the constructor writes its argument (the implementation, or a beacon) into ``slot`` and
+    returns the runtime."""
+    code = runtime(slot)
 
     def head(offset: int) -> bytes:  # copies the last word (the argument) to the slot, then the runtime out
         return (
             bytes.fromhex("602060203803600039600051")
-            + _push32(SLOT)
+            + _push32(slot)
             + b"\x55"
-            + bytes([0x60, len(RUNTIME), 0x80, 0x60, offset])
+            + bytes([0x60, len(code), 0x80, 0x60, offset])
             + bytes.fromhex("6000396000f3")
         )
 
     init = head(0)
-    return head(len(init)) + RUNTIME + abi_encode(["address"], [implementation])
+    return head(len(init)) + code + abi_encode(["address"], [implementation])
+
+
+def beacon_creation(implementation: str) -> bytes:
+    """A beacon whose every call (``implementation()`` among them) answers ``implementation`` as one word."""
+    code = _push32(abi_encode(["address"], [implementation])) + bytes.fromhex("60005260206000f3")
+    return bytes([0x60, len(code), 0x80, 0x60, 11, 0x60, 0, 0x39, 0x60, 0, 0xF3]) + code  # 11: this head's length
 
 
 @dataclass
@@ -86,8 +101,13 @@ class ProxyChain:
     proxy: str
     upgrade_block: int
     last: int
+    beacon: str = ""
+    beacon_proxy: str = ""
+    """A proxy whose EIP-1967 beacon slot names ``beacon``, which answers ``emitter``."""
+    uups_proxy: str = ""
+    """A proxy in front of ``store`` through EIP-1822's PROXIABLE slot."""
     sent: list[dict[str, Any]] = field(default_factory=list)
-    """Each call to the proxy: block, transaction hash, signature, arguments, status (1: it ran, 0: reverted)."""
+    """Each call to a proxy: to, block, transaction hash, signature, arguments, status (1: it ran, 0: reverted)."""
 
 
 def _send(node: AnvilNode, data: bytes, to: str | None = None) -> dict[str, Any]:
@@ -95,8 +115,12 @@ def _send(node: AnvilNode, data: bytes, to: str | None = None) -> dict[str, Any]
     if to is not None:
         tx["to"] = to
     tx_hash = node.rpc.call("eth_sendTransaction", tx)
-    receipt: dict[str, Any] = node.rpc.call("eth_getTransactionReceipt", tx_hash)
-    return receipt
+    for _ in range(200):  # mined at once, but under load the receipt may lag the answer
+        receipt: dict[str, Any] | None = node.rpc.call("eth_getTransactionReceipt", tx_hash)
+        if receipt is not None:
+            return receipt
+        time.sleep(0.05)
+    raise AssertionError(f"transaction {tx_hash} was not mined")
 
 
 def build(node: AnvilNode) -> ProxyChain:
@@ -107,11 +131,12 @@ def build(node: AnvilNode) -> ProxyChain:
     proxy = _send(node, proxy_creation(store))["contractAddress"]
     chain = ProxyChain(node.url, store.lower(), emitter.lower(), proxy.lower(), 0, 0)
 
-    def call(signature: str, types: list[str], args: list[Any]) -> None:
+    def call(signature: str, types: list[str], args: list[Any], to: str = proxy) -> None:
         data = keccak256(signature.encode())[:4] + abi_encode(types, args)
-        receipt = _send(node, data, proxy)
-        chain.sent.append({"block": int(receipt["blockNumber"], 16), "hash": receipt["transactionHash"],
-                           "signature": signature, "args": args, "status": int(receipt["status"], 16)})  # fmt: skip
+        receipt = _send(node, data, to)
+        chain.sent.append({"to": to.lower(), "block": int(receipt["blockNumber"], 16), "args": args,
+                           "hash": receipt["transactionHash"], "signature": signature,
+                           "status": int(receipt["status"], 16)})  # fmt: skip
 
     call("set(uint256,uint256)", ["uint256", "uint256"], [1, 2])
     call("bump()", [], [])
@@ -122,6 +147,10 @@ def build(node: AnvilNode) -> ProxyChain:
     call("ping(uint256,bytes)", ["uint256", "bytes"], [9, b"hello"])
     call("set(uint256,uint256)", ["uint256", "uint256"], [3, 4])  # Store's, after the upgrade: reverts
     call("ping(uint256,bytes)", ["uint256", "bytes"], [MAX, bytes(40)])
+    chain.beacon = _send(node, beacon_creation(emitter))["contractAddress"].lower()
+    chain.beacon_proxy = _send(node, proxy_creation(chain.beacon, BEACON))["contractAddress"].lower()
+    chain.uups_proxy = _send(node, proxy_creation(store, PROXIABLE))["contractAddress"].lower()
+    call("set(uint256,uint256)", ["uint256", "uint256"], [11, 12], chain.uups_proxy)  # it delegates through the slot
     chain.last = int(node.rpc.call("eth_blockNumber"), 16)
     return chain
 

@@ -112,6 +112,19 @@ def test_abi_command_says_which_abi_and_why(chain: ProxyChain) -> None:
     )
 
 
+def test_beacon_and_eip1822_proxies(chain: ProxyChain) -> None:
+    code, out, err = _run(["abi", chain.beacon_proxy, chain.uups_proxy, "--abi-dir", str(ABIS), "--rpc", chain.url,
+                           "--json"])  # fmt: skip
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [(r["address"], r["how"], r["decodes_with"], r["beacon"], r["abi_origin"]) for r in rows] == [
+        (chain.beacon_proxy, "eip1967-beacon", chain.emitter, chain.beacon, "etherscan"),
+        (chain.uups_proxy, "eip1822", chain.store, None, "sourcify full_match"),
+    ]
+    (uups_call,) = [s for s in chain.sent if s["to"] == chain.uups_proxy]
+    assert uups_call["status"] == 1  # the EIP-1822 proxy runs Store's code: the slot is where its code is
+
+
 def _folders(out: Path, dataset: str) -> dict[int, pa.Table]:
     """Each series of ``dataset``, by its first block."""
     found = {}
@@ -166,7 +179,8 @@ def test_extract_decodes_each_side_with_its_implementation(chain: ProxyChain, tm
         assert max(table["block_number"].to_pylist() + events["block_number"].to_pylist()) <= end
         # The calls of this side's functions that ran, with the arguments sent; the other side's (which reverted
         # here), the upgrade and the deployments are not this side's calls.
-        sent = [s for s in chain.sent if first <= s["block"] <= end and s["signature"].split("(")[0] in methods[name]]
+        sent = [s for s in chain.sent if s["to"] == chain.proxy and first <= s["block"] <= end
+                and s["signature"].split("(")[0] in methods[name]]  # fmt: skip
         assert [s["status"] for s in sent] == [1] * len(sent)
         assert len(sent) >= 2
         assert table["transaction_hash"].to_pylist() == [bytes.fromhex(s["hash"][2:]) for s in sent]
