@@ -28,7 +28,7 @@ from tests.verify.test_native import _random_transaction
 @pytest.fixture(scope="module")
 def folder(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("whole_columns")
-    extract(["blocks", "transactions", "receipts"], blocks="0:60", rpc=devnet_session.node.url, out=out,
+    extract(["blocks", "transactions", "receipts"], blocks="0:30", rpc=devnet_session.node.url, out=out,
             progress=False)  # fmt: skip
     return Path(out)
 
