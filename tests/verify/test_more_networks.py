@@ -1,4 +1,5 @@
-"""Recorded blocks of the chain families beyond the L2s of ``test_l2_recorded.py`` (issue 43): BNB Smart Chain.
+"""Recorded blocks of the chain families beyond the L2s of ``test_l2_recorded.py`` (issue 43): BNB Smart Chain and
+Avalanche's C-Chain.
 
 The BSC blocks are ten ``eth_getBlockByNumber(N, true)`` answers of BSC testnet (chain 97, blocks 55,474,112 to
 55,475,598, 2025-06-20, after Maxwell: 0.75 s blocks, the milliseconds in the mix hash), recorded by union's Parlia
@@ -7,6 +8,11 @@ light-client tests as raw JSON strings in their Rust source, vendored whole (``n
 stored column equal to the recorded JSON, each block hash from the header's own field list, each transactions root
 rebuilt and each sender's signature checked (the validators' system transactions with gas price 0 among them), with
 no check skipped under the BSC family and a changed byte caught.
+
+The Avalanche headers are three mainnet ``eth_getBlockByNumber`` answers, one per era of its header (Apricot 4,
+Cancun, Granite: 19, 22 and 24 fields), recorded by Nethermind's Avalanche tests without their transactions
+(``networks/nethermind``): each block hash proven from the family's own field list, which Ethereum's does not
+reproduce, and the atomic transactions (``blockExtraData``) proven through ``extDataHash``.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import pyarrow as pa
 import pytest
 
 from chainframe.datasets import DATASETS, BlockRange
-from chainframe.families import BSC, family_of
+from chainframe.families import AVALANCHE, BSC, ETHEREUM, family_of
 from chainframe.rpc import AsyncClient, MemoryTransport, Reply, RetryPolicy
 from chainframe.verify import Report, verify_tables
 from tests.fixtures import RECORDED_DIR
@@ -47,19 +53,20 @@ def _bsc_blocks() -> list[dict[str, Any]]:
 BLOCKS = _bsc_blocks()
 
 
-def _node(blocks: list[dict[str, Any]]) -> MemoryTransport:
-    """A node that answers what was recorded: the chain id and each block, hydrated or by hashes."""
+def _node(blocks: list[dict[str, Any]], chain_id: int) -> MemoryTransport:
+    """A node that answers what was recorded: the chain id and each block, hydrated or by hashes (a header recorded
+    without its transactions, as it was)."""
     by_number = {int(b["number"], 16): b for b in blocks}
 
     def answer(call: dict[str, Any]) -> dict[str, Any]:
         method, params = call["method"], call.get("params", [])
         if method == "eth_chainId":
-            return {"result": hex(BSC_TESTNET)}
+            return {"result": hex(chain_id)}
         if method == "eth_getBlockByNumber" and int(params[0], 16) in by_number:
             block = by_number[int(params[0], 16)]
-            return {
-                "result": block if params[1] else {**block, "transactions": [t["hash"] for t in block["transactions"]]}
-            }
+            if params[1] or "transactions" not in block:
+                return {"result": block}
+            return {"result": {**block, "transactions": [t["hash"] for t in block["transactions"]]}}
         return {"error": {"code": -32000, "message": f"not recorded: {method} {params}"}}
 
     def handler(body: bytes) -> Reply:
@@ -73,20 +80,24 @@ def _node(blocks: list[dict[str, Any]]) -> MemoryTransport:
     return MemoryTransport(handler)
 
 
-@pytest.fixture(scope="module")
-def answers() -> dict[str, list[bytes]]:
-    """Each dataset's answers for every recorded block, fetched as a run fetches them (once for the module)."""
-    numbers = [int(b["number"], 16) for b in BLOCKS]
+def _fetch(blocks: list[dict[str, Any]], chain_id: int, names: tuple[str, ...]) -> dict[str, list[bytes]]:
+    """Each dataset's answers for every recorded block, fetched as a run fetches them."""
+    numbers = [int(b["number"], 16) for b in blocks]
 
     async def fetch() -> dict[str, list[bytes]]:
-        client = AsyncClient("http://bsc.example", transport=_node(BLOCKS), retry=RetryPolicy(attempts=1))
+        client = AsyncClient("http://node.example", transport=_node(blocks, chain_id), retry=RetryPolicy(attempts=1))
         async with client:
             return {
                 name: [body for n in numbers for body in await DATASETS[name].fetch(client, BlockRange(n, n))]
-                for name in FETCHED
+                for name in names
             }
 
     return anyio.run(fetch)
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict[str, list[bytes]]:
+    return _fetch(BLOCKS, BSC_TESTNET, FETCHED)
 
 
 @pytest.fixture(scope="module")
@@ -224,3 +235,81 @@ def test_the_family_says_what_it_proves_and_skips_nothing_of_its_own() -> None:
     proven, skipped = BSC.proofs(BSC_TESTNET, int(BLOCKS[-1]["timestamp"], 16))
     assert "withdrawals root" in proven
     assert set(skipped) == {"transactions of any other type"}
+
+
+# --- Avalanche C-Chain -----------------------------------------------------------------------------------------------
+
+AVALANCHE_MAINNET = 43114
+REAL_BLOCKS = RECORDED_DIR / "networks/nethermind/src/Nethermind/Nethermind.Avalanche.Test/Blocks/RealBlocks"
+HEADERS = [
+    json.loads((REAL_BLOCKS / f"realblock-{era}.json").read_text(encoding="utf-8"))
+    for era in ("ap4-5000000", "cancun-70000000", "granite-89117142")
+]
+
+
+@pytest.fixture(scope="module")
+def headers() -> pa.Table:
+    return DATASETS["blocks"].transform(_fetch(HEADERS, AVALANCHE_MAINNET, ("blocks",))["blocks"], chain_id=43114)
+
+
+@pytest.mark.parametrize("chain_id", [43114, 43113])
+def test_avalanche_chains_are_read_as_the_avalanche_family(chain_id: int) -> None:
+    assert family_of(chain_id) is AVALANCHE
+
+
+def test_the_headers_hold_each_era_of_the_header() -> None:
+    """Apricot 4's fee fields, Cancun's blob and beacon fields, Granite's milliseconds; no withdrawals root."""
+    assert [(int(h["number"], 16), len(h)) for h in HEADERS] == [(5000000, 21), (70000000, 24), (89117142, 26)]
+    assert not any("withdrawalsRoot" in h or "requestsHash" in h or "transactions" in h for h in HEADERS)
+    assert ["blobGasUsed" in h for h in HEADERS] == [False, True, True]
+    assert ["timestampMilliseconds" in h for h in HEADERS] == [False, False, True]
+
+
+@pytest.mark.parametrize("reader", ["native", "pure"])
+def test_every_avalanche_header_column_is_the_recorded_value(reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if reader == "pure":
+        monkeypatch.setenv("CHAINFRAME_NATIVE", "0")
+    body = _fetch(HEADERS, AVALANCHE_MAINNET, ("blocks",))["blocks"]
+    stored = DATASETS["blocks"].transform(body, chain_id=AVALANCHE_MAINNET).to_pylist()
+    wanted = []
+    for header in HEADERS:
+        recording = Recording(header["number"], AVALANCHE_MAINNET, header, [], block_receipts=False)
+        (row,) = _expected("blocks", [{**header, "transactions": []}], recording)
+        wanted.append({**row, "transaction_count": None, "transaction_hashes": None})  # recorded without them
+    differences = [
+        (want["block_number"], column, want[column], row[column])
+        for row, want in zip(stored, wanted, strict=True)
+        for column in row
+        if row[column] != want[column]
+    ]
+    assert differences == []
+    unread = {key for header in HEADERS for key in header} - set(_objects("blocks").sources.values())
+    assert unread == set()
+
+
+def test_every_avalanche_block_hash_is_proven_from_the_familys_field_list(headers: pa.Table) -> None:
+    report = verify_tables(blocks=headers, chain_id=AVALANCHE_MAINNET)
+    assert report.failures == []
+    assert report.skipped == []
+    assert report.blocks_verified == {"blocks": 3}
+    as_ethereum = verify_tables(blocks=headers, chain_id=AVALANCHE_MAINNET, family=ETHEREUM)
+    assert [(f.block_number, f.check) for f in as_ethereum.failures if f.check == "block_hash"] == [
+        (5000000, "block_hash"), (70000000, "block_hash"), (89117142, "block_hash"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("ext_data_hash", bytes(32)), ("block_gas_cost", 1), ("ext_data_gas_used", 1), ("timestamp_milliseconds", 1)],
+)
+def test_a_changed_avalanche_header_field_is_caught(headers: pa.Table, column: str, value: Any) -> None:
+    forged = _changed(headers, {"block_number": 89117142}, **{column: value})
+    report = verify_tables(blocks=forged, chain_id=AVALANCHE_MAINNET)
+    assert ("blocks", 89117142, "block_hash") in {(f.dataset, f.block_number, f.check) for f in report.failures}
+
+
+def test_a_changed_atomic_transaction_is_caught_by_the_ext_data_hash(headers: pa.Table) -> None:
+    """The atomic transactions are in no transactions root: the header's extDataHash is keccak of their RLP."""
+    forged = _changed(headers, {"block_number": 70000000}, block_extra_data=b"\x00")
+    report = verify_tables(blocks=forged, chain_id=AVALANCHE_MAINNET)
+    assert [(f.block_number, f.check) for f in report.failures] == [(70000000, "block_extra_data")]

@@ -62,6 +62,13 @@ BLOCK_COLUMNS = (
 
 ARBITRUM_HEADER = {"send_root": "sendRoot", "send_count": "sendCount", "l1_block_number": "l1BlockNumber"}
 """What an Arbitrum node adds to a header's answer, from its extra data and mix hash (null on other chains)."""
+AVALANCHE_HEADER = {
+    "ext_data_hash": "extDataHash", "ext_data_gas_used": "extDataGasUsed", "block_gas_cost": "blockGasCost",
+    "block_extra_data": "blockExtraData", "timestamp_milliseconds": "timestampMilliseconds",
+    "min_delay_excess": "minDelayExcess",
+}  # fmt: skip
+"""What Avalanche's C-Chain adds to a header's answer: its own header fields, and the atomic transactions their hash
+commits to (null on other chains)."""
 ARBITRUM_TRANSACTION = {
     "request_id": "requestId", "ticket_id": "ticketId", "refund_to": "refundTo", "max_refund": "maxRefund",
     "submission_fee_refund": "submissionFeeRefund", "l1_base_fee": "l1BaseFee", "deposit_value": "depositValue",
@@ -82,8 +89,8 @@ class Blocks(ObjectDataset):
         "size": "the node's count of the whole block's encoded bytes: no header field commits to it",
         "total_difficulty": "the sum of every earlier block's difficulty: in no header (left out since the merge)",
     }
-    sources = {**BLOCK_SOURCES, **ARBITRUM_HEADER}
-    columns = (*BLOCK_COLUMNS, *ARBITRUM_HEADER, "arbos_version")
+    sources = {**BLOCK_SOURCES, **ARBITRUM_HEADER, **AVALANCHE_HEADER}
+    columns = (*BLOCK_COLUMNS, *ARBITRUM_HEADER, "arbos_version", *AVALANCHE_HEADER)
     sort = ("block_number",)
     answers = BATCH
     fetched_with = "eth_getBlockByNumber (transaction hashes), batched"

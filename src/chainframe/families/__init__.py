@@ -11,13 +11,14 @@ from typing import Literal
 
 from chainframe._errors import InputError
 from chainframe.families._arbitrum import ARBITRUM_NITRO
+from chainframe.families._avalanche import AVALANCHE
 from chainframe.families._bsc import BSC
 from chainframe.families._ethereum import ETHEREUM
 from chainframe.families._family import ChainFamily, FromHardfork, ReceiptType, TransactionType
 from chainframe.families._op_stack import L1_FEE_COLUMNS, OP_STACK
 from chainframe.families._polygon import POLYGON_POS
 
-FAMILIES: tuple[ChainFamily, ...] = (ETHEREUM, OP_STACK, ARBITRUM_NITRO, POLYGON_POS, BSC)
+FAMILIES: tuple[ChainFamily, ...] = (ETHEREUM, OP_STACK, ARBITRUM_NITRO, POLYGON_POS, BSC, AVALANCHE)
 _BY_ID = {chain_id: family for family in FAMILIES for chain_id in family.chain_ids}
 
 
@@ -83,6 +84,7 @@ def filled_by(dataset: str, column: str) -> dict[ChainFamily, int | None]:
 
 __all__ = [
     "ARBITRUM_NITRO",
+    "AVALANCHE",
     "BSC",
     "ETHEREUM",
     "FAMILIES",

@@ -94,6 +94,12 @@ class ChainFamily:
     columns: ClassVar[Mapping[str, Mapping[str, int | None]]] = {}
     """The family's own columns, dataset -> column -> the one transaction type whose rows have it (None: any row).
     Null elsewhere: on a chain of another family, and on rows of another type."""
+    header_fields: ClassVar[tuple[tuple[str, ...], tuple[str, ...]] | None] = None
+    """The header's RLP list as ``blocks`` columns where it is not Ethereum's: the fields every header has, then
+    those its forks appended, in order (a header holds a prefix of them). None: Ethereum's."""
+    hashed_into: ClassVar[Mapping[str, str]] = {}
+    """``blocks`` column -> the header column holding keccak(rlp(its bytes)): data the block hash proves through a
+    hash of it (Avalanche's atomic transactions, in no transactions root)."""
 
     outside_roots: ClassVar[str | None] = None
     """Why a block's transaction may be in none of its roots, nor its receipt (Bor's state-sync transaction): verify

@@ -14,6 +14,7 @@ import pyarrow as pa
 from chainframe import _kernels as pc
 from chainframe.families import FAMILIES, ChainFamily
 from chainframe.verify._columns import int_values, nulls, positions
+from chainframe.verify._hashing import keccak, rlp
 from chainframe.verify._report import Failure, Report
 
 _ANY: dict[str, set[str]] = {}
@@ -54,7 +55,14 @@ def check_family_columns(name: str, table: pa.Table, family: ChainFamily, report
 
 
 def check_header_family_columns(blocks: pa.Table, family: ChainFamily, report: Report) -> None:
-    """The family's own header columns are what the hashed header holds (Arbitrum's send root in its extra data...)."""
+    """The family's own header columns are what the hashed header holds (Arbitrum's send root in its extra data...),
+    and the data it holds the hash of hashes to it (Avalanche's atomic transactions)."""
+    for column, into in family.hashed_into.items():
+        if column in blocks.column_names and into in blocks.column_names:
+            for row in blocks.select(["block_number", column, into]).to_pylist():
+                if row[column] is not None and row[into] is not None and keccak(rlp(row[column])) != row[into]:
+                    why = f"data whose keccak(rlp) is {_shown(row[into])} ({into})"
+                    report.failures.append(Failure("blocks", row["block_number"], column, _shown(row[column]), why))
     own = [c for c in family.columns.get("blocks", {}) if c in blocks.column_names]
     if not own or "extra_data" not in blocks.column_names or "mix_hash" not in blocks.column_names:
         return
@@ -63,6 +71,6 @@ def check_header_family_columns(blocks: pa.Table, family: ChainFamily, report: R
             continue
         held = family.header_columns(row["extra_data"], row["mix_hash"])
         for column in own:
-            if row[column] != held[column]:
+            if column in held and row[column] != held[column]:
                 report.failures.append(Failure("blocks", row["block_number"], column, _shown(row[column]),
                                                f"{_shown(held[column])} in the hashed header"))  # fmt: skip

@@ -11,6 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from chainframe.families import ChainFamily
 from chainframe.verify._hashing import RlpItem, keccak, rlp, uint
 from chainframe.verify._report import Failure, Report
 
@@ -36,20 +37,28 @@ def integer(value: Any) -> bytes:
     return uint(int.from_bytes(value, "big")) if isinstance(value, bytes) else _field(value)
 
 
-def header_rlp(row: dict[str, Any]) -> bytes | None:
-    """The RLP of the header a ``blocks`` row stores, or None when a field every header has is missing."""
-    items = header_items(row)
+def header_rlp(row: dict[str, Any], family: ChainFamily | None = None) -> bytes | None:
+    """The RLP of the header a ``blocks`` row stores (as ``family`` lists a header's fields, Ethereum's by default),
+    or None when a field every header has is missing."""
+    items = header_items(row, *_fields(family))
     return None if items is None else rlp(items)
 
 
-def header_items(row: dict[str, Any]) -> list[RlpItem] | None:
+def _fields(family: ChainFamily | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The header's fields every header has, and those later forks appended, as ``family`` declares them."""
+    return family.header_fields if family is not None and family.header_fields is not None else (FIXED, LATER)
+
+
+def header_items(
+    row: dict[str, Any], fixed: tuple[str, ...] = FIXED, later: tuple[str, ...] = LATER
+) -> list[RlpItem] | None:
     """The header a ``blocks`` (or ``uncles``) row stores as an RLP list, or None when a field is missing."""
-    if any(row.get(name) is None for name in FIXED):
+    if any(row.get(name) is None for name in fixed):
         return None
     items: list[RlpItem] = []
-    for name in FIXED:
+    for name in fixed:
         items.append(integer(row[name]) if name == "difficulty" else _field(row[name]))
-    for name in LATER:
+    for name in later:
         if row.get(name) is None:
             break
         items.append(integer(row[name]) if name == "base_fee_per_gas" else _field(row[name]))
@@ -79,22 +88,24 @@ def _encoded(column: pa.ChunkedArray | pa.Array, name: str) -> list[Any]:
     return [None if value is None else encode(value) for value in listed]
 
 
-def check_block_hashes(blocks: pa.Table, report: Report) -> None:
-    """keccak(RLP(header)) of each row is its ``block_hash``. The header's fields are encoded column by column, and
-    each row's list of them (the fixed fields, then the later forks' up to the first null) hashed in C."""
-    if any(name not in blocks.column_names for name in FIXED):
-        _row_by_row(blocks, report)  # no row has a whole header: each is counted as such
+def check_block_hashes(blocks: pa.Table, report: Report, *, family: ChainFamily | None = None) -> None:
+    """keccak(RLP(header)) of each row is its ``block_hash``, the header's fields as ``family`` lists them (Ethereum's
+    by default). The fields are encoded column by column, and each row's list of them (the fixed fields, then the
+    later forks' up to the first null) hashed in C."""
+    names, appended = _fields(family)
+    if any(name not in blocks.column_names for name in names):
+        _row_by_row(blocks, report, family)  # no row has a whole header: each is counted as such
         return
     try:
-        fixed = list(zip(*(_encoded(blocks[name], name) for name in FIXED), strict=True))
-        later = [_encoded(blocks[name], name) for name in LATER if name in blocks.column_names]
+        fixed = list(zip(*(_encoded(blocks[name], name) for name in names), strict=True))
+        later = [_encoded(blocks[name], name) for name in appended if name in blocks.column_names]
     except TypeError:  # a column of a type no header field has: the reference names the row it fails on
-        _row_by_row(blocks, report)
+        _row_by_row(blocks, report, family)
         return
     numbers = blocks["block_number"].to_pylist()
     hashes = blocks["block_hash"].to_pylist() if "block_hash" in blocks.column_names else [None] * blocks.num_rows
-    if len(later) < len(LATER):  # a field missing: the ones after it are not read either
-        later = later[: next(i for i, name in enumerate(LATER) if name not in blocks.column_names)]
+    if len(later) < len(appended):  # a field missing: the ones after it are not read either
+        later = later[: next(i for i, name in enumerate(appended) if name not in blocks.column_names)]
     missing = 0
     proven = 0
     for i, (items, stored) in enumerate(zip(fixed, hashes, strict=True)):
@@ -116,13 +127,14 @@ def check_block_hashes(blocks: pa.Table, report: Report) -> None:
     report.count("blocks", blocks=proven, rows=proven)
 
 
-def _row_by_row(blocks: pa.Table, report: Report) -> None:
+def _row_by_row(blocks: pa.Table, report: Report, family: ChainFamily | None = None) -> None:
     """:func:`check_block_hashes` a row at a time from its dict (the reference)."""
-    names = [n for n in (*FIXED, *LATER, "block_hash") if n in blocks.column_names]
+    fixed, later = _fields(family)
+    names = [n for n in (*fixed, *later, "block_hash") if n in blocks.column_names]
     missing = 0
     proven = 0
     for row in blocks.select(names).to_pylist():
-        encoded = header_rlp(row)
+        encoded = header_rlp(row, family)
         if encoded is None or row.get("block_hash") is None:
             missing += 1
             continue

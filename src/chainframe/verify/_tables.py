@@ -155,7 +155,7 @@ def verify_tables(
             check_log_counts(logs, receipts, report)
         return report
     if headers:  # False: the blocks were proven already, the other tables are checked against them
-        check_block_hashes(blocks, report)
+        check_block_hashes(blocks, report, family=family)
         check_withdrawals_roots(blocks, report, family=family, chain_id=chain_id)
         check_header_columns("blocks", blocks, blocks, report, chain_id=chain_id)
         check_family_columns("blocks", blocks, family, report)
