@@ -313,3 +313,10 @@ def test_a_changed_atomic_transaction_is_caught_by_the_ext_data_hash(headers: pa
     forged = _changed(headers, {"block_number": 70000000}, block_extra_data=b"\x00")
     report = verify_tables(blocks=forged, chain_id=AVALANCHE_MAINNET)
     assert [(f.block_number, f.check) for f in report.failures] == [(70000000, "block_extra_data")]
+
+
+def test_the_avalanche_family_says_it_proves_the_atomic_transactions_and_no_withdrawals_root() -> None:
+    proven, skipped = AVALANCHE.proofs(AVALANCHE_MAINNET, int(HEADERS[-1]["timestamp"], 16))
+    assert "withdrawals root" not in proven
+    assert any("extDataHash" in p for p in proven)
+    assert set(skipped) == {"transactions of any other type"}

@@ -41,5 +41,11 @@ class AvalancheCChain(ChainFamily):
     header_fields = (_HEADER, _APPENDED)
     hashed_into: ClassVar[Mapping[str, str]] = {"block_extra_data": "ext_data_hash"}
 
+    def proofs(self, chain_id: int | None, timestamp: int) -> tuple[tuple[str, ...], dict[str, str]]:
+        """Ethereum's, less the withdrawals root its headers do not have, and with the atomic transactions."""
+        proven, skipped = super().proofs(chain_id, timestamp)
+        atomic = "atomic transactions (block_extra_data), through the header's extDataHash"
+        return (*(p for p in proven if p != "withdrawals root"), atomic), skipped
+
 
 AVALANCHE = AvalancheCChain()
