@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from chainframe.datasets._inputs import Input
     from chainframe.datasets._logs import LOGS, matches_filter, with_block_timestamps
     from chainframe.datasets._native import null_result
-    from chainframe.datasets._proof import Proof
+    from chainframe.datasets._proof import Offline, Proof
     from chainframe.datasets._proofs import ACCOUNT_PROOFS, STORAGE_PROOFS
     from chainframe.datasets._receipts import RECEIPTS
     from chainframe.datasets._traces import CALL_TRACES, PRESTATE_ACCOUNTS, PRESTATE_STORAGE
@@ -45,6 +45,7 @@ _WHERE = {
     "null_result": "_native",
     "build_arrow": "_dataset",
     "Fetch": "_dataset",
+    "Offline": "_proof",
     "Proof": "_proof",
     "RowChecks": "_dataset",
     "Input": "_inputs",
@@ -101,6 +102,7 @@ __all__ = [
     "Fetch",
     "Input",
     "LOGS",
+    "Offline",
     "PRESTATE_ACCOUNTS",
     "PRESTATE_STORAGE",
     "Proof",

@@ -123,6 +123,7 @@ class Logs(FetchedAsLogs, ObjectDataset):
     answers = RESULT
     fetched_with = "eth_getLogs (split on limit errors); eth_getBlockReceipts for a block over a provider's limit"
     inputs = (ADDRESS, TOPICS, EVENT)
+    proof = Proof.RAW_LOGS  # a folder proves the logs themselves with their receipts
 
     def log_filter(self, filters: Mapping[str, Any]) -> dict[str, Any]:
         return dict(filters)

@@ -10,7 +10,10 @@ A proof says, as data:
 - what it proves of the answers it reads (:attr:`Proof.proves`, :attr:`Proof.proves_own`), so that another dataset
   of the run reading the very same answers does not prove them again;
 - what its check reports as skipped, and why (:attr:`Proof.unprovable`);
-- its check (:attr:`Proof.check`): a function given a :class:`chainframe.verify.Piece`, named by its import path.
+- its check (:attr:`Proof.check`): a function given a :class:`chainframe.verify.Piece`, named by its import path;
+- how ``chainframe verify DIR`` proves the dataset's stored rows offline, against the folder's own stored headers
+  (:attr:`Proof.offline`, an :class:`Offline`): the datasets checked with it, those its proof reads stored beside it,
+  what it proves of another group's rows and which list of each block's hashes it proves.
 
 Why the check is named and not imported: the checks are the ``verify`` room's, which imports this room (they read
 the datasets' transforms and sorts), so an import from here would run back up and make a circle. The name is
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -36,6 +40,65 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from chainframe.datasets._dataset import BlockRange, Dataset
+
+
+@dataclass(frozen=True)
+class Across:
+    """What a dataset's stored rows are checked against in another group's rows, where both are stored."""
+
+    dataset: str
+    """The other group's dataset, by catalogue name."""
+    check: str
+    """The function, as ``module:name``: called with keyword arguments, the two datasets' rows (by dataset name),
+    ``blocks`` (the proven headers of the blocks both cover), ``report``, ``chain_id`` and ``family``."""
+    name: str
+    """The check's name in the report (for the blocks where the other dataset is not stored: skipped)."""
+    skipped: str
+    """Why it is skipped where the other dataset is not stored."""
+
+    def run(self, **given: Any) -> None:
+        """Run the check (its module imported on first use, as :meth:`Proof.prove`'s)."""
+        _function(self.check)(**given)
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A list of hashes each header holds (no header field commits to it) that the dataset's rows prove."""
+
+    check: str
+    """The blocks' check (and column) that proves it."""
+    column: str
+    """The header column that says whether a block has such a list."""
+    none: tuple[Any, ...]
+    """The values of :attr:`column` of a block without one."""
+    skipped: str
+    """Why a block's list is not proven where the dataset's rows are not stored."""
+
+
+@dataclass(frozen=True)
+class Offline:
+    """How ``chainframe verify DIR`` proves a dataset's stored rows offline, against the folder's own stored headers
+    (:attr:`Proof.offline`; the headers' dataset is the folder's windows)."""
+
+    check: str = "chainframe.verify:verify_tables"
+    """The function, as ``module:name``, that checks a group's rows: called with keyword arguments, each dataset's
+    rows by its name, ``blocks`` (the headers, or None where the folder stores none), ``report``, ``headers`` (False:
+    the headers are proven already), ``chain_id``, ``family`` and ``proven`` (datasets given that are proven already
+    against these headers: their own checks are not repeated)."""
+    group: tuple[str, ...] = ()
+    """The datasets checked together, against the headers of the blocks they all cover (the receipts' root needs
+    their logs), by catalogue name, each declaring the same group; empty: the dataset alone."""
+    together: tuple[str, ...] | None = None
+    """The datasets its proof reads stored beside it, over the same blocks (then ``verify DIR --rpc`` needs nothing
+    of the node for it but the block hashes); None: it is not proven with the others."""
+    across: Across | None = None
+    """What its rows are checked against in another group's rows."""
+    lists: Listed | None = None
+    """The list of each block's hashes its rows prove."""
+
+    def run(self, **given: Any) -> None:
+        """Check a group's rows (its module imported on first use, as :meth:`Proof.prove`'s)."""
+        _function(self.check)(**given)
 
 
 class Proof:
@@ -61,11 +124,15 @@ class Proof:
     check: ClassVar[str]
     """The function that proves a piece, as ``module:name``; it is given a :class:`chainframe.verify.Piece` and adds
     its failures, skips and notes to the piece's report."""
+    offline: ClassVar[Offline | None] = None
+    """How a folder proves the dataset's stored rows offline (``chainframe verify DIR``); None: only against a node
+    (``--rpc``)."""
 
     HEADERS: ClassVar[Proof]
     TRANSACTIONS: ClassVar[Proof]
     RECEIPTS: ClassVar[Proof]
     LOGS: ClassVar[Proof]
+    RAW_LOGS: ClassVar[Proof]
     UNCLES: ClassVar[Proof]
     ACCOUNTS: ClassVar[Proof]
     SLOTS: ClassVar[Proof]
@@ -102,10 +169,14 @@ class Proof:
 
 
 @cache
-def _function(path: str) -> Callable[[Any], None]:
+def _function(path: str) -> Callable[..., Any]:
     module, _, name = path.partition(":")
-    found: Callable[[Any], None] = getattr(importlib.import_module(module), name)
+    found: Callable[..., Any] = getattr(importlib.import_module(module), name)
     return found
+
+
+EMPTY_UNCLES = bytes.fromhex("1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347")
+"""A header's ``sha3_uncles`` when it has no uncles: keccak(rlp([]))."""
 
 
 class HeadersProof(Proof):
@@ -114,12 +185,18 @@ class HeadersProof(Proof):
     proves = ()
     proves_own = True
     check = "chainframe.verify:prove_headers"
+    offline = Offline(together=())
 
 
 class TransactionsProof(Proof):
     doc = "the header's transactions root, and each sender's signature"
     proves_own = True
     check = "chainframe.verify:prove_transactions"
+    offline = Offline(
+        together=("blocks",),
+        lists=Listed("transaction_hashes", "transaction_count", (0, None),
+                     "no transactions stored for these blocks: their hashes are not proven"),
+    )  # fmt: skip
 
 
 class ReceiptsProof(Proof):
@@ -129,6 +206,13 @@ class ReceiptsProof(Proof):
     proves = ("blocks", "transactions")
     proves_own = True
     check = "chainframe.verify:prove_receipts"
+    offline = Offline(
+        group=("receipts", "logs"),
+        together=("blocks", "transactions", "logs"),  # the root with the logs; the transaction columns
+        across=Across("transactions", "chainframe.verify:check_receipts_from_transactions", "from_transactions",
+                      "no transactions stored: the receipts' sender, recipient, transaction hash, type, price paid and "
+                      "created address are not proven"),
+    )  # fmt: skip
 
 
 class LogsProof(Proof):
@@ -138,19 +222,32 @@ class LogsProof(Proof):
     check = "chainframe.verify:prove_logs"
 
 
+class RawLogsProof(LogsProof):
+    """The logs themselves (not a series made of them): a folder proves them with their receipts."""
+
+    offline = Offline(group=("receipts", "logs"), together=("blocks", "transactions", "receipts"))
+
+
 class UnclesProof(Proof):
     doc = "the header's uncles hash, and each uncle's own hash"
     check = "chainframe.verify:prove_uncles"
+    offline = Offline(
+        together=("blocks",),
+        lists=Listed("uncles", "sha3_uncles", (EMPTY_UNCLES,),
+                     "no uncles stored for these blocks: their uncle hashes are not proven"),
+    )  # fmt: skip
 
 
 class AccountsProof(Proof):
     doc = "the header's state root, through the account's Merkle proof"
     check = "chainframe.verify:prove_accounts"
+    offline = Offline(group=("account_proofs", "storage_proofs"))
 
 
 class SlotsProof(Proof):
     doc = "the account's storage root, through the slot's Merkle proof"
     check = "chainframe.verify:prove_slots"
+    offline = Offline(group=("account_proofs", "storage_proofs"))
 
     async def material(
         self,
@@ -223,6 +320,7 @@ Proof.HEADERS = HeadersProof()
 Proof.TRANSACTIONS = TransactionsProof()
 Proof.RECEIPTS = ReceiptsProof()
 Proof.LOGS = LogsProof()
+Proof.RAW_LOGS = RawLogsProof()
 Proof.UNCLES = UnclesProof()
 Proof.ACCOUNTS = AccountsProof()
 Proof.SLOTS = SlotsProof()

@@ -15,7 +15,7 @@ fetched from the node (:mod:`chainframe.engine._verified`), as an extraction pro
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,7 @@ import pyarrow as pa
 from chainframe import _kernels as pc
 from chainframe._errors import InputError
 from chainframe._kernels import constant
-from chainframe.datasets import BLOCKS, DATASETS, LOGS, TRANSACTIONS, UNCLES, BlockRange, Fetch
+from chainframe.datasets import BLOCKS, DATASETS, LOGS, BlockRange, Fetch
 from chainframe.engine._canonical import headers
 from chainframe.engine._logs import sort_table
 from chainframe.engine._verified import material, prove
@@ -102,10 +102,9 @@ async def averify_stored(
             report.failures.append(Failure(name, meta.start, "chunk_file", stored, written))
             await prove_file(name, meta, table, set())
     if BLOCKS.name in every:  # last: the headers the lists are proven against have been compared with the node's
-        listed = together.get(TRANSACTIONS.name, set()), together.get(UNCLES.name, set())
         for chunk in every[BLOCKS.name].chunks:
             rows = await anyio.to_thread.run_sync(read_table, chunk.path)
-            await _lists(client, rows, listed, report, chain_id=chain_id, piece_blocks=piece_blocks, family=family)
+            await _lists(client, rows, together, report, chain_id=chain_id, piece_blocks=piece_blocks, family=family)
     return report
 
 
@@ -114,9 +113,9 @@ async def _together(
 ) -> dict[str, set[int]]:
     """What a local folder's plain series prove of each other, offline (added to ``report``), with the stored
     headers' hashes compared with the node's: the blocks each series is proven in so."""
-    from chainframe.verify import TOGETHER, prove_together
+    from chainframe.verify import prove_together, together_reads
 
-    whole = [name for name in TOGETHER if name in every and not every[name].damaged and not every[name].foreign]
+    whole = [name for name in together_reads() if name in every and not every[name].damaged and not every[name].foreign]
     if not isinstance(folder, Path) or BLOCKS.name not in whole:
         return {}
     together = partial(prove_together, folder, whole, chain_family=chain_family)
@@ -145,14 +144,14 @@ async def _together(
 async def _from_logs(folder: Location, every: dict[str, Series], together: dict[str, set[int]], report: Report) -> None:
     """The series made of logs (filtered, decoded, token transfers), proven in the blocks where the folder's raw logs
     were proven with the others (:func:`_together`) from those logs, as offline: added to ``together``."""
-    from chainframe.verify import TOGETHER, prove_from_logs
+    from chainframe.verify import prove_from_logs, together_reads
 
     logs = together.get(LOGS.name)
     if not logs or not isinstance(folder, Path):
         return
     for name, series in every.items():
         dataset = DATASETS.get(series.dataset)
-        if name in TOGETHER or dataset is None or dataset.fetched is not Fetch.LOGS:
+        if name in together_reads() or dataset is None or dataset.fetched is not Fetch.LOGS:
             continue
         together[name] = await anyio.to_thread.run_sync(partial(prove_from_logs, folder, series, logs, report,
                                                                 name=name))  # fmt: skip
@@ -174,7 +173,7 @@ async def _same_hashes(client: Any, rows: pa.Table, report: Report, name: str) -
 
 
 async def _lists(
-    client: Any, blocks: pa.Table, listed: tuple[set[int], set[int]], report: Report, *, chain_id: int,
+    client: Any, blocks: pa.Table, listed: Mapping[str, set[int]], report: Report, *, chain_id: int,
     piece_blocks: int, family: ChainFamily,
 ) -> None:  # fmt: skip
     """The stored blocks' lists of transaction and uncle hashes that the folder does not prove (its transactions or
@@ -183,7 +182,7 @@ async def _lists(
     from chainframe.verify import Report, unproven_lists, verify_tables
 
     wrong = {f.block_number for f in report.failures if f.dataset == BLOCKS.name}  # not the node's (or not itself)
-    for name, (check, unproven) in unproven_lists(blocks, *listed).items():
+    for name, (check, unproven) in unproven_lists(blocks, listed).items():
         dataset, wanted = DATASETS[name], unproven - wrong
         if not wanted:
             continue

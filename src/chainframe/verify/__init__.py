@@ -7,10 +7,10 @@ the stored value. A check that does not apply to a block is reported as skipped 
 from chainframe.verify._answers import receipts_and_logs
 from chainframe.verify._derived import check_header_columns, check_not_removed
 from chainframe.verify._folder import (
-    TOGETHER,
     prove_from_logs,
     prove_together,
     read_folder,
+    together_reads,
     unproven_lists,
     verify_folder,
 )
@@ -37,7 +37,6 @@ __all__ = [
     "Piece",
     "Report",
     "Skip",
-    "TOGETHER",
     "check_header_columns",
     "check_log_set",
     "check_not_removed",
@@ -58,6 +57,7 @@ __all__ = [
     "prove_uncles",
     "read_folder",
     "receipts_and_logs",
+    "together_reads",
     "unproven_lists",
     "verify_folder",
     "verify_tables",

@@ -131,7 +131,8 @@ def check_header_columns(
     """Each row's block columns are its header's (a block's or uncle's ``block_time`` its own ``timestamp``), and
     ``chain_id`` is ``chain_id`` (when known). Rows of blocks not in ``blocks`` are left to the caller."""
     name = name or dataset
-    own = dataset in ("blocks", "uncles")
+    spec = _declared(dataset)
+    own = spec is not None and "timestamp" in spec.columns  # rows of headers (a block's, an uncle's): their own
     block = block_column(dataset)
     if rows.num_rows == 0 or block not in rows.column_names:
         return
@@ -233,14 +234,17 @@ def _indexes_hold(rows: pa.Table, column: str, *, logs: bool) -> bool:
 
 
 def check_indexes(dataset: str, rows: pa.Table, report: Report) -> None:
-    """A block's transactions (or receipts) are at 0..n-1; its logs at log indexes 0..n-1, in transaction order."""
-    column = "log_index" if dataset == "logs" else "transaction_index"
+    """A block's transactions (or receipts) are at 0..n-1; its logs at log indexes 0..n-1, in transaction order: the
+    index is the row's key within its block, as its dataset's sort declares (a row of a transaction indexed apart from
+    it, a log, is in its transaction's order too)."""
+    column = (*row_keys(dataset), "transaction_index")[0]
+    logs = column != "transaction_index"
     try:
-        hold = _indexes_hold(rows, column, logs=dataset == "logs")
+        hold = _indexes_hold(rows, column, logs=logs)
     except (KeyError, pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a value out of int64: Polars reads it
         hold = False
     if hold:
-        if dataset == "logs":
+        if logs:
             check_not_removed(dataset, rows, report)
         return
     frame = _frame(rows, ["block_number", "transaction_index", "log_index"]).sort("block_number", column)
@@ -248,7 +252,7 @@ def check_indexes(dataset: str, rows: pa.Table, report: Report) -> None:
     bad = frame.with_columns(position).filter(pl.col(column) != pl.col("__position"))
     _report_rows(dataset, column, bad.unique("block_number", keep="first", maintain_order=True), (column,), column,
                  "__position", report)  # fmt: skip
-    if dataset == "logs":
+    if logs:
         earlier = pl.col("transaction_index").shift(1).over("block_number")
         bad = frame.with_columns(earlier.alias("__earlier")).filter(pl.col("transaction_index") < pl.col("__earlier"))
         _report_rows(dataset, "transaction_index", bad, ("log_index",), "transaction_index", "__earlier", report)

@@ -118,23 +118,24 @@ def check_receipts_from_transactions(
     )
 
 
+TABLES = frozenset({"transactions", "receipts", "logs", "uncles", "account_proofs", "storage_proofs"})
+"""The tables :func:`verify_tables` checks against the headers, by their datasets' names (its keywords)."""
+
+
 def verify_tables(
     *,
     blocks: pa.Table | None = None,
-    transactions: pa.Table | None = None,
-    receipts: pa.Table | None = None,
-    logs: pa.Table | None = None,
-    uncles: pa.Table | None = None,
-    account_proofs: pa.Table | None = None,
-    storage_proofs: pa.Table | None = None,
     report: Report | None = None,
     headers: bool = True,
     chain_id: int | None = None,
     proven: frozenset[str] = frozenset(),
     family: ChainFamily | None = None,
+    **tables: pa.Table | None,
 ) -> Report:
     """Check the given tables of one block range against each other and the headers in ``blocks``.
 
+    ``tables``: the rows by their dataset's name, any of :data:`TABLES` (the keywords a folder's declared check is
+    given, :class:`~chainframe.datasets.Offline`); a missing one is None.
     Rows of blocks absent from ``blocks`` cannot be proven against a header: those checks are reported as skipped.
     Give only the blocks each table covers: a block with no rows is read as a block with no transactions.
     ``chain_id``: the chain the rows must say they are of (None: their ``chain_id`` is not checked).
@@ -144,6 +145,12 @@ def verify_tables(
     ``family``: the chain family whose rules the rows follow (None: the family of ``chain_id``, Ethereum's where it is
     unknown or not given).
     """
+    unknown = set(tables) - TABLES
+    if unknown:
+        raise TypeError(f"verify_tables() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    transactions, receipts, logs = tables.get("transactions"), tables.get("receipts"), tables.get("logs")
+    uncles, account_proofs = tables.get("uncles"), tables.get("account_proofs")
+    storage_proofs = tables.get("storage_proofs")
     report = report if report is not None else Report()
     family = family if family is not None else family_of(chain_id)
     if blocks is None:
