@@ -14,6 +14,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from chainframe._keccak import keccak256
@@ -85,3 +86,50 @@ def test_a_creation_has_no_callee_in_its_encoding() -> None:
     assert set(ARBITRUM_NITRO.transaction_types[0x68].reads) - set(ARBITRUM_NITRO.transaction_types[0x68].needs) == {
         "to_address"
     }
+
+
+def test_a_submit_retryable_is_rendered_as_nitro_renders_it() -> None:
+    """Its ``to`` and ``input`` are in no encoding: the node renders them from the fields (ArbRetryableTx's
+    ``submitRetryable`` call), so verify checks them against what the fields give. The selector is that signature's
+    and eth-abi reads the call back into the fields."""
+    from eth_abi import decode as abi_decode  # type: ignore[attr-defined]
+
+    row, _ = VECTORS[0x69]
+    rendered = ARBITRUM_NITRO.transaction_types[0x69].rendered
+    assert rendered is not None
+    call = rendered({**row, "retry_data": bytes(range(40))})
+    signature = "submitRetryable(bytes32,uint256,uint256,uint256,uint256,uint64,uint256,address,address,address,bytes)"
+    assert call["input"][:4] == keccak256(signature.encode())[:4]
+    assert call["to_address"] == bytes.fromhex("00" * 19 + "6e")
+    types = signature[signature.index("(") + 1 : -1].split(",")
+    decoded = abi_decode(types, call["input"][4:])
+    fields = ("request_id", "l1_base_fee", "deposit_value", "retry_value", "max_fee_per_gas", "gas",
+              "max_submission_fee", "refund_to", "beneficiary", "retry_to")  # fmt: skip
+    got = [bytes.fromhex(v[2:]) if isinstance(v, str) else v for v in decoded[:-1]]  # addresses come as text
+    assert got == [v if isinstance(v, bytes) else int(v) for v in (row[f] for f in fields)]
+    assert decoded[-1] == bytes(range(40))
+
+
+@pytest.mark.parametrize("column", [None, "input", "to_address"])
+def test_verify_checks_a_submit_retryables_rendering(column: str | None) -> None:
+    """A block of the one submit retryable (its root the trie of its encoding): proven as stored; its ``input`` or
+    ``to_address`` changed, which no encoding holds, fails that column, the hash and root still holding."""
+    from chainframe.datasets import TRANSACTIONS
+    from chainframe.verify import Report
+    from chainframe.verify._transactions import check_transactions_roots
+    from chainframe.verify._trie import ordered_root
+
+    row, want = VECTORS[0x69]
+    kind = ARBITRUM_NITRO.transaction_types[0x69]
+    assert kind.rendered is not None
+    stored = {**row, **kind.rendered(row), "block_number": 1, "transaction_index": 0, "transaction_type": 0x69,
+              "transaction_hash": bytes.fromhex(want), "value": Decimal(0)}  # fmt: skip
+    if column is not None:
+        stored[column] = bytes(20) if column == "to_address" else stored[column] + b"\x00"
+    schema = pa.schema([TRANSACTIONS.schema.field(c) for c in stored])
+    transactions = pa.Table.from_pylist([stored], schema=schema)
+    blocks = pa.table({"block_number": pa.array([1], pa.uint64()),
+                       "transactions_root": pa.array([ordered_root([kind.encode(row)])], pa.binary(32))})  # fmt: skip
+    report = Report()
+    check_transactions_roots(transactions, blocks, report, family=ARBITRUM_NITRO)
+    assert [f.check for f in report.failures] == ([] if column is None else [column])

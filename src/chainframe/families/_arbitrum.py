@@ -11,8 +11,8 @@ not keep.
   retryValue, beneficiary, maxSubmissionFee, refundTo, retryData]``; internal 0x6a ``[chainId, data]`` (from and to
   ArbOS's address ``0x...0a4b05``). A ``to`` of none (a creation) is RLP's empty string. Their receipts encode as
   Ethereum's.
-- A submit-retryable's ``to`` (ArbRetryableTx, ``0x...6e``) and ``input`` (its fields as that precompile's call) are
-  the node's rendering: its encoding holds neither.
+- A submit-retryable's ``to`` (ArbRetryableTx, ``0x...6e``) and ``input`` (its fields as that precompile's
+  ``submitRetryable`` call) are the node's rendering, in no encoding: checked equal to what its fields give.
 - The header: the send root as its extra data; the send count, L1 block number and ArbOS version in its mix hash.
 - Nitro charges the block's base fee, not ``min(max fee, base fee + tip)``: no header commits to the price paid.
 - The legacy type 0x78 (Arbitrum One's blocks from before Nitro) is stored and declared unproven.
@@ -79,6 +79,27 @@ def _submit_retryable(tx: Row) -> bytes:
     return bytes([SUBMIT_RETRYABLE]) + python_rlp(fields)
 
 
+ARB_RETRYABLE_TX = bytes.fromhex("000000000000000000000000000000000000006e")
+_SUBMIT_RETRYABLE_SELECTOR = bytes.fromhex("c9f95d32")
+
+
+def _word(value: Any) -> bytes:
+    return int(integer(value).hex() or "0", 16).to_bytes(32, "big")
+
+
+def _submit_retryable_call(tx: Row) -> Mapping[str, Any]:
+    """What Nitro renders a submit retryable as (``ArbitrumSubmitRetryableTx.to`` and ``.data``): a call of
+    ArbRetryableTx's ``submitRetryable`` with the encoded fields as its arguments, the retry data last."""
+    data: bytes = tx["retry_data"] or b""
+    head = b"".join([
+        tx["request_id"], *(_word(tx[c]) for c in ("l1_base_fee", "deposit_value", "retry_value", "max_fee_per_gas")),
+        _word(tx["gas"]), _word(tx["max_submission_fee"]),
+        *(bytes(12) + (tx[c] or bytes(20)) for c in ("refund_to", "beneficiary", "retry_to")),
+    ])  # fmt: skip
+    tail = _word(len(head) + 32) + _word(len(data)) + data + bytes(-len(data) % 32)
+    return {"to_address": ARB_RETRYABLE_TX, "input": _SUBMIT_RETRYABLE_SELECTOR + head + tail}
+
+
 def _type(code: int, name: str, encode: Callable[[Row], bytes], reads: tuple[str, ...], **more: Any) -> TransactionType:
     """A Nitro type: every field it reads has no empty form except a creation's callee."""
     needs = tuple(c for c in reads if c not in ("to_address", "retry_to"))
@@ -96,7 +117,7 @@ _TYPES = (
     _type(SUBMIT_RETRYABLE, "submit retryable", _submit_retryable, (
         "transaction_chain_id", "request_id", "from_address", "l1_base_fee", "deposit_value", "max_fee_per_gas", "gas",
         "retry_to", "retry_value", "beneficiary", "max_submission_fee", "refund_to", "retry_data",
-    )),
+    ), rendered=_submit_retryable_call),
     _type(INTERNAL, "internal", _internal, ("transaction_chain_id", "input"), sender=ARBOS),
 )  # fmt: skip
 

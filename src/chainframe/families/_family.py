@@ -47,6 +47,9 @@ class TransactionType:
     creation: str | None = None
     """Why the address a creation of this type made follows from nothing proven (its encoding holds no nonce), said
     where that check is skipped; None: from the sender and nonce, as Ethereum's."""
+    rendered: Callable[[Row], Mapping[str, Any]] | None = None
+    """The columns the node renders from the encoded fields rather than holding them (an Arbitrum submit-retryable's
+    ``to_address`` and ``input``), as those fields give them: each checked equal, so the hash proves them too."""
 
 
 @dataclass(frozen=True)

@@ -383,6 +383,11 @@ def _check_foreign_block(
         if digest != row["transaction_hash"]:
             found.append(Failure("transactions", number, "transaction_hash", _shown(row["transaction_hash"]),
                                  "0x" + digest.hex(), row=_at(row)))  # fmt: skip
+        if own is not None and own.rendered is not None:  # the node's rendering of the encoded fields
+            for column, value in own.rendered(row).items():
+                if column in row and row[column] != value:
+                    found.append(Failure("transactions", number, column, _shown(row[column]),
+                                         f"{_shown(value)} (from its {own.name} fields)", row=_at(row)))  # fmt: skip
         if not has_sender:
             continue
         if own is None:
