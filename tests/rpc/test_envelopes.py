@@ -85,3 +85,23 @@ def test_every_offset_across_the_searchs_64_byte_blocks() -> None:
                 raw = raw[: max(length, 1)]
                 for calls in (0, 1, 2):
                     assert plainly_complete(bytes(raw), calls) is _python(bytes(raw), calls), (needle, at, length)
+
+
+def test_errors_inside_results_are_handed_on_and_error_envelopes_are_not() -> None:
+    """A trace_block answer holds an "error" member in every reverted frame: its batch is still one success envelope
+    per call (``results_only``), so it is not asked again item by item; an error envelope, a missing or foreign id, or
+    an answer that is not JSON is."""
+    from chainframe.rpc._client import results_only
+
+    frame = {"action": {"callType": "call"}, "error": "Reverted", "result": None, "traceAddress": []}
+    ok = [{"jsonrpc": "2.0", "id": i, "result": [frame] if i % 2 else []} for i in (7, 8, 9)]
+    for spacing in ((",", ":"), (", ", ": ")):
+        raw = json.dumps(ok, separators=spacing).encode()
+        assert not plainly_complete(raw, 3)
+        assert results_only(raw, [7, 8, 9])
+        assert results_only(raw, [9, 8, 7])
+        assert not results_only(raw, [7, 8])
+        assert not results_only(raw, [7, 8, 10])
+        assert not results_only(raw[:-1], [7, 8, 9])
+        failed = [*ok[:2], {"jsonrpc": "2.0", "id": 9, "error": {"code": -32000, "message": "result"}}]
+        assert not results_only(json.dumps(failed, separators=spacing).encode(), [7, 8, 9])
