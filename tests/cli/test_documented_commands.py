@@ -44,6 +44,7 @@ STAND_INS = {
     "TOKEN": "{token}",
     "DIR": "data",
     ".venv/bin/chainframe": "chainframe",
+    "--abi-dir abis": "--abi-dir {abis}",  # an ABI folder: the repository's, for the devnet's contracts
 }
 # A command run in place of the documented one, so what follows finds what it leaves (./data for the demo).
 IN_PLACE_OF = {
@@ -175,6 +176,7 @@ def test_every_documented_command_runs_as_written(
         "node": devnet.node.url,
         "token": devnet.truth.contracts["Token"],
         "transfer": "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
+        "abis": str(ROOT / "tests" / "data" / "abi"),
     }
     monkeypatch.delenv("INFURA_API_KEY", raising=False)
     monkeypatch.chdir(tmp_path)
