@@ -252,4 +252,20 @@ def test_abi_dir_needs_the_addresses_and_a_folder(tmp_path: Path) -> None:
     assert (code, "give --address" in err) == (2, True)
     code, _, err = _run(["abi", "0x" + "11" * 20, "--abi-dir", str(tmp_path / "none"), "--rpc", NOWHERE])
     assert (code, "is not a folder" in err) == (2, True)
+    code, _, err = _run(["extract", "logs", "-b", "0:10", "--rpc", NOWHERE, "-o", str(tmp_path), "--abi-dir",
+                         str(ABIS), "--address", "0x" + "11" * 20, "--dry"])  # fmt: skip
+    assert (code, "not with --dry" in err) == (2, True)
+
+
+def test_transactions_alone_take_the_addresses_for_their_abis(chain: ProxyChain, tmp_path: Path) -> None:
+    """Transactions take no --address filter: with --abi-dir it names the contracts whose ABIs decode."""
+    argv = ["extract", "transactions", "-b", f"3:{chain.last}", "--rpc", chain.url, "-o", str(tmp_path),
+            "--address", chain.proxy, "--abi-dir", str(ABIS), "--no-progress", "--u256", "binary"]  # fmt: skip
+    code, _, err = _run(argv)
+    assert code == 0, err
+    calls = _folders(tmp_path, "transactions")
+    assert [calls[b]["function"].to_pylist() for b in sorted(calls)] == [
+        ["set(uint256,uint256)", "bump()", "set(uint256,uint256)"],
+        ["ping(uint256,bytes)", "ping(uint256,bytes)"],  # the EIP-1822 proxy's set is in Emitter's stretch: not decoded
+    ]
     shutil.rmtree(tmp_path, ignore_errors=True)

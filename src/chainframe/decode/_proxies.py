@@ -25,6 +25,7 @@ from itertools import pairwise
 from typing import Any, Literal, Protocol
 
 from chainframe._keccak import keccak256
+from chainframe.rpc import InvalidParams, LimitExceeded, MethodNotFound
 
 IMPLEMENTATION_SLOT = "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc"
 BEACON_SLOT = "0xa3f0ad74e5423aebfd80d3ef4346578335a9a72aeaee59ff6cb3582b35133d50"
@@ -105,7 +106,10 @@ async def implementations(
     logs = []
     if from_logs:
         flt = {"address": address, "fromBlock": hex(first), "toBlock": hex(last)}
-        logs = await client.request("eth_getLogs", [flt | {"topics": [[UPGRADED, BEACON_UPGRADED]]}])
+        try:
+            logs = await client.request("eth_getLogs", [flt | {"topics": [[UPGRADED, BEACON_UPGRADED]]}])
+        except (LimitExceeded, InvalidParams, MethodNotFound):  # a range or result limit: bisection alone still works
+            logs = []
     points = sorted({first, last, *(int(log["blockNumber"], 16) for log in logs or ())})
     read: dict[int, Code] = {}
 
