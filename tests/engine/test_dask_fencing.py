@@ -2,9 +2,12 @@
 bucket prefix over (issue 29). Real processes throughout: moto's S3 server, a Dask scheduler and two workers started
 as processes of their own (an external cluster, which outlives a coordinator), the ``chainframe`` command as the
 coordinator, and a devnet (one for the module, its chain as built for each test: ``tests.store.test_s3.ModuleDevnet``).
+The cases without the external cluster (a run in one process, a coordinator with its own local cluster) are in
+``test_dask_fencing_local.py``: another file, so that the suite's two workers can run the two halves side by side.
 
-Each test ends with the bucket's tables equal, row by row, to a clean single-process extraction of the node's chain,
-read through every reader (``assert_same_as_local``), and with no commit published after the run that took over."""
+Each test ends with the bucket's tables equal, row by row, to a clean single-process extraction of the node's chain
+(its first BLOCKS blocks), read through every reader (``assert_same_as_local``), and with no commit published after
+the run that took over."""
 
 from __future__ import annotations
 
@@ -32,6 +35,9 @@ from tests.store.test_s3 import assert_same_as_local, bucket, chain, module_devn
 __all__ = ["bucket", "chain", "module_devnet", "node", "s3_endpoint"]
 
 DATASETS = ("blocks", "logs")
+BLOCKS = "0:119"
+"""The runs' range: six slots of CHUNK blocks, about 7,300 logs (the devnet's 240 blocks took twice as long to take
+over, list and compare, and the fencing does not need them)."""
 CHUNK = 20
 LEASE = 4.0
 """Seconds of the coordinators' S3 lease here (CHAINFRAME_LEASE_SECONDS): a stopped run's lease can be taken over
@@ -40,7 +46,8 @@ CLOSE = 11.0
 """Seconds a stopped Dask coordinator may take to end after it stops its work: the workers get 10 s to drop the run's
 chunks in flight (``chainframe.engine._dask.CLOSE_TIMEOUT``)."""
 PACED = ["--requests-per-second", "15"]
-"""The first run's budget: slow enough that it is still writing when the test stops it (a run takes about 40 s)."""
+"""The first run's budget: slow enough that it is still writing when the test stops it (on the cluster, under load
+9-12: a run of BLOCKS took 31 s, its first commit after 21 s; at 20 requests a second, 18 s and 9 s)."""
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -128,9 +135,9 @@ def _env() -> dict[str, str]:
     return {**os.environ, "CHAINFRAME_LEASE_SECONDS": str(LEASE)}
 
 
-def _command(devnet: Devnet, out: str, *more: str) -> list[str]:
+def _command(devnet: Devnet, out: str, *more: str, blocks: str = BLOCKS) -> list[str]:
     return [
-        sys.executable, "-m", "chainframe.cli", "extract", *DATASETS, "--blocks", "0:latest", "--rpc", devnet.http_url,
+        sys.executable, "-m", "chainframe.cli", "extract", *DATASETS, "--blocks", blocks, "--rpc", devnet.http_url,
         "--out", out, "--chunk-size", str(CHUNK), "--no-progress", *more,
     ]  # fmt: skip
 
@@ -151,9 +158,10 @@ def _idle(address: str) -> bool:
         return not any(client.processing().values())
 
 
-def _take_over(devnet: Devnet, out: str, *more: str) -> subprocess.CompletedProcess[str]:
+def _take_over(devnet: Devnet, out: str, *more: str, blocks: str = BLOCKS) -> subprocess.CompletedProcess[str]:
     """A second run, unpaced, in this process's environment: it must take the prefix over and finish."""
-    done = subprocess.run(_command(devnet, out, *more), capture_output=True, text=True, timeout=180, env=_env())
+    done = subprocess.run(_command(devnet, out, *more, blocks=blocks), capture_output=True, text=True, timeout=180,
+                          env=_env())  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done
 
@@ -200,7 +208,7 @@ def test_a_killed_coordinators_tasks_finish_later_and_publish_nothing(
     versions = _versions(out)
     _wait(lambda: _idle(address), 120, "the dead run's tasks to end on the workers")
     assert _versions(out) == versions  # not one commit after the run that took over
-    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
+    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK, blocks=BLOCKS)
 
 
 TAKE_OVERS = {
@@ -244,10 +252,10 @@ def test_a_paused_coordinator_wakes_to_a_typed_error_not_a_success(
     assert _versions(out) == versions
     _every_version_whole(out)
     if other == "extract":
-        assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
+        assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK, blocks=BLOCKS)
     else:  # the first run's commits stay as they were; a re-run completes the tables
         _take_over(chain, out)
-        assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
+        assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK, blocks=BLOCKS)
 
 
 def _every_version_whole(out: str) -> None:
@@ -268,44 +276,6 @@ def _every_version_whole(out: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_writer_paused_while_fetching_stops_within_a_lease_of_being_continued(
-    chain: Devnet, bucket: str, tmp_path: Path
-) -> None:
-    """A run in one process, SIGSTOPped past its lease while it fetches, its prefix taken over by another run:
-    continued, it stops within one lease period (its lease is watched once a second), not at its next commit, which
-    with chunks of 120 paced blocks is about 14 s away."""
-    out, chunk = f"{bucket}/dev", ["--chunk-size", "120"]
-    with subprocess.Popen(_command(chain, out, *PACED, *chunk), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, env=_env()) as first:  # fmt: skip
-        _started(first, out)
-        versions, stopped, stdout, stderr = _paused_past_lease(first, out, lambda: _take_over(chain, out, *chunk))
-    print(f"the continued run stopped {stopped:.1f} s after SIGCONT")
-    assert first.returncode != 0, stdout
-    assert [line for line in stderr.splitlines() if line.strip()] == [stderr.strip()], stderr  # one line
-    assert "another run" in stderr, stderr
-    assert stopped < LEASE, f"the continued run took {stopped:.1f} s to stop"
-    assert _versions(out) == versions
-    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=120)
-
-
-@pytest.mark.slow
-def test_a_whole_stopped_process_group_publishes_nothing_when_continued(
-    chain: Devnet, bucket: str, tmp_path: Path
-) -> None:
-    """(3) The coordinator and its local cluster (``--workers 2``: scheduler and workers in its process group) all
-    stopped past the lease; another run takes over; the group continued: nothing of it becomes visible."""
-    out = f"{bucket}/dev"
-    with subprocess.Popen(_command(chain, out, "--workers", "2", *PACED), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, env=_env(), start_new_session=True) as first:  # fmt: skip
-        _started(first, out)
-        versions, _, stdout, stderr = _paused_past_lease(first, out, lambda: _take_over(chain, out), group=True)
-    assert first.returncode != 0, stdout
-    assert "Traceback" not in stderr
-    assert _versions(out) == versions
-    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
-
-
-@pytest.mark.slow
 def test_a_worker_killed_mid_chunk_costs_only_its_chunk(
     chain: Devnet, bucket: str, tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
 ) -> None:
@@ -313,7 +283,7 @@ def test_a_worker_killed_mid_chunk_costs_only_its_chunk(
     the table holds each block's rows once."""
     address, processes = cluster
     out = f"{bucket}/dev"
-    faster = ["--requests-per-second", "40"]  # still under way when the worker is killed, done soon after
+    faster = ["--requests-per-second", "20"]  # still under way when the worker is killed, done soon after
     with subprocess.Popen(_command(chain, out, "--scheduler", address, *faster), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, env=_env()) as run:  # fmt: skip
         _started(run, out)
@@ -328,26 +298,4 @@ def test_a_worker_killed_mid_chunk_costs_only_its_chunk(
     lost = next(a for a, w in workers.items() if w["name"] == victim)
     assert f"lost Dask worker: {lost}" in stdout  # the summary names the worker and the chunks run again
     assert "run again on another worker: " in stdout
-    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK)
-
-
-def test_a_dask_run_into_plain_parquet_on_s3_is_refused_before_any_request(
-    chain: Devnet, bucket: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Plain Parquet objects on S3 are published by the process that spooled them: a Dask run there could not be
-    fenced, so it is refused, naming the layout that can."""
-    from chainframe import InputError, extract
-    from chainframe.cli import main
-
-    assert chain.gateway is not None
-    chain.gateway.reset_stats()
-    with pytest.raises(InputError, match=r"use --table delta \(table='delta'\)"):
-        extract(["blocks"], blocks="0:latest", out=f"{bucket}/dev", rpc=chain.http_url, table="parquet",
-                executor="local:2", progress=False)  # fmt: skip
-    argv = ["extract", "blocks", "--blocks", "0:latest", "--rpc", chain.http_url, "--out", f"{bucket}/dev",
-            "--table", "parquet", "--workers", "2"]  # fmt: skip
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1
-    assert "--table delta" in err
-    assert chain.gateway.stats()["calls"] == {}  # nothing was sent
+    assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK, blocks=BLOCKS)

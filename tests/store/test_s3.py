@@ -187,18 +187,20 @@ def _read(files: str, series: str, con: Any = None) -> pl.DataFrame:
 
 
 CLEAN: dict[tuple[Any, ...], Path] = {}
-"""Clean local extractions by the chain's head block (its hash names the whole chain), the datasets and the options:
+"""Clean local extractions by the chain's head block (its hash names the whole chain), the range, the datasets and the
+options:
 many tests compare with the same chain, and each extraction takes seconds."""
 
 
-def clean_extraction(devnet: Devnet, tmp: Path, datasets: tuple[str, ...], **kw: Any) -> Path:
-    """A clean local extraction of the node's chain as it is now: made once for a chain, datasets and options."""
+def clean_extraction(devnet: Devnet, tmp: Path, datasets: tuple[str, ...], blocks: str = "0:latest", **kw: Any) -> Path:
+    """A clean local extraction of the node's chain as it is now (its ``blocks``): made once for a chain, range,
+    datasets and options."""
     with _node_rpc(devnet) as rpc:
         head = rpc.call("eth_getBlockByNumber", "latest", False)["hash"]
-    key = (head, datasets, *sorted(kw.items()))
+    key = (head, blocks, datasets, *sorted(kw.items()))
     if key not in CLEAN or not CLEAN[key].exists():
         clean = tmp / f"clean-{time.monotonic_ns()}"
-        extract(list(datasets), blocks="0:latest", out=clean, rpc=devnet.node.url, progress=False, **kw)
+        extract(list(datasets), blocks=blocks, out=clean, rpc=devnet.node.url, progress=False, **kw)
         with _node_rpc(devnet) as rpc:  # the chain did not change meanwhile: the key names what was extracted
             assert rpc.call("eth_getBlockByNumber", "latest", False)["hash"] == head
         CLEAN[key] = clean
@@ -206,7 +208,8 @@ def clean_extraction(devnet: Devnet, tmp: Path, datasets: tuple[str, ...], **kw:
 
 
 def assert_same_as_local(devnet: Devnet, out: str, tmp: Path, datasets: tuple[str, ...] = MAIN, **kw: Any) -> None:
-    """The bucket holds exactly what a clean local extraction of the node's chain gives, for every reader."""
+    """The bucket holds exactly what a clean local extraction of the node's chain (its ``blocks=``, by default all of
+    it) gives, for every reader."""
     clean = clean_extraction(devnet, tmp, datasets, **kw)
     con = open_duckdb(out)
     for name in datasets:
