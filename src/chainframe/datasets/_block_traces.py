@@ -81,7 +81,8 @@ async def fetch_traces(
             tried[f"{method} with callTracer"] = f"{exc.detail} [{exc.code}]"
             continue
         if headers:
-            found["headers"] = await batch_or_raise(client, [("eth_getBlockByNumber", [hex(n), False]) for n in blocks])
+            calls = [("eth_getBlockByNumber", [hex(n), False]) for n in blocks]
+            found["header_answers"] = list(await client.batch_bytes(calls))  # as received, as the traces
         return [_document(found)]
     said = "; ".join(f"{m}: {answer}" for m, answer in tried.items())
     raise MethodNotFound(
@@ -118,13 +119,30 @@ async def _by_parity(client: Any, blocks: BlockRange, top_gas_used: bool = True)
     return found
 
 
+_RAW = ("answers", "header_answers")
+"""The document's members that are lists of batch answers as received."""
+
+
 def _document(found: Mapping[str, Any]) -> bytes:
-    """The fetched document's bytes, with trace_block's batch answers spliced in as received."""
-    raw: list[bytes] = found.get("answers", [])
-    if not raw:
-        return json.dumps(found).encode()
-    rest = json.dumps({k: v for k, v in found.items() if k != "answers"}).encode()
-    return rest[:-1] + b', "answers": [' + b",".join(raw) + b"]}"
+    """The fetched document's bytes, with the batch answers (:data:`_RAW`) spliced in as received."""
+    document = json.dumps({k: v for k, v in found.items() if k not in _RAW}).encode()
+    for key in _RAW:
+        if key in found:
+            document = document[:-1] + b', "%s": [' % key.encode() + b",".join(found[key]) + b"]}"
+    return document
+
+
+def _headers(answer: Mapping[str, Any], numbers: Sequence[int]) -> list[Any]:
+    """The blocks' headers in ``numbers``' order (None where there is none), from the header batch answers."""
+    if "header_answers" not in answer:
+        return list(answer.get("headers") or [None] * len(numbers))
+    by_number = {}
+    for batch in answer["header_answers"]:
+        for envelope in batch:
+            header = envelope.get("result")
+            if header:
+                by_number[int(header["number"], 16)] = header
+    return [by_number.get(n) for n in numbers]
 
 
 def _parity_blocks(answer: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -302,7 +320,7 @@ def block_extras(answers: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, li
     """Each block's number, its parity reward traces' actions (trace_block's route only) and its header (or None)."""
     for answer in answers:
         blocks = _parity_blocks(answer) if answer["route"] == PARITY else answer["blocks"]
-        headers = answer.get("headers") or [None] * len(blocks)
+        headers = _headers(answer, [b["block"] for b in blocks])
         for block, header in zip(blocks, headers, strict=True):
             rewards = (
                 [t["action"] for t in block["traces"] if t.get("type") == "reward"] if answer["route"] == PARITY else []
