@@ -26,7 +26,7 @@ from chainframe.datasets import LOGS, BlockRange
 from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.engine._engine import RunCounters, run_tasks
-from chainframe.engine._plan import plan
+from chainframe.engine._plan import Wanted, plan
 from chainframe.rpc import AsyncClient
 from chainframe.store import Publisher, folder_info, load_series
 
@@ -257,8 +257,9 @@ async def test_a_chunk_read_across_a_reorg_is_fetched_again(chain: Devnet, node:
             return body
 
     head, chain_id = chain.truth.head, chain.truth.chain_id
-    tasks, _ = plan("logs", BlockRange(200, head), series=load_series(tmp_path / "logs"), chain_id=chain_id,
-                    chunk_size=100, filters={}, u256="decimal", head=head)  # fmt: skip
+    want = Wanted(dataset="logs", filters={}, u256="decimal", chunk_size=100)
+    tasks, _ = plan(want, BlockRange(200, head), series=load_series(tmp_path / "logs"), chain_id=chain_id,
+                    head=head)  # fmt: skip
     counters = RunCounters()
     async with ReorgAfterFirstLogs(chain.node.url) as client:
         await run_tasks(iter(tasks), client, chain_id=chain_id, endpoint="node", finalized=head - 64, concurrency=1,

@@ -17,7 +17,7 @@ from chainframe.datasets import LOGS, BlockRange
 from chainframe.devnet import Devnet
 from chainframe.engine._engine import RunCounters, run_tasks
 from chainframe.engine._logs import sort_table
-from chainframe.engine._plan import plan
+from chainframe.engine._plan import Wanted, plan
 from chainframe.engine._sink import InOrder
 from chainframe.rpc import AsyncClient
 from chainframe.store import Publisher, load_series
@@ -85,8 +85,9 @@ async def test_logs_are_fetched_one_chunk_at_a_time_in_pieces_sized_by_answers(d
                 in_flight -= 1
 
     head = devnet.truth.head
-    tasks, _ = plan("logs", BlockRange(0, head), series=load_series(tmp_path / "logs"), chain_id=devnet.truth.chain_id,
-                    chunk_size=60, filters={}, u256="decimal", head=head)  # fmt: skip
+    want = Wanted(dataset="logs", filters={}, u256="decimal", chunk_size=60)
+    tasks, _ = plan(want, BlockRange(0, head), series=load_series(tmp_path / "logs"), chain_id=devnet.truth.chain_id,
+                    head=head)  # fmt: skip
     counters = RunCounters()
     async with Recording(devnet.node.url) as client:
         # finalized=head: no witness reads around pieces, which would let requests of pieces in flight swap places.

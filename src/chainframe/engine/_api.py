@@ -27,7 +27,7 @@ from chainframe.engine._client import RPC, endpoint_of, endpoints_of, make_clien
 from chainframe.engine._collect import acollect
 from chainframe.engine._executor import checked_executor, runner_for
 from chainframe.engine._exports import check_columns, check_export, export_series
-from chainframe.engine._extraction import Extraction
+from chainframe.engine._extraction import Extraction, SeriesAsked
 from chainframe.engine._options import whole
 from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, BlocksArg, parse_blocks
@@ -105,9 +105,9 @@ async def aextract(
     """
     exporting = check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = checked_executor(executor)
-    run = Extraction.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency, takes=aextract, verify=verify, table=table,
-                    distributed=executor is not None, chain_family=chain_family)  # fmt: skip
+    run = Extraction.make(SeriesAsked(datasets, filters, aextract, u256, chunk_size), blocks=blocks, out=out,
+                          concurrency=concurrency, verify=verify, table=table, distributed=executor is not None,
+                          chain_family=chain_family)  # fmt: skip
     picked = check_columns(run.wanted, columns, exclude_columns, include_columns)
     first, *more = endpoints = endpoints_of(rpc, network, key)
     async with (
@@ -160,9 +160,9 @@ async def afollow(
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     executor = checked_executor(executor)
-    run = Extraction.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=concurrency, takes=afollow, verify=verify, table=table,
-                    distributed=executor is not None, chain_family=chain_family)  # fmt: skip
+    run = Extraction.make(SeriesAsked(datasets, filters, afollow, u256, chunk_size), blocks=blocks, out=out,
+                          concurrency=concurrency, verify=verify, table=table, distributed=executor is not None,
+                          chain_family=chain_family)  # fmt: skip
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
     if rounds is not None:

@@ -9,8 +9,8 @@ from typing import Any
 
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS
+from chainframe.engine._plan import Wanted
 from chainframe.engine._report import RunReport
-from chainframe.engine._run import Wanted
 from chainframe.store import (
     FORMATS,
     ExportFormat,

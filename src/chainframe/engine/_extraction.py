@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -14,15 +15,30 @@ from chainframe.datasets import DATASETS, U256, BlockRange
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._folder import check_out, prepare_out
 from chainframe.engine._options import check_chunk_size, dataset_inputs, whole
+from chainframe.engine._plan import Wanted
 from chainframe.engine._probe import preflight
 from chainframe.engine._ranges import BlocksArg as Blocks
 from chainframe.engine._ranges import BlockSpec, chain_state, parse_blocks, resolve_blocks
-from chainframe.engine._report import Progress, RunReport, now
-from chainframe.engine._run import Wanted, extract_round
+from chainframe.engine._report import Covered, Progress, RunReport, now
+from chainframe.engine._run import extract_round
 from chainframe.engine._runcontext import RunContext
 from chainframe.families import choose_family, family_by, family_named
 from chainframe.rpc import Endpoint
 from chainframe.store import Layout, Location, Publisher, choose_layout, folder_lock, location, while_held
+
+
+@dataclass(frozen=True)
+class SeriesAsked:
+    """The series a call asks for, as given (checked by :meth:`Extraction.make`)."""
+
+    datasets: str | Sequence[str]
+    filters: Mapping[str, Any]
+    """The datasets' inputs (a filter no asked dataset takes is refused, one no dataset has named as misspelt)."""
+    takes: Callable[..., Any]
+    """The public function called, whose options a misspelt filter is matched against."""
+    u256: U256 = "decimal"
+    chunk_size: int | None = None
+    """None: each series' own (the dataset's default for a new one)."""
 
 
 class Extraction:
@@ -45,12 +61,14 @@ class Extraction:
 
     @classmethod
     def make(
-        cls, datasets: str | Sequence[str], *, blocks: Blocks, out: str | Location, chunk_size: int | None, u256: U256,
-        filters: Mapping[str, Any], concurrency: int, takes: Callable[..., Any], verify: bool = False,
+        cls, asked: SeriesAsked, *, blocks: Blocks, out: str | Location, concurrency: int, verify: bool = False,
         table: Layout | None = None, distributed: bool = False, chain_family: str | None = None,
     ) -> Extraction:  # fmt: skip
-        per_dataset = dataset_inputs(datasets, filters, takes)
-        size = check_chunk_size(chunk_size)
+        """The run's inputs checked (each refused in one line before any request), the output folder's layout
+        chosen."""
+        u256 = asked.u256
+        per_dataset = dataset_inputs(asked.datasets, asked.filters, asked.takes)
+        size = check_chunk_size(asked.chunk_size)
         spec = parse_blocks(blocks)
         folder = location(out)
         check_out(folder)
@@ -118,13 +136,13 @@ class Extraction:
             shown = ", ".join(f"{a}..{b}" for a, b in gaps[:3]) + (" ..." if len(gaps) > 3 else "")
             stop += f"; {dataset}: blocks {shown} fetched too (a chunk file holds one run of blocks; see --chunk-size)"
         runs = [(r.start, r.end) for r in resolved or ()]
-        return RunReport.make(
-            started=started, seconds=time.monotonic() - clock, endpoint=endpoint.display, chain_id=chain_id,
-            blocks=(runs[0][0], runs[-1][1]) if runs else None, text=self.spec.text, out=self.folder,
-            counters=counters, client=client, head=head, finalized=finalized, stop=stop,
-            reorgs=[r.to_json() for r in result.reorgs], ranges=runs if len(runs) > 1 else None,
+        covered = Covered(
+            chain_id, (runs[0][0], runs[-1][1]) if runs else None, self.spec.text, head=head, finalized=finalized,
+            stop=stop, reorgs=[r.to_json() for r in result.reorgs], ranges=runs if len(runs) > 1 else [],
             chain_family=family.name, chain_family_by=family_by(assumed, self.chain_family),
         )  # fmt: skip
+        return RunReport.make(covered, started=started, seconds=time.monotonic() - clock, endpoint=endpoint.display,
+                              out=self.folder, counters=counters, client=client)  # fmt: skip
 
     def check_step(self, resolved: list[BlockRange]) -> None:
         """A step asks for its blocks only; a chunk file holds one run of blocks, so two asked blocks in one chunk

@@ -126,23 +126,33 @@ def slots(blocks: BlockRange, chunk_size: int) -> Iterator[BlockRange]:
         yield BlockRange(max(aligned, blocks.start), min(aligned + chunk_size - 1, blocks.end))
 
 
+@dataclass(frozen=True, kw_only=True)
+class Wanted:
+    """One series a round is asked to cover."""
+
+    dataset: str
+    filters: Mapping[str, Any]
+    u256: U256
+    chunk_size: int | None
+    """None: the series' own (or the dataset's default for a new series)."""
+
+
 def plan(
-    dataset: str,
+    want: Wanted,
     blocks: BlockRange | list[BlockRange] | None,
     *,
     series: Series,
     chain_id: int,
-    chunk_size: int,
-    filters: Mapping[str, Any],
-    u256: U256,
     overwrite: bool = False,
     repairs: Mapping[int, int | None] | None = None,
     head: int,
     layout: Layout = "parquet",
 ) -> tuple[list[ChunkTask], list[str]]:
-    """Tasks for the asked ``blocks`` (one range or several; None: repairs only) and ``repairs`` (slot start -> keep
-    rows through, or None), plus the files to delete (slots wholly above a head that moved back). Two asked ranges in
-    one slot make one task over both and the blocks between (a file holds one run of blocks)."""
+    """Tasks of ``want``'s series for the asked ``blocks`` (one range or several; None: repairs only) and ``repairs``
+    (slot start -> keep rows through, or None), plus the files to delete (slots wholly above a head that moved back).
+    Two asked ranges in one slot make one task over both and the blocks between (a file holds one run of blocks)."""
+    dataset, filters, u256 = want.dataset, want.filters, want.u256
+    chunk_size = want.chunk_size or DATASETS[dataset].chunk_size
     repairs = dict(repairs or {})
     asked: dict[int, BlockRange] = {}
     for run in [blocks] if isinstance(blocks, BlockRange) else blocks or ():

@@ -102,6 +102,27 @@ def _distinct(spans: list[tuple[int, int]]) -> int:
     return count
 
 
+@dataclass(frozen=True)
+class Covered:
+    """What a run covered of the chain and why it stopped, as its report states it: made by the run, read by
+    :meth:`RunReport.make`."""
+
+    chain_id: int
+    blocks: tuple[int, int] | None
+    """The first and last block asked for; None: none (nothing new)."""
+    text: str
+    """The range as it was asked for."""
+    head: int | None = None
+    finalized: int | None = None
+    stop: str = ""
+    """Why the run stopped where it did, in words."""
+    reorgs: list[dict[str, Any]] = field(default_factory=list)
+    ranges: list[tuple[int, int]] = field(default_factory=list)
+    """The runs of blocks asked for, where they are not one run."""
+    chain_family: str = "ethereum"
+    chain_family_by: FamilyBy = "chain id"
+
+
 @dataclass
 class RunReport:
     """What a run did. ``save`` writes it as JSON; ``summary`` is the lines printed at the end."""
@@ -162,21 +183,19 @@ class RunReport:
 
     @classmethod
     def make(
-        cls, *, started: datetime, seconds: float, endpoint: str, chain_id: int, blocks: tuple[int, int] | None,
-        text: str, out: Location | None, counters: RunCounters, client: Any, head: int | None = None,
-        finalized: int | None = None, stop: str = "", reorgs: list[dict[str, Any]] | None = None,
-        ranges: list[tuple[int, int]] | None = None, chain_family: str = "ethereum",
-        chain_family_by: FamilyBy = "chain id",
+        cls, covered: Covered, *, started: datetime, seconds: float, endpoint: str, out: Location | None,
+        counters: RunCounters, client: Any,
     ) -> RunReport:  # fmt: skip
+        """The report of a run that ``covered`` what it says, from its ``counters`` and its ``client``'s stats."""
         stats = client.stats
         return cls(
             chainframe=__version__,
             started=started.isoformat(timespec="seconds"),
             seconds=round(seconds, 3),
             endpoint=getattr(client, "via", endpoint),  # the URL requests went to: ws:// for the WebSocket transport
-            chain_id=chain_id,
-            blocks=blocks,
-            range=text,
+            chain_id=covered.chain_id,
+            blocks=covered.blocks,
+            range=covered.text,
             out=str(out) if out is not None else None,
             datasets={name: asdict(d) for name, d in counters.datasets.items()},
             requests=stats.requests,
@@ -188,19 +207,19 @@ class RunReport:
             splits=counters.split.splits,
             receipt_fallbacks=counters.split.receipt_fallbacks,
             errors=dict(stats.errors),
-            head=head,
-            finalized=finalized,
-            stop=stop,
-            reorgs=list(reorgs or []),
+            head=covered.head,
+            finalized=covered.finalized,
+            stop=covered.stop,
+            reorgs=list(covered.reorgs),
             set_aside=dict(stats.set_aside),
             endpoints={url: asdict(counts) for url, counts in getattr(stats, "endpoints", {}).items()},
             missing_methods=dict(getattr(client, "missing_methods", {})),
             node_notes=dict(getattr(client, "notes", {})),
             lost_workers=sorted(counters.lost_workers),
             reassigned=list(counters.reassigned),
-            ranges=list(ranges or []),
-            chain_family=chain_family,
-            chain_family_by=chain_family_by,
+            ranges=list(covered.ranges),
+            chain_family=covered.chain_family,
+            chain_family_by=covered.chain_family_by,
         )
 
     def to_json(self) -> dict[str, Any]:

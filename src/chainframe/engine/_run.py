@@ -23,9 +23,9 @@ from typing import Any
 import anyio
 
 from chainframe._errors import InputError
-from chainframe.datasets import DATASETS, U256, BlockRange
+from chainframe.datasets import DATASETS, BlockRange
 from chainframe.engine._canonical import ChainUnstable, Repair, find_stale, head_and_stale
-from chainframe.engine._plan import ChunkTask, plan
+from chainframe.engine._plan import ChunkTask, Wanted, plan
 from chainframe.engine._runcontext import RunContext
 from chainframe.store import (
     Layout,
@@ -43,15 +43,16 @@ CHECK_ROUNDS = 3
 """Times a round re-checks and repairs what moved while it ran, before it gives up as :class:`ChainUnstable`."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Wanted:
-    """One series a round is asked to cover."""
+@dataclass(frozen=True)
+class Asked:
+    """A folder's series and those a round is asked to cover, as :func:`asked_series` reads them."""
 
-    dataset: str
-    filters: Mapping[str, Any]
-    u256: U256
-    chunk_size: int | None
-    """None: the series' own (or the dataset's default for a new series)."""
+    every: Mapping[str, Series]
+    """Every series in the folder, by name."""
+    asked: Mapping[str, Wanted]
+    """The asked ones, by series name."""
+    sizes: Mapping[str, int]
+    """Their chunk sizes (the series' own; a new series' asked or its dataset's)."""
 
 
 @dataclass
@@ -112,11 +113,11 @@ async def extract_round(
     ``run.runner`` runs the chunk tasks (here, or on a Dask cluster); everything else stays in this process."""
     client, folder, chain_id, publisher = run.client, run.folder, run.chain_id, run.publisher
     result = RoundResult(head=head, finalized=finalized, blocks=blocks)
-    every, asked, sizes = await asked_series(folder, wanted, chain_id)
+    found = await asked_series(folder, wanted, chain_id)
+    every = found.every
     repairs = await find_stale(client, list(every.values()), head)
-    tasks = _plan_round(
-        every, asked, sizes, repairs, blocks, chain_id, overwrite, head, result, publisher.layout, publisher.delete
-    )
+    tasks = _plan_round(found, repairs, blocks, result, chain_id=chain_id, overwrite=overwrite, head=head,
+                        layout=publisher.layout, delete=publisher.delete)  # fmt: skip
     # Take over every table this round may write before any work: an older run's commit there is refused from now.
     schemas = {_series_of(t).name: t.schema() for t in tasks}
     await anyio.to_thread.run_sync(
@@ -149,17 +150,15 @@ async def extract_round(
             return result
         if rounds == CHECK_ROUNDS:
             break
-        tasks = _plan_round(every, {}, {}, repairs, None, chain_id, False, head, result, publisher.layout,
-                            publisher.delete)  # fmt: skip
+        tasks = _plan_round(Asked(every, {}, {}), repairs, None, result, chain_id=chain_id, overwrite=False, head=head,
+                            layout=publisher.layout, delete=publisher.delete)  # fmt: skip
     raise ChainUnstable(
         f"the chain kept reorganizing while {folder} was brought up to date ({CHECK_ROUNDS} repairs); "
         "try again later, or stop further from the head (--confirmations)"
     )
 
 
-async def asked_series(
-    folder: Location, wanted: list[Wanted], chain_id: int
-) -> tuple[dict[str, Series], dict[str, Wanted], dict[str, int]]:
+async def asked_series(folder: Location, wanted: list[Wanted], chain_id: int) -> Asked:
     """Every series in ``folder`` (checked to be one table of ``chain_id``), the asked ones by series name, and
     their chunk sizes (the series' own; a size asked that differs is refused)."""
     asked: dict[str, Wanted] = {}
@@ -178,17 +177,17 @@ async def asked_series(
                 "(or give it that value), or extract into another --out"
             )
         sizes[name] = size
-    return every, asked, sizes
+    return Asked(every, asked, sizes)
 
 
 def plan_asked(
-    every: Mapping[str, Series], asked: Mapping[str, Wanted], sizes: Mapping[str, int],
-    blocks: list[BlockRange] | None, *, chain_id: int, overwrite: bool, head: int, layout: Layout,
-) -> tuple[list[ChunkTask], RoundResult]:  # fmt: skip
+    found: Asked, blocks: list[BlockRange] | None, *, chain_id: int, overwrite: bool, head: int, layout: Layout
+) -> tuple[list[ChunkTask], RoundResult]:
     """The tasks a round would start with before checking the chain (what ``--dry`` shows), and the slots skipped:
     the same planning as :func:`extract_round`'s, writing nothing."""
     result = RoundResult(head=head, finalized=head, blocks=blocks)
-    tasks = _plan_round(every, asked, sizes, [], blocks, chain_id, overwrite, head, result, layout, lambda _: None)
+    tasks = _plan_round(found, [], blocks, result, chain_id=chain_id, overwrite=overwrite, head=head, layout=layout,
+                        delete=lambda _: None)  # fmt: skip
     return tasks, result
 
 
@@ -207,18 +206,18 @@ async def _every_series(folder: Location, asked: list[str] | None = None) -> dic
 
 
 def _plan_round(
-    every: Mapping[str, Series],
-    asked: Mapping[str, Wanted],
-    sizes: Mapping[str, int],
+    found: Asked,
     repairs: list[Repair],
     blocks: list[BlockRange] | None,
+    result: RoundResult,
+    *,
     chain_id: int,
     overwrite: bool,
     head: int,
-    result: RoundResult,
     layout: Layout,
     delete: Callable[[list[str]], None],
 ) -> list[ChunkTask]:
+    every, asked, sizes = found.every, found.asked, found.sizes
     by_series: dict[str, dict[int, int | None]] = {}
     for repair in repairs:
         name = repair.chunk.series
@@ -234,14 +233,15 @@ def _plan_round(
         want = asked.get(name)
         meta = series.meta
         if want is not None:
-            dataset, filters, u256, size = want.dataset, want.filters, want.u256, sizes[name]
+            dataset, size = want.dataset, sizes[name]
+            of = replace(want, chunk_size=size)
         else:
             assert meta is not None
-            dataset, filters, u256, size = meta.dataset, meta.filters, meta.u256, meta.chunk_size
+            dataset, size = meta.dataset, meta.chunk_size
+            of = Wanted(dataset=dataset, filters=meta.filters, u256=meta.u256, chunk_size=size)
         planned, deletions = plan(
-            dataset, blocks if want is not None else None, series=series, chain_id=chain_id, chunk_size=size,
-            filters=filters, u256=u256, overwrite=overwrite, repairs=by_series.get(name), head=head,
-            layout=layout,
+            of, blocks if want is not None else None, series=series, chain_id=chain_id, overwrite=overwrite,
+            repairs=by_series.get(name), head=head, layout=layout,
         )  # fmt: skip
         delete(deletions)  # slots wholly above a head that moved back: their blocks are gone
         if want is not None and blocks is not None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from chainframe.datasets import U256, BlockRange
 from chainframe.engine._client import RPC, endpoints_of, make_client
-from chainframe.engine._extraction import Extraction, aligned
+from chainframe.engine._extraction import Extraction, SeriesAsked, aligned
 from chainframe.engine._plan import ChunkTask, slots
 from chainframe.engine._portal import typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, chain_state, resolve_blocks
@@ -65,8 +65,8 @@ async def aplan(
     resolved as the run resolves it (one batch: chain id, head, safe and finalized blocks), the series folders read
     and planned by the run's own code. A run also checks the stored series against the chain first, and repairs
     what a reorganization took back: those tasks are not in the plan."""
-    run = Extraction.make(datasets, blocks=blocks, out=out, chunk_size=chunk_size, u256=u256, filters=filters,
-                    concurrency=1, takes=aplan, table=table)  # fmt: skip
+    run = Extraction.make(SeriesAsked(datasets, filters, aplan, u256, chunk_size), blocks=blocks, out=out,
+                          concurrency=1, table=table)  # fmt: skip
     first, *more = endpoints_of(rpc, network, key)
     async with make_client(first, client_options, rpc, more) as client:
         state = await chain_state(client, confirmations)
@@ -74,13 +74,13 @@ async def aplan(
                                         safe=state.safe)  # fmt: skip
     run.check_step(resolved)
     planned = aligned(resolved, run.wanted) if align else resolved
-    every, asked, sizes = await asked_series(run.folder, run.wanted, state.chain_id)
-    tasks, _ = plan_asked(every, asked, sizes, planned or None, chain_id=state.chain_id, overwrite=overwrite,
-                               head=state.head, layout=run.publisher.layout)  # fmt: skip
+    found = await asked_series(run.folder, run.wanted, state.chain_id)
+    tasks, _ = plan_asked(found, planned or None, chain_id=state.chain_id, overwrite=overwrite, head=state.head,
+                          layout=run.publisher.layout)  # fmt: skip
     plans = []
-    for name, want in asked.items():
+    for name, want in found.asked.items():
         mine = [t for t in tasks if series_name(t.dataset, t.filters, t.u256) == name]
-        size = sizes[name]
+        size = found.sizes[name]
         slots_asked = {s.start // size for r in planned for s in slots(r, size)}
         skipped = len(slots_asked - {t.start // size for t in mine})
         plans.append(SeriesPlan(dataset=want.dataset, series=name, filters=want.filters, tasks=mine, skipped=skipped))

@@ -30,7 +30,7 @@ from chainframe._kernels import constant
 from chainframe.datasets import BLOCKS, DATASETS, LOGS, BlockRange, Fetch
 from chainframe.engine._canonical import headers
 from chainframe.engine._logs import sort_table
-from chainframe.engine._verified import material, prove
+from chainframe.engine._verified import Rows, material, prove
 from chainframe.families import ChainFamily, choose_family
 from chainframe.store import ChunkMeta, Location, Series, load_series, read_table, series_folders
 
@@ -68,14 +68,14 @@ async def averify_stored(
             if spec.selects(meta.filters):  # some of the raw rows (function=): the node's are proven, then kept so
                 raw = spec.transform(await spec.fetch(client, part, **meta.filters), chain_id=chain_id, u256=meta.u256)
                 proof = await material(client, spec, part, stored=raw, filters=meta.filters)
-                prove(spec, raw, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
-                      report=report, name=name, family=family)  # fmt: skip
+                prove(Rows(spec, raw, part, meta.filters, meta.u256, name), proof, chain_id=chain_id, report=report,
+                      family=family)  # fmt: skip
                 kept = spec.kept_rows(sort_table(raw, spec.sort), meta.filters, u256=meta.u256)
                 _same_rows(rows, kept, report, name, spec.block_column)
                 continue
             proof = await material(client, spec, part, stored=rows, filters=meta.filters)
-            prove(spec, rows, part, proof, chain_id=chain_id, filters=meta.filters, u256=meta.u256,
-                  report=report, name=name, family=family)  # fmt: skip
+            prove(Rows(spec, rows, part, meta.filters, meta.u256, name), proof, chain_id=chain_id, report=report,
+                  family=family)  # fmt: skip
             if spec is BLOCKS:  # the rows are headers: proven to be themselves, and here to be the node's
                 await _same_hashes(client, rows, report, name)
 

@@ -101,29 +101,41 @@ def verify_reads(dataset: Dataset) -> set[tuple[str, tuple[Any, ...]]]:
     return {(d.method, d.block_params) for d in read if d.block_params is not None}
 
 
+@dataclass(frozen=True)
+class Rows:
+    """A series' rows of some blocks, as :func:`prove` proves them."""
+
+    dataset: Dataset
+    table: pa.Table
+    """The rows (in an extraction, the logs datasets' logs before decoding)."""
+    part: BlockRange
+    filters: Mapping[str, Any]
+    """The series' inputs (its filter)."""
+    u256: U256 = "decimal"
+    name: str = ""
+    """The series, as the report names it; empty: the dataset's name."""
+    bodies: Sequence[bytes] = ()
+    """The rows' own answers (receipts carry their logs); without them, receipts are proven with the node's
+    receipts' logs."""
+
+
 def prove(
-    dataset: Dataset,
-    rows: pa.Table,
-    part: BlockRange,
+    of: Rows,
     proof: Material | None,
     *,
     chain_id: int,
-    filters: Mapping[str, Any],
-    bodies: Sequence[bytes] = (),
-    u256: U256 = "decimal",
     report: Report,
-    name: str | None = None,
     received: Received | None = None,
     family: ChainFamily | None = None,
 ) -> None:
-    """Prove ``rows`` (the dataset's rows for ``part``; in an extraction, the logs datasets' logs before decoding)
-    against ``proof`` with the check its dataset's proof declares, adding counts, failures and skips to ``report``.
-    ``bodies``: the rows' own answers (receipts carry their logs); without them, receipts are proven with the node's
-    receipts' logs. ``received``: the shared answers among the piece's (in an extraction: what another dataset proved
-    of them is not proven again). ``family``: the chain family whose rules the rows follow (None: the chain id's)."""
+    """Prove the rows ``of`` a series against ``proof`` with the check its dataset's proof declares, adding counts,
+    failures and skips to ``report``. ``received``: the shared answers among the piece's (in an extraction: what
+    another dataset proved of them is not proven again). ``family``: the chain family whose rules the rows follow
+    (None: the chain id's)."""
     from chainframe.verify import Piece
 
-    name = name or dataset.name
+    dataset, rows, part, bodies = of.dataset, of.table, of.part, of.bodies
+    name = of.name or dataset.name
     received = received or Received()
     if proof is None or dataset.proof is None:
         reasons = "; ".join(sorted(set(dataset.unprovable.values()))) or "nothing to prove it against"
@@ -132,7 +144,7 @@ def prove(
     # The check counts what it proves per table (headers among them): only its failures, skips and notes are kept,
     # and the rows counted are this series' own.
     found = _report()
-    dataset.proof.prove(Piece(dataset, name, rows, part, proof.answers, found, chain_id, filters, u256=u256,
+    dataset.proof.prove(Piece(dataset, name, rows, part, proof.answers, found, chain_id, of.filters, u256=of.u256,
                               bodies=bodies, proven=received.proven, family=family))  # fmt: skip
     for failure in found.failures:
         report.failures.append(replace(failure, dataset=name))
@@ -169,7 +181,7 @@ def verify_piece(
     """:func:`prove` in an extraction: the first failure raises :class:`WrongAnswer` naming the block and check."""
     report = _report()
     received = received or Received()
-    prove(dataset, rows, part, proof, chain_id=chain_id, filters=filters, bodies=bodies, report=report,
+    prove(Rows(dataset, rows, part, filters, bodies=bodies), proof, chain_id=chain_id, report=report,
           received=received, family=family)  # fmt: skip
     if report.failures:
         first = report.failures[0]
