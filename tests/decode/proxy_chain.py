@@ -26,6 +26,8 @@ live in one folder (tests/data/abi)."""
 UPGRADED = keccak256(b"Upgraded(address)")
 UPGRADE_TO = keccak256(b"upgradeTo(address)")[:4]
 MAX = 2**256 - 1
+EMPTY = 60
+"""Empty blocks mined before the upgrade."""
 
 
 def _assemble(ops: list[Any]) -> bytes:
@@ -142,6 +144,7 @@ def build(node: AnvilNode) -> ProxyChain:
     call("bump()", [], [])
     call("ping(uint256,bytes)", ["uint256", "bytes"], [7, b"early"])  # Emitter's, before the upgrade: reverts
     call("set(uint256,uint256)", ["uint256", "uint256"], [5, MAX])
+    node.rpc.call("anvil_mine", hex(EMPTY))  # a stretch to search: the upgrade is found by bisection too
     upgrade = _send(node, UPGRADE_TO + abi_encode(["address"], [emitter]), proxy)
     chain.upgrade_block = int(upgrade["blockNumber"], 16)
     call("ping(uint256,bytes)", ["uint256", "bytes"], [9, b"hello"])

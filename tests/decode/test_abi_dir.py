@@ -69,11 +69,14 @@ def test_the_fixtures_hold_the_contracts_abis() -> None:
     assert folder.abi_of(1, store) is None  # no file for that chain, and no Etherscan file for the address
 
 
-def _spans(chain: ProxyChain, from_logs: bool) -> list[tuple[int, int, str, str]]:
-    async def read() -> list[tuple[int, int, str, str]]:
+def _spans(chain: ProxyChain, from_logs: bool) -> tuple[list[tuple[int, int, str, str]], int]:
+    """The proxy's stretches over the whole chain, and the requests it took to find them."""
+
+    async def read() -> tuple[list[tuple[int, int, str, str]], int]:
         async with AsyncClient(chain.url) as client:
             spans = await implementations(client, chain.proxy, 1, chain.last, from_logs=from_logs)
-        return [(s.first, s.last, s.code.how, s.code.address) for s in spans]
+            requests = client.stats.requests
+        return [(s.first, s.last, s.code.how, s.code.address) for s in spans], requests
 
     return anyio.run(read)
 
@@ -84,8 +87,12 @@ def test_the_upgrade_is_found_by_its_log_and_by_bisection(chain: ProxyChain) -> 
         (3, chain.upgrade_block - 1, "eip1967", chain.store),
         (chain.upgrade_block, chain.last, "eip1967", chain.emitter),
     ]
-    assert _spans(chain, from_logs=True) == expected
-    assert _spans(chain, from_logs=False) == expected
+    with_logs, by_bisection = _spans(chain, from_logs=True), _spans(chain, from_logs=False)
+    assert with_logs[0] == by_bisection[0] == expected
+    # A few reads per change (3 slots at most at a block), not one per block: two changes in 1..last (over 70 blocks).
+    assert chain.last > 70
+    assert by_bisection[1] <= 2 * 3 * (chain.last.bit_length() + 1)
+    assert with_logs[1] <= by_bisection[1] + 1  # the logs' query, and no read more
 
 
 def test_abi_command_says_which_abi_and_why(chain: ProxyChain) -> None:

@@ -110,7 +110,9 @@ async def implementations(
             logs = await client.request("eth_getLogs", [flt | {"topics": [[UPGRADED, BEACON_UPGRADED]]}])
         except (LimitExceeded, InvalidParams, MethodNotFound):  # a range or result limit: bisection alone still works
             logs = []
-    points = sorted({first, last, *(int(log["blockNumber"], 16) for log in logs or ())})
+    logged = {int(log["blockNumber"], 16) for log in logs or ()}
+    # A log's block and the one before: the change there is found by two reads, not a bisection.
+    points = sorted({first, last, *logged, *(b - 1 for b in logged if b > first)})
     read: dict[int, Code] = {}
 
     async def at(block: int) -> Code:
