@@ -103,6 +103,20 @@ def test_the_receipts_fallback_gives_the_same_rows(devnet: Devnet, node_rows: di
     assert devnet.gateway.stats()["calls"].get("eth_getTransactionReceipt", 0) > 0
 
 
+def test_appearances_alone_are_read_from_receipts_and_proven_with_the_transactions(
+    devnet: Devnet, node_rows: dict[str, set[tuple[Any, ...]]], tmp_path: Path
+) -> None:
+    """Its fetch reads the receipts alone (derived_fetched); under --verify its proof reads the transactions itself,
+    with no other dataset of the run fetching them, and proves every row."""
+    assert DATASETS["address_appearances"].derived_fetched == (DATASETS["receipts"],)
+    head = 40
+    report = extract("address_appearances", blocks=f"0:{head}", rpc=devnet.http_url, out=tmp_path, chunk_size=20,
+                     progress=False, verify=True)  # fmt: skip
+    assert report.datasets["address_appearances"]["verified_rows"] == report.datasets["address_appearances"]["rows"]
+    rows = rows_of("address_appearances", pq.read_table(tmp_path / "address_appearances").to_pylist())
+    assert rows == {r for r in node_rows["address_appearances"] if r[0] <= head}
+
+
 def test_an_extended_run_is_one_run(devnet: Devnet, stored: Path, tmp_path: Path) -> None:
     head = devnet.truth.head
     for end in (head // 3, head // 3 + 1, head):

@@ -209,7 +209,7 @@ CATALOGUE_READS = {
     "logs": (("blocks", "receipts"), ("blocks", "receipts")),
     "uncles": (("blocks",), ("blocks",)),
     "native_transfers": (("blocks", "transactions", "receipts"), ("blocks", "transactions", "receipts")),
-    "address_appearances": (("blocks",), ("blocks", "transactions", "receipts")),
+    "address_appearances": (("blocks", "transactions"), ("blocks", "transactions", "receipts")),  # receipts fetched
     "four_byte_counts": (("blocks",), ("blocks", "transactions")),
     "erc20_transfers": (("blocks", "receipts"), ("blocks", "receipts")),
     "balances": (("blocks",), ("blocks",)),

@@ -121,6 +121,9 @@ class Dataset(ABC):
     column is proven by ``verify`` from a header hash, a root, the bloom, a signature or derivation."""
     derived_from: ClassVar[tuple[Dataset, ...]] = ()
     """:attr:`Proof.DERIVED`: the datasets its rows are computed from (receipts with their logs), proven first."""
+    derived_fetched: ClassVar[tuple[Dataset, ...] | None] = None
+    """:attr:`Proof.DERIVED`: those of ``derived_from`` its own fetch reads (None: all of them); its proof reads the
+    others itself, in an extraction too."""
 
     def all_routes(self) -> tuple[tuple[str, ...], ...]:
         return self.routes or ((self.method,),)

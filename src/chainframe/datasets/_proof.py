@@ -298,9 +298,11 @@ class DerivedProof(Proof):
     check = "chainframe.verify:prove_derived"
 
     def read(self, dataset: Dataset, *, stored: bool = False) -> tuple[Dataset, ...]:
-        """In an extraction, the rows' own answers hold the transactions and receipts they are computed from (only
-        the headers are fetched); stored rows have those fetched again."""
-        return (*super().read(dataset), *(dataset.derived_from if stored else ()))
+        """In an extraction, the rows' own answers hold what they are computed from (only the headers are fetched,
+        and what the dataset's fetch does not read: :attr:`~chainframe.datasets.Dataset.derived_fetched`); stored
+        rows have all of it fetched again."""
+        own = () if stored else (dataset.derived_from if dataset.derived_fetched is None else dataset.derived_fetched)
+        return (*super().read(dataset), *(d for d in dataset.derived_from if d not in own))
 
 
 class NativeTransfersProof(Proof):

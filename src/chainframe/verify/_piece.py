@@ -160,6 +160,8 @@ def prove_derived(piece: Piece) -> None:
     transaction_answers, receipt_answers = (
         dataset.inputs_of(piece.bodies) if piece.bodies else (list(piece.of(TRANSACTIONS)), list(piece.of(RECEIPTS)))
     )
+    if piece.bodies and dataset.derived_fetched is not None and TRANSACTIONS not in dataset.derived_fetched:
+        transaction_answers = list(piece.of(TRANSACTIONS))  # its rows' answers hold none: the proof read them
     transactions = TRANSACTIONS.transform(transaction_answers, chain_id=piece.chain_id, u256="binary")
     receipts = logs = None
     if RECEIPTS in dataset.derived_from:
