@@ -1,0 +1,65 @@
+"""One devnet a module for tests that mine and reorganize its chain, each handed the chain as built.
+
+A new devnet (anvil loading the workload's chain, and the gateway's process) cost 2-6 s of wall each; a module's tests
+that change the chain share one instead: anvil takes the chain back to a snapshot (``evm_snapshot`` before a test,
+``evm_revert`` after it). A test that reorganized blocks down to the snapshot's head leaves anvil without the snapshot
+(it refuses the revert, and then answers no latest block): the devnet is stopped and the next test gets a new one.
+The same holder as ``tests/store/test_s3.py``'s ``ModuleDevnet``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from chainframe.devnet import Devnet, DevnetError, GatewaySettings
+from chainframe.devnet._node_rpc import NodeRPC
+
+
+class ModuleDevnet:
+    """A module's devnet: :meth:`take` before a test (default gateway settings, stats reset, a snapshot of the
+    chain), :meth:`give_back` after it (the chain as it was, or a new devnet for the next test)."""
+
+    def __init__(self) -> None:
+        self.devnet: Devnet | None = None
+        self.snapshot = ""
+        self.head: dict[str, Any] = {}
+
+    def take(self) -> Devnet:
+        if self.devnet is None:
+            self.devnet = Devnet()
+        assert self.devnet.gateway is not None
+        self.devnet.gateway.configure(GatewaySettings())
+        self.devnet.gateway.reset_stats()
+        with node_rpc(self.devnet) as rpc:
+            self.head = rpc.call("eth_getBlockByNumber", "latest", False)
+            self.snapshot = rpc.call("evm_snapshot")
+        return self.devnet
+
+    def give_back(self) -> None:
+        if self.devnet is None:
+            return
+        with node_rpc(self.devnet) as rpc:
+            try:
+                rpc.call("evm_revert", self.snapshot)
+                back = rpc.call("eth_getBlockByNumber", "latest", False) == self.head
+            except DevnetError:
+                back = False
+        if not back:
+            self.stop()
+
+    def stop(self) -> None:
+        if self.devnet is not None:
+            self.devnet.stop()
+            self.devnet = None
+
+
+@contextmanager
+def node_rpc(devnet: Devnet) -> Iterator[NodeRPC]:
+    """The devnet's node, straight (not through the gateway)."""
+    rpc = NodeRPC(devnet.node.url)
+    try:
+        yield rpc
+    finally:
+        rpc.close()
