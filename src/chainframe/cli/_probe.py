@@ -27,7 +27,7 @@ def add_parser(commands: Any) -> None:
         "  chainframe probe --rpc URL\n"
         "  chainframe probe --rpc URL --json\n"
         "  chainframe probe --rpc http://127.0.0.1:8545\n"
-        "  chainframe probe --rpc URL1 --rpc URL2   (each endpoint apart, then what differs)",
+        "  chainframe probe --rpc URL --rpc http://127.0.0.1:8545   (each endpoint apart, then what differs)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_endpoint_options(parser, several=True)
