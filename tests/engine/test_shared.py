@@ -1,6 +1,7 @@
 """A run that verifies asks each block's header, body and receipts once (engine._shared): the datasets of the run are
-each other's proof material. Counted by the gateway on the real devnet; the rows are those of a run that does not
-verify; an answer that fails a check is not handed on again; memory is bounded by what is kept, not by the range."""
+each other's proof material; a run that does not verify asks once what several of its series read. Counted by the
+gateway on the real devnet; the rows are those of a run that does not verify (or of each series alone); an answer
+that fails a check is not handed on again; memory is bounded by what is kept, not by the range."""
 
 from __future__ import annotations
 
@@ -62,6 +63,29 @@ def test_datasets_proven_alone_ask_each_block_once_per_method(devnet: Devnet, tm
     verified, plain = _tables(tmp_path / "verified"), _tables(tmp_path / "plain")
     for name in ALONE:
         assert verified[name].equals(plain[name]), name
+
+
+SAME_BODIES = ["transactions", "address_appearances", "four_byte_counts"]
+"""Datasets that each read every block's full body (eth_getBlockByNumber with its transactions)."""
+
+
+def test_series_reading_the_same_bodies_ask_each_block_once_without_verify(devnet: Devnet, tmp_path: Path) -> None:
+    assert devnet.gateway is not None
+    last = _last_final(devnet)
+    blocks = last + 1
+    extract(SAME_BODIES, blocks=f"0:{last}", rpc=devnet.http_url, out=tmp_path / "together", progress=False)
+    calls = devnet.gateway.stats()["calls"]
+    # Unshared, each of the three asks every block's body: 3 * blocks. Shared, once, beside the few headers the run's
+    # chain state and its chunks' ends read.
+    assert blocks <= calls["eth_getBlockByNumber"] <= blocks + 12, calls
+    assert calls["eth_getBlockReceipts"] == blocks + 1  # address_appearances' own, and the route check's one
+
+    for name in SAME_BODIES:  # the same rows as each extracted alone
+        extract([name], blocks=f"0:{last}", rpc=devnet.http_url, out=tmp_path / name, progress=False)
+        alone = pl.read_parquet(next((tmp_path / name).glob(f"{name}*")) / "*.parquet")
+        together = pl.read_parquet(next((tmp_path / "together").glob(f"{name}*")) / "*.parquet")
+        assert alone.height > blocks, name
+        assert together.equals(alone), name
 
 
 def test_a_shared_answer_that_fails_a_check_is_asked_again(devnet: Devnet, tmp_path: Path) -> None:

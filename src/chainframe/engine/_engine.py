@@ -9,6 +9,7 @@ with its metadata. A chunk that turns out to mix forks is fetched again. Counter
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -37,7 +38,7 @@ from chainframe.engine._context import ChunkContext
 from chainframe.engine._joint import Group, Joint, Unproven
 from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._plan import ChunkTask
-from chainframe.engine._shared import Received, SharedAnswers, asking, receiving
+from chainframe.engine._shared import Received, SharedAnswers, asking, reads, receiving
 from chainframe.engine._sink import InOrder
 from chainframe.engine._verified import Material, Proven, material, verify_piece, verify_reads
 from chainframe.store import ChunkMeta, ChunkWriter, Written, read_batches, read_meta, series_name
@@ -446,12 +447,18 @@ async def run_tasks(
     handed = [*planned, *joint.lent]
     if joint.groups:
         handed.sort(key=lambda task: (task.start, joint.rank(task)))  # still slot by slot
+    # What several series of the round read of each block (each block's full body for transactions and
+    # address_appearances), and what a verifying series' proof reads, is asked once for all (engine._shared).
     shared = SharedAnswers(client, through=finalized)
-    alone = [task for task in planned if task.verify and joint.group(task) is None]
-    for task in alone:
-        shared.expect(series_name(task.dataset, task.filters, task.u256), verify_reads(DATASETS[task.dataset]))
+    alone = {series_name(t.dataset, t.filters, t.u256): t for t in planned if joint.group(t) is None}
+    kinds = {name: verify_reads(DATASETS[t.dataset]) if t.verify else reads(DATASETS[t.dataset])
+             for name, t in alone.items()}  # fmt: skip
+    readers = Counter(kind for read in kinds.values() for kind in read)
+    sharing = {name for name, t in alone.items() if t.verify or any(readers[kind] > 1 for kind in kinds[name])}
+    for name in sharing:
+        shared.expect(name, kinds[name])
     plain = ChunkContext(client, chain_id, endpoint, finalized, counters.split, decode)
-    proving = plain.asking(shared) if alone else plain
+    asking_shared = plain.asking(shared) if sharing else plain
 
     async def run(task: ChunkTask, place: Place) -> None:
         try:
@@ -459,7 +466,11 @@ async def run_tasks(
             report.chunks += 1
             report.blocks += task.end - task.fetch_start + 1
             rows, written = await run_chunk(
-                task, proving if task.verify else plain, report=report, group=joint.group(task), place=place
+                task,
+                asking_shared if series_name(task.dataset, task.filters, task.u256) in sharing else plain,
+                report=report,
+                group=joint.group(task),
+                place=place,
             )
             await anyio.to_thread.run_sync(publish, written)
             report.written += 1

@@ -1,9 +1,10 @@
-"""One answer per call in a run that verifies: the datasets of a run are each other's proof material.
+"""One answer per call: the datasets of a run read the same blocks, and in a run that verifies are each other's proof.
 
 A run that verifies asks for the same blocks again and again: the transactions' full blocks are the receipts' proof,
 the receipts are the logs', and every dataset's proof starts from the headers the blocks dataset reads. Through
 :class:`SharedAnswers` each such call (``eth_getBlockByNumber`` or ``eth_getBlockReceipts`` of one block) is asked
-once and its answer handed to every asker of the run:
+once and its answer handed to every asker of the run. A run that does not verify shares the same way what several of
+its series read (transactions, address_appearances and four_byte_counts: each block's full body, once):
 
 - each series of the run says which kinds of calls it reads (:meth:`SharedAnswers.expect`) and makes its calls
   inside :func:`asking`; an answer is dropped once every series expected to read it has;
@@ -33,7 +34,7 @@ from typing import Any
 
 import anyio
 
-from chainframe.datasets import BlockRange
+from chainframe.datasets import BlockRange, Dataset
 from chainframe.rpc import split_answers
 
 SHARED_METHODS = frozenset({"eth_getBlockByNumber", "eth_getBlockReceipts"})
@@ -58,6 +59,12 @@ Kind = tuple[str, tuple[Any, ...]]
 Key = tuple[str, int, tuple[Any, ...]]
 
 _ASKER: ContextVar[str] = ContextVar("chainframe_asker", default="")
+
+
+def reads(dataset: Dataset) -> set[Kind]:
+    """The calls per block whose answers are a block's whole that extracting ``dataset`` makes (without ``verify``):
+    its own (:attr:`Dataset.block_params`), and a derived dataset's those of the datasets it is made of."""
+    return {(d.method, d.block_params) for d in (dataset, *dataset.derived_from) if d.block_params is not None}
 
 
 @contextmanager

@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from chainframe.datasets import U256, BlockRange, Dataset
 from chainframe.engine._answers import WrongAnswer
-from chainframe.engine._shared import Received
+from chainframe.engine._shared import Received, reads
 
 if TYPE_CHECKING:
     from chainframe.families import ChainFamily
@@ -95,10 +95,8 @@ def verify_reads(dataset: Dataset) -> set[tuple[str, tuple[Any, ...]]]:
     """The calls per block (a method and its parameters after the block) that extracting ``dataset`` with ``verify``
     makes whose answers are a block's whole: its own (:attr:`Dataset.block_params`) and what its proof reads in an
     extraction. The run shares them between its datasets (engine._shared)."""
-    read = [dataset, *dataset.derived_from]  # a derived dataset's answers are those of the datasets it is made of
-    if dataset.proof is not None:
-        read += dataset.proof.read(dataset)
-    return {(d.method, d.block_params) for d in read if d.block_params is not None}
+    read = dataset.proof.read(dataset) if dataset.proof is not None else []
+    return reads(dataset) | {(d.method, d.block_params) for d in read if d.block_params is not None}
 
 
 @dataclass(frozen=True)
