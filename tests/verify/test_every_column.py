@@ -37,7 +37,7 @@ FOUND_UNPROVEN = [("logs", "removed"), ("transactions", "block_timestamp"), ("re
 @pytest.fixture(scope="module")
 def chain(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("every_column")
-    extract(list(PLAIN), blocks="0:40", rpc=devnet_session.node.url, out=out, chunk_size=20, progress=False)
+    extract(list(PLAIN), blocks="0:39", rpc=devnet_session.node.url, out=out, chunk_size=20, progress=False)
     return out
 
 
