@@ -117,6 +117,16 @@ def test_appearances_alone_are_read_from_receipts_and_proven_with_the_transactio
     assert rows == {r for r in node_rows["address_appearances"] if r[0] <= head}
 
 
+def test_appearances_without_the_native_scanner_are_the_same(
+    devnet_session: Devnet, node_rows: dict[str, set[tuple[Any, ...]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The receipts' logs read by the scanner in one pass, or (scanner off) by the datasets' pure transforms."""
+    monkeypatch.setenv("CHAINFRAME_NATIVE", "0")
+    url, head = devnet_session.node.url, devnet_session.truth.head
+    table = collect("address_appearances", blocks=f"0:{head}", rpc=url, progress=False)
+    assert rows_of("address_appearances", table.to_pylist()) == node_rows["address_appearances"]
+
+
 def test_an_extended_run_is_one_run(devnet: Devnet, stored: Path, tmp_path: Path) -> None:
     head = devnet.truth.head
     for end in (head // 3, head // 3 + 1, head):
