@@ -138,8 +138,9 @@ def test_a_rate_limit_is_waited_out_not_split(devnet: Devnet, tmp_path: Path) ->
 def test_resume_after_a_killed_run_gives_the_same_files(devnet: Devnet, tmp_path: Path) -> None:
     _configure(devnet, latency=0.05)
     killed, clean = tmp_path / "killed", tmp_path / "clean"
+    blocks, slots = "0:99", 10  # slots a dataset: the whole chain has 25, which each of the four runs below read
     argv = [
-        sys.executable, "-m", "chainframe.cli", "extract", "receipts", "logs", "--blocks", "0:latest",
+        sys.executable, "-m", "chainframe.cli", "extract", "receipts", "logs", "--blocks", blocks,
         "--rpc", devnet.http_url, "--out", str(killed), "--chunk-size", "10", "--concurrency", "1", "--no-progress",
     ]  # fmt: skip
     with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
@@ -148,23 +149,23 @@ def test_resume_after_a_killed_run_gives_the_same_files(devnet: Devnet, tmp_path
             time.sleep(0.02)
         run.send_signal(signal.SIGKILL)
     before = sorted(killed.rglob("*.parquet"))
-    assert 3 <= len(before) < 2 * (devnet.truth.head // 10 + 1)  # interrupted mid-way
+    assert 3 <= len(before) < 2 * slots  # interrupted mid-way
     assert all(read_meta(p) is not None for p in before)  # whatever looks complete is complete
     victim = before[-1]
     victim.write_bytes(victim.read_bytes()[:-20])  # a file cut short must be redone, not trusted
     _configure(devnet)
-    resumed = extract(["receipts", "logs"], blocks="0:latest", out=killed, rpc=devnet.http_url, chunk_size=10)
+    resumed = extract(["receipts", "logs"], blocks=blocks, out=killed, rpc=devnet.http_url, chunk_size=10)
     assert sum(d["skipped"] for d in resumed.datasets.values()) == len(before) - 1
     assert not list(killed.rglob(".*.tmp-*"))
-    extract(["receipts", "logs"], blocks="0:latest", out=clean, rpc=devnet.http_url, chunk_size=10)
+    extract(["receipts", "logs"], blocks=blocks, out=clean, rpc=devnet.http_url, chunk_size=10)
     names = sorted(p.relative_to(killed) for p in killed.rglob("*.parquet"))
     assert names == sorted(p.relative_to(clean) for p in clean.rglob("*.parquet"))
     for name in names:
         assert pq.read_table(killed / name).equals(pq.read_table(clean / name)), name
         assert read_meta(killed / name) == read_meta(clean / name)
-    again = extract(["receipts", "logs"], blocks="0:latest", out=killed, rpc=devnet.http_url, chunk_size=10)
+    again = extract(["receipts", "logs"], blocks=blocks, out=killed, rpc=devnet.http_url, chunk_size=10)
     assert sum(d["written"] for d in again.datasets.values()) == 0
-    redo = extract(["logs"], blocks="0:latest", out=killed, rpc=devnet.http_url, chunk_size=10, overwrite=True)
+    redo = extract(["logs"], blocks=blocks, out=killed, rpc=devnet.http_url, chunk_size=10, overwrite=True)
     assert redo.datasets["logs"]["skipped"] == 0
 
 
