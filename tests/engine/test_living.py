@@ -225,7 +225,6 @@ def test_sigkill_at_a_random_moment_then_the_same_command_again(
     """Kills during a first extraction, an extension and a reorg repair; the same command then finishes the job."""
     rng = random.Random(seed)
     assert chain.gateway is not None
-    chain.gateway.configure(GatewaySettings(latency=0.01))
     out = tmp_path / "out"
     argv = [
         sys.executable, "-m", "chainframe.cli", "extract", *MAIN, "--blocks", "0:latest", "--rpc", chain.http_url,
@@ -236,6 +235,7 @@ def test_sigkill_at_a_random_moment_then_the_same_command_again(
             node.call("anvil_mine", hex(30))
         elif phase == "repair":
             reorg(node, rng.randint(1, 30))
+        chain.gateway.configure(GatewaySettings(latency=0.01))  # slowed, so that the kill comes mid-run
         with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
             time.sleep(rng.uniform(0.2, 1.5))
             run.send_signal(signal.SIGKILL)
@@ -247,9 +247,9 @@ def test_sigkill_at_a_random_moment_then_the_same_command_again(
                 keys = ["block_number", "log_index" if name == "logs" else "transaction_index"]
                 keys = keys[:1] if name == "blocks" else keys
                 assert frame.select(keys).is_duplicated().sum() == 0, (phase, name)
+        chain.gateway.configure(GatewaySettings())  # the run that finishes the job needs no delay
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, timeout=120)
         assert not list(out.rglob(".*.tmp-*"))
-    chain.gateway.configure(GatewaySettings())
     assert_same_as_clean(chain, out, tmp_path, chunk_size=40)
 
 
