@@ -53,8 +53,9 @@ def test_receipts_by_transaction_where_the_node_lacks_eth_getblockreceipts(
     devnet: Devnet, reference: Path, tmp_path: Path, like: NodeKind
 ) -> None:
     _configure(devnet, missing=(MissingMethod(method=RECEIPTS, like=like),))
-    end = 2 * CHUNK - 1  # two chunks: the rows of the first half of the chain
-    argv = ["extract", "receipts", "logs", "--blocks", f"0:{end}", "--chunk-size", str(CHUNK), "--verify",
+    chunk = CHUNK // 2  # two chunks of 30: the rows of the chain's first quarter, five times over (one a wording)
+    end = 2 * chunk - 1
+    argv = ["extract", "receipts", "logs", "--blocks", f"0:{end}", "--chunk-size", str(chunk), "--verify",
             "--rpc", devnet.http_url, "--out", str(tmp_path), "--no-progress"]  # fmt: skip
     assert main(argv) == 0
     for dataset in ("receipts", "logs"):
