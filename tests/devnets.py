@@ -4,7 +4,7 @@ A new devnet (anvil loading the workload's chain, and the gateway's process) cos
 that change the chain share one instead: anvil takes the chain back to a snapshot (``evm_snapshot`` before a test,
 ``evm_revert`` after it). A test that reorganized blocks down to the snapshot's head leaves anvil without the snapshot
 (it refuses the revert, and then answers no latest block): the devnet is stopped and the next test gets a new one.
-The same holder as ``tests/store/test_s3.py``'s ``ModuleDevnet``.
+Used by tests/engine/test_living.py and the S3 and Delta files (tests/store/test_s3.py's ``chain`` fixture).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+import pytest
 
 from chainframe.devnet import Devnet, DevnetError, GatewaySettings
 from chainframe.devnet._node_rpc import NodeRPC
@@ -63,3 +65,30 @@ def node_rpc(devnet: Devnet) -> Iterator[NodeRPC]:
         yield rpc
     finally:
         rpc.close()
+
+
+@pytest.fixture(scope="module")
+def module_devnet() -> Iterator[ModuleDevnet]:
+    """The module's :class:`ModuleDevnet` (import it with ``chain`` and ``node``, which use it)."""
+    holder = ModuleDevnet()
+    try:
+        yield holder
+    finally:
+        holder.stop()
+
+
+@pytest.fixture
+def chain(module_devnet: ModuleDevnet) -> Iterator[Devnet]:
+    """A devnet whose chain is as built, not the session's: the tests mine and reorganize it. The module's tests
+    share one while anvil can take the chain back after each; one that reorganized below the workload's head 240
+    leaves the next test a new devnet."""
+    yield module_devnet.take()
+    module_devnet.give_back()
+
+
+@pytest.fixture
+def node(chain: Devnet) -> Iterator[NodeRPC]:
+    """The chain's node, straight (for anvil_reorg, anvil_mine, evm_snapshot and evm_revert)."""
+    rpc = NodeRPC(chain.node.url)
+    yield rpc
+    rpc.close()

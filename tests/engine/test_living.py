@@ -29,36 +29,13 @@ from chainframe.engine._engine import RunCounters, run_tasks
 from chainframe.engine._plan import Wanted, plan
 from chainframe.rpc import AsyncClient
 from chainframe.store import Publisher, folder_info, load_series
-from tests.devnets import ModuleDevnet
+from tests.devnets import chain, module_devnet, node
+
+# the fixtures this module uses: a devnet of its own, whose chain the tests mine and reorganize (tests/devnets.py)
+__all__ = ["chain", "module_devnet", "node"]
 
 MAIN = ("blocks", "transactions", "receipts", "logs")
 KEYS = {"blocks": "block_number", "logs": "block_number, log_index"}
-
-
-@pytest.fixture(scope="module")
-def module_devnet() -> Iterator[ModuleDevnet]:
-    holder = ModuleDevnet()
-    try:
-        yield holder
-    finally:
-        holder.stop()
-
-
-@pytest.fixture
-def chain(module_devnet: ModuleDevnet) -> Iterator[Devnet]:
-    """A devnet whose chain is as built, not the session's: these tests mine and reorganize it. The module's tests
-    share one while anvil can take the chain back after each (tests/devnets.py); one that reorganized below the
-    workload's head 240 leaves the next test a new devnet."""
-    yield module_devnet.take()
-    module_devnet.give_back()
-
-
-@pytest.fixture
-def node(chain: Devnet) -> Iterator[NodeRPC]:
-    """The chain's node, straight (for anvil_reorg, anvil_mine, evm_snapshot and evm_revert)."""
-    rpc = NodeRPC(chain.node.url)
-    yield rpc
-    rpc.close()
 
 
 def reorg(node: NodeRPC, depth: int) -> None:

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ import s3fs
 from chainframe import extract, follow, open_duckdb, scan
 from chainframe._errors import InputError
 from chainframe.cli import main as cli_main
-from chainframe.devnet import Devnet, DevnetError, GatewaySettings
+from chainframe.devnet import Devnet, GatewaySettings
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.engine import verify_stored
 from chainframe.store import (
@@ -48,8 +47,13 @@ from chainframe.store import (
     write_chunk,
 )
 from chainframe.store._delta import storage_options
+from tests.devnets import chain, module_devnet, node, node_rpc
 from tests.engine.test_living import reorg
 from tests.store.s3server import moto_server
+
+# the fixtures this module uses (and the other S3 and Delta files import from here): a devnet of its own, whose chain
+# the tests mine and reorganize (tests/devnets.py)
+__all__ = ["chain", "module_devnet", "node"]
 
 MAIN = ("blocks", "transactions", "receipts", "logs")
 KILLED = ("blocks", "logs")  # the SIGKILL test's (fewer requests per round: the test stays fast)
@@ -91,78 +95,6 @@ def bucket(s3_endpoint: str) -> str:
     return f"s3://{name}"
 
 
-class ModuleDevnet:
-    """A module's devnet, handed to each test with the chain as built: after a test anvil takes the chain back to
-    the snapshot taken before it (``evm_revert``); a test that reorganized blocks down to the snapshot's head leaves
-    anvil without the snapshot (it refuses the revert), and the next test gets a new devnet. A new devnet for every
-    test cost 2-6 s each."""
-
-    def __init__(self) -> None:
-        self.devnet: Devnet | None = None
-        self.snapshot = ""
-        self.head: dict[str, Any] = {}
-
-    def take(self) -> Devnet:
-        if self.devnet is None:
-            self.devnet = Devnet()
-        assert self.devnet.gateway is not None
-        self.devnet.gateway.configure(GatewaySettings())
-        self.devnet.gateway.reset_stats()
-        with _node_rpc(self.devnet) as rpc:
-            self.head = rpc.call("eth_getBlockByNumber", "latest", False)
-            self.snapshot = rpc.call("evm_snapshot")
-        return self.devnet
-
-    def give_back(self) -> None:
-        if self.devnet is None:
-            return
-        with _node_rpc(self.devnet) as rpc:
-            try:
-                rpc.call("evm_revert", self.snapshot)
-                back = rpc.call("eth_getBlockByNumber", "latest", False) == self.head
-            except DevnetError:
-                back = False
-        if not back:
-            self.stop()
-
-    def stop(self) -> None:
-        if self.devnet is not None:
-            self.devnet.stop()
-            self.devnet = None
-
-
-@contextmanager
-def _node_rpc(devnet: Devnet) -> Iterator[NodeRPC]:
-    rpc = NodeRPC(devnet.node.url)
-    try:
-        yield rpc
-    finally:
-        rpc.close()
-
-
-@pytest.fixture(scope="module")
-def module_devnet() -> Iterator[ModuleDevnet]:
-    holder = ModuleDevnet()
-    try:
-        yield holder
-    finally:
-        holder.stop()
-
-
-@pytest.fixture
-def chain(module_devnet: ModuleDevnet) -> Iterator[Devnet]:
-    """A devnet whose chain is as built: these tests mine and reorganize it (see ``ModuleDevnet``)."""
-    yield module_devnet.take()
-    module_devnet.give_back()
-
-
-@pytest.fixture
-def node(chain: Devnet) -> Iterator[NodeRPC]:
-    rpc = NodeRPC(chain.node.url)
-    yield rpc
-    rpc.close()
-
-
 @pytest.fixture(params=["parquet", "delta"])
 def layout(request: pytest.FixtureRequest) -> str:
     """The bucket's layout: plain Parquet objects (one process), or a Delta table per series (the default)."""
@@ -195,13 +127,13 @@ many tests compare with the same chain, and each extraction takes seconds."""
 def clean_extraction(devnet: Devnet, tmp: Path, datasets: tuple[str, ...], blocks: str = "0:latest", **kw: Any) -> Path:
     """A clean local extraction of the node's chain as it is now (its ``blocks``): made once for a chain, range,
     datasets and options."""
-    with _node_rpc(devnet) as rpc:
+    with node_rpc(devnet) as rpc:
         head = rpc.call("eth_getBlockByNumber", "latest", False)["hash"]
     key = (head, blocks, datasets, *sorted(kw.items()))
     if key not in CLEAN or not CLEAN[key].exists():
         clean = tmp / f"clean-{time.monotonic_ns()}"
         extract(list(datasets), blocks=blocks, out=clean, rpc=devnet.node.url, progress=False, **kw)
-        with _node_rpc(devnet) as rpc:  # the chain did not change meanwhile: the key names what was extracted
+        with node_rpc(devnet) as rpc:  # the chain did not change meanwhile: the key names what was extracted
             assert rpc.call("eth_getBlockByNumber", "latest", False)["hash"] == head
         CLEAN[key] = clean
     return CLEAN[key]
