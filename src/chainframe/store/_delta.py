@@ -34,7 +34,9 @@ import math
 import os
 import re
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -46,6 +48,7 @@ from chainframe._errors import InputError
 from chainframe._redact import redact_text
 from chainframe.store._backends import storage
 from chainframe.store._chunks import DATASET_NAME, BlockSpan, Written
+from chainframe.store._s3 import s3_storage
 from chainframe.store._storage import Entry, Location, ObjectPath, StoreError, Superseded, location
 
 CHECKPOINT_INTERVAL = 10
@@ -142,7 +145,88 @@ def table_files(folder: Location, table: Any = None) -> list[Entry]:
 def snapshot_uris(folder: Location, *, version: int | None = None, as_of: datetime | str | None = None) -> list[str]:
     """The files a reader of the table reads at its latest version (or ``version``, or ``as_of``): immutable, so a
     query over them reads that one snapshot however many commits land meanwhile."""
+    if version is None and as_of is None:
+        return [str(e.path) for e in latest(folder).files]
     return [str(e.path) for e in table_files(folder, open_table(folder, version=version, as_of=as_of))]
+
+
+class Snapshot:
+    """A table's latest version as a reader found it: its number, data files and declared schema."""
+
+    def __init__(self, version: int, files: list[Entry], schema: pa.Schema) -> None:
+        self.version, self.files, self.schema = version, files, schema
+
+
+class _Latest:
+    """The tables this process read at their latest version, each kept open and brought up to date with
+    ``update_incremental`` (one listing of the log past the version held, and a GET per commit since) instead of
+    opened again (the last checkpoint and every commit since it, on S3 one request each). A run reads each table's
+    latest snapshot several times (the layout, each round's plan, the report); opening it every time made the log's
+    requests most of a Delta run's on S3 (issue 38).
+
+    Every read still reads the store, so it sees any writer's commits exactly as a fresh open would. A table deleted
+    and made again under the same name (its first commit replaced) is opened afresh: the first commit's stamp (S3's
+    ETag, a local file's inode and time) is checked at each read, one HEAD."""
+
+    LIMIT = 64
+
+    def __init__(self) -> None:
+        self._tables: OrderedDict[tuple[str, str], tuple[Any, tuple[object, ...], threading.Lock]] = OrderedDict()
+        self._guard = threading.Lock()
+
+    def read(self, folder: Location) -> Snapshot:
+        folder = location(folder)
+        options = storage_options(folder)
+        key = (uri(folder), json.dumps(options, sort_keys=True))
+        with self._guard:
+            held = self._tables.get(key)
+            if held is not None:
+                self._tables.move_to_end(key)
+        stamp = _first_commit(folder)
+        if held is not None and held[1] == stamp and stamp:
+            table, _, lock = held
+            with lock:
+                try:
+                    table.update_incremental()
+                except Exception as exc:
+                    raise StoreError(f"cannot read the Delta table {folder}: {_reason(exc)}") from None
+                return _snapshot(folder, table)
+        table = open_table(folder)
+        lock = threading.Lock()
+        with self._guard:
+            self._tables[key] = (table, stamp, lock)
+            while len(self._tables) > self.LIMIT:
+                self._tables.popitem(last=False)
+        with lock:
+            return _snapshot(folder, table)
+
+
+def _snapshot(folder: Location, table: Any) -> Snapshot:
+    return Snapshot(int(table.version()), table_files(folder, table), pa.schema(table.schema().to_arrow()))
+
+
+def _first_commit(folder: Location) -> tuple[object, ...]:
+    """What tells the table's first commit from one a table made again in its place wrote (empty: none found)."""
+    first = location(folder) / LOG / f"{0:020d}.json"
+    if isinstance(first, Path):
+        try:
+            found = first.stat()
+        except FileNotFoundError:
+            return ()
+        return (found.st_ino, found.st_mtime_ns, found.st_size)
+    try:
+        head = s3_storage().s3("read", first, "head_object", Bucket=first.bucket, Key=first.key)
+    except StoreError:
+        return ()  # gone (the log's old entries cleaned up): opened afresh
+    return (head.get("ETag"), str(head.get("LastModified")))
+
+
+_LATEST = _Latest()
+
+
+def latest(folder: Location) -> Snapshot:
+    """The table's latest snapshot (see :class:`_Latest`)."""
+    return _LATEST.read(folder)
 
 
 def data_file(folder: Location, *, dataset: str, chain_id: int, slot: BlockSpan) -> Location:
@@ -332,11 +416,11 @@ def vacuum(folder: Location, *, retention_hours: float) -> list[str]:
 
 def declared_schema(folder: Location) -> pa.Schema:
     """The Arrow schema the table's log declares (Delta's types: see the module docstring)."""
-    return pa.schema(open_table(folder).schema().to_arrow())
+    return latest(folder).schema
 
 
 def version(folder: Location) -> int:
-    return int(open_table(folder).version())
+    return latest(folder).version
 
 
 def _reason(exc: BaseException) -> str:

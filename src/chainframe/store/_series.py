@@ -28,7 +28,7 @@ from chainframe.store._chunks import (
     metas,
     temporaries,
 )
-from chainframe.store._delta import DATA, Layout, is_table, open_table, table_files
+from chainframe.store._delta import DATA, Layout, is_table, latest
 from chainframe.store._file_types import KEY
 from chainframe.store._storage import Location, location
 
@@ -174,8 +174,8 @@ def load_series(folder: Location | str) -> Series:
     where = storage(folder)
     dataset = dataset_of(folder.name)
     delta = is_table(folder)
-    table = open_table(folder) if delta else None
-    files = table_files(folder, table) if delta else where.files(folder)
+    snapshot = latest(folder) if delta else None
+    files = snapshot.files if snapshot is not None else where.files(folder)
     layout: Layout | None = "delta" if delta else "parquet" if files else None
     chunks: list[StoredChunk] = []
     foreign: list[tuple[Location, str]] = []
@@ -216,7 +216,7 @@ def load_series(folder: Location | str) -> Series:
         mixed=tuple(mixed),
         columns=columns,
         layout=layout,
-        version=int(table.version()) if table is not None else None,
+        version=snapshot.version if snapshot is not None else None,
         outside=len({str(e.path) for e in where.files(folder / DATA)} - {str(e.path) for e in files}) if delta else 0,
         exact_files=delta and bool(chunks) and not any(f is not None and KEY in (f.metadata or {}) for f in footers),
     )
