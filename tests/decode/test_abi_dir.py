@@ -5,8 +5,6 @@ on each side with the implementation in force there; the decoded rows checked ag
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 from collections.abc import Callable, Iterator
@@ -18,25 +16,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from chainframe.cli import main
 from chainframe.decode import AbiFolder, implementations, keccak256
 from chainframe.devnet import DEV_ACCOUNTS, AnvilNode, AnvilOptions
 from chainframe.rpc import AsyncClient
 from tests.decode.proxy_chain import CHAIN_ID, ProxyChain, abi_of, build
 from tests.decode.test_calls import as_stored
+from tests.decode.test_function_series import run_cli
 
 ABIS = Path(__file__).resolve().parents[1] / "data" / "abi"
 NOWHERE = "http://127.0.0.1:9"  # nothing listens: a command that sent a request would fail otherwise
-
-
-def _run(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exit_:
-            code = int(exit_.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +84,7 @@ def test_the_upgrade_is_found_by_its_log_and_by_bisection(chain: ProxyChain) -> 
 
 
 def test_abi_command_says_which_abi_and_why(chain: ProxyChain) -> None:
-    code, out, err = _run(["abi", chain.proxy, chain.store, "--abi-dir", str(ABIS), "--rpc", chain.url,
+    code, out, err = run_cli(["abi", chain.proxy, chain.store, "--abi-dir", str(ABIS), "--rpc", chain.url,
                            "-b", f"1:{chain.last}", "--json"])  # fmt: skip
     assert code == 0, err
     rows = [json.loads(line) for line in out.splitlines()]
@@ -110,7 +98,7 @@ def test_abi_command_says_which_abi_and_why(chain: ProxyChain) -> None:
         (chain.store, 1, chain.last, "own", chain.store, "sourcify full_match"),
     ]
     assert {r["chain_id"] for r in rows} == {CHAIN_ID}
-    code, out, _ = _run(["abi", chain.proxy, "--abi-dir", str(ABIS), "--rpc", chain.url])  # latest, in words
+    code, out, _ = run_cli(["abi", chain.proxy, "--abi-dir", str(ABIS), "--rpc", chain.url])  # latest, in words
     assert code == 0
     assert out.strip() == (
         f"{chain.proxy} blocks {chain.last}..{chain.last} (chain {CHAIN_ID}): EIP-1967 implementation slot of "
@@ -120,7 +108,7 @@ def test_abi_command_says_which_abi_and_why(chain: ProxyChain) -> None:
 
 
 def test_beacon_and_eip1822_proxies(chain: ProxyChain) -> None:
-    code, out, err = _run(["abi", chain.beacon_proxy, chain.uups_proxy, "--abi-dir", str(ABIS), "--rpc", chain.url,
+    code, out, err = run_cli(["abi", chain.beacon_proxy, chain.uups_proxy, "--abi-dir", str(ABIS), "--rpc", chain.url,
                            "--json"])  # fmt: skip
     assert code == 0, err
     rows = [json.loads(line) for line in out.splitlines()]
@@ -170,7 +158,7 @@ def test_extract_decodes_each_side_with_its_implementation(chain: ProxyChain, tm
     out = tmp_path / "out"
     argv = ["extract", "transactions", "logs", "-b", f"3:{chain.last}", "--rpc", chain.url, "-o", str(out),
             "--address", chain.proxy, "--abi-dir", str(ABIS), "--no-progress", "--u256", "binary"]  # fmt: skip
-    code, printed, err = _run(argv)
+    code, printed, err = run_cli(argv)
     assert code == 0, err
     u = chain.upgrade_block
     assert f"blocks 3..{u - 1}, decoded with ABI" in printed
@@ -246,7 +234,7 @@ def test_bad_files_are_refused_before_any_request(tmp_path: Path, files: dict[st
             *addresses,
         ],
     ):
-        code, _, err = _run(argv)
+        code, _, err = run_cli(argv)
         assert code == 2, err  # refused: nothing was sent (a request to NOWHERE would fail with 1)
         assert says in err
         assert str(folder) in err
@@ -254,12 +242,12 @@ def test_bad_files_are_refused_before_any_request(tmp_path: Path, files: dict[st
 
 
 def test_abi_dir_needs_the_addresses_and_a_folder(tmp_path: Path) -> None:
-    code, _, err = _run(["extract", "logs", "-b", "0:10", "--rpc", NOWHERE, "-o", str(tmp_path), "--abi-dir",
+    code, _, err = run_cli(["extract", "logs", "-b", "0:10", "--rpc", NOWHERE, "-o", str(tmp_path), "--abi-dir",
                          str(ABIS)])  # fmt: skip
     assert (code, "give --address" in err) == (2, True)
-    code, _, err = _run(["abi", "0x" + "11" * 20, "--abi-dir", str(tmp_path / "none"), "--rpc", NOWHERE])
+    code, _, err = run_cli(["abi", "0x" + "11" * 20, "--abi-dir", str(tmp_path / "none"), "--rpc", NOWHERE])
     assert (code, "is not a folder" in err) == (2, True)
-    code, _, err = _run(["extract", "logs", "-b", "0:10", "--rpc", NOWHERE, "-o", str(tmp_path), "--abi-dir",
+    code, _, err = run_cli(["extract", "logs", "-b", "0:10", "--rpc", NOWHERE, "-o", str(tmp_path), "--abi-dir",
                          str(ABIS), "--address", "0x" + "11" * 20, "--dry"])  # fmt: skip
     assert (code, "not with --dry" in err) == (2, True)
 
@@ -268,7 +256,7 @@ def test_transactions_alone_take_the_addresses_for_their_abis(chain: ProxyChain,
     """Transactions take no --address filter: with --abi-dir it names the contracts whose ABIs decode."""
     argv = ["extract", "transactions", "-b", f"3:{chain.last}", "--rpc", chain.url, "-o", str(tmp_path),
             "--address", chain.proxy, "--abi-dir", str(ABIS), "--no-progress", "--u256", "binary"]  # fmt: skip
-    code, _, err = _run(argv)
+    code, _, err = run_cli(argv)
     assert code == 0, err
     calls = _folders(tmp_path, "transactions")
     assert [calls[b]["function"].to_pylist() for b in sorted(calls)] == [

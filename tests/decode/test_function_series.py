@@ -38,7 +38,8 @@ COLUMNS = {TRANSFER: ["to", "amount"], PING: ["arg_nonce", "payload"], SET: ["sl
 value) is ``arg_``-named (in the traces' series, ``depth`` is a frame's column: the argument is ``arg_depth``)."""
 
 
-def _run(argv: list[str]) -> tuple[int, str, str]:
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    """``chainframe`` with ``argv`` in this process: its exit code, stdout and stderr."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -71,7 +72,7 @@ def extracted(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) 
     out = root / "out"
     argv = ["extract", "transactions", "traces", "-b", f"0:{last}", "--rpc", url, "-o", str(out), "--no-progress",
             "--verify", "--function", TRANSFER, "--function", PING, "--function", str(abi)]  # fmt: skip
-    code, printed, errors = _run(argv)
+    code, printed, errors = run_cli(argv)
     assert code == 0, errors
     return {"raw": raw, "frames": frames, "out": out, "printed": printed}
 
@@ -154,7 +155,7 @@ def test_bad_input_refused_before_any_request(tmp_path: Path) -> None:
         (["--function", "f(uint256 value)", "--function", "g(address value)"], "two types"),
         (["--function", str(tmp_path / "missing.json")], "neither a function signature nor a readable ABI file"),
     ]:
-        code, _, errors = _run([*base, *given])  # nothing listens at port 9: a request would fail otherwise
+        code, _, errors = run_cli([*base, *given])  # nothing listens at port 9: a request would fail otherwise
         assert code == 2, errors
         assert errors.count("error:") == 1, errors
         assert says in errors, errors
@@ -177,7 +178,7 @@ def test_a_call_cut_short_is_kept_and_counted(chain: Devnet, tmp_path: Path) -> 
     out = tmp_path / "out"
     argv = ["extract", "transactions", "-b", f"{first}:{last}", "--rpc", chain.node.url, "-o", str(out),
             "--no-progress", "--function", TRANSFER]  # fmt: skip
-    code, printed, errors = _run(argv)
+    code, printed, errors = run_cli(argv)
     assert code == 0, errors
     _, calls = _series(out, "transactions")
     rows = {r["transaction_hash"]: r for r in calls.to_pylist()}
@@ -210,7 +211,7 @@ def test_an_abi_decodes_its_events_and_its_functions(
     out = tmp_path / "out"
     argv = ["extract", "logs", "transactions", "-b", f"0:{last}", "--rpc", devnet_session.http_url, "-o", str(out),
             "--no-progress", "--abi", str(_abi_file(tmp_path, "Emitter"))]  # fmt: skip
-    code, _, errors = _run(argv)
+    code, _, errors = run_cli(argv)
     assert code == 0, errors
     _, calls = _series(out, "transactions")
     functions = [parse_function(f"{e['name']}({','.join(p['type'] for p in e['inputs'])})")
@@ -250,7 +251,7 @@ def test_an_abi_without_what_is_asked_is_refused(tmp_path: Path) -> None:
         (["blocks"], "Emitter", "--abi decodes logs (its events), transactions and traces (its functions)"),
         (["logs", "transactions"], "Vault", "has no event entries, and logs decode its events"),
     ]:
-        code, _, errors = _run(["extract", *datasets, *base, "--abi", str(_abi_file(tmp_path, contract))])
+        code, _, errors = run_cli(["extract", *datasets, *base, "--abi", str(_abi_file(tmp_path, contract))])
         assert code == 2, errors
         assert says in errors, errors
         assert not out.exists()
@@ -265,7 +266,7 @@ def test_verify_rpc_proves_the_raw_rows_and_finds_a_changed_call(
     shutil.copytree(
         _series(extracted["out"], "transactions")[0], folder / _series(extracted["out"], "transactions")[0].name
     )
-    code, printed, errors = _run(["verify", str(folder), "--rpc", devnet_session.http_url])
+    code, printed, errors = run_cli(["verify", str(folder), "--rpc", devnet_session.http_url])
     assert code == 0, errors
     line = next(text for text in printed.splitlines() if text.startswith("transactions__f"))
     assert f"{extracted['raw'].num_rows:,} rows checked" in line
@@ -278,7 +279,7 @@ def test_verify_rpc_proves_the_raw_rows_and_finds_a_changed_call(
     column = calls.schema.get_field_index("amount")
     calls = calls.set_column(column, calls.schema.field(column), pa.array(amounts, calls.schema.field(column).type))
     pq.write_table(calls.replace_schema_metadata(footer), path)  # edited in place, its footer kept
-    code, printed, errors = _run(["verify", str(folder), "--rpc", devnet_session.http_url])
+    code, printed, errors = run_cli(["verify", str(folder), "--rpc", devnet_session.http_url])
     assert code == 1, errors
     block = calls["block_number"][changed].as_py()
     failed = [text for text in printed.splitlines() if text.startswith("FAILED")]
