@@ -31,6 +31,7 @@ NOTEBOOKS = ROOT / "notebooks"
 EXPECTED = {
     "quickstart": (3, ["fees_eth", "Token", "reverted", "0x"]),
     "erc20_transfers": (2, ["balance", "transfers", "0x"]),
+    "decoded_contract": (2, ["dive(uint256)", "arg_depth", "trace_address", "depth + 1: 129 of 129", "0x"]),
     "typed_client_tour": (1, ["trace_address", "storage_key", "Block(", "0x"]),
 }
 BYTES_REPR = re.compile(r"""\bb['"]\\x""")  # b'\x..' or b"\x..": bytes shown raw instead of as 0x hex
@@ -98,7 +99,7 @@ def test_every_notebook_is_tested() -> None:
 
 def test_the_guides_command_runs_the_notebooks(executed: Executed) -> None:
     assert executed.done.returncode == 0, executed.done.stderr[-3000:]
-    assert executed.done.stderr.count("Executing notebook with kernel") == len(executed.before) == 3
+    assert executed.done.stderr.count("Executing notebook with kernel") == len(executed.before) == len(EXPECTED)
     assert sorted(os.listdir(executed.folder)) == executed.before  # nothing written beside them
 
 
