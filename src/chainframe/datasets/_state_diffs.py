@@ -100,7 +100,7 @@ def withdrawn(header: Mapping[str, Any]) -> dict[str, int]:
 async def _system_contracts(client: Any, last: int) -> set[str]:
     """The system contracts with code at block ``last``: neither can self-destruct, so one without code there had
     none before and its system call wrote nothing in the range (anvil deploys no EIP-4788 contract: four of a block's
-    six slot reads saved, which were two thirds of anvil's work serving storage_diffs on the benchmark chain)."""
+    six slot reads saved, anvil's CPU serving storage_diffs on the benchmark chain 33.6 -> 17.1 s, docs/performance)."""
     codes = await batch_or_raise(client, [("eth_getCode", [a, hex(last)]) for a in SYSTEM_CONTRACTS])
     return {address for address, code in zip(SYSTEM_CONTRACTS, codes, strict=True) if code not in (None, "", "0x")}
 
