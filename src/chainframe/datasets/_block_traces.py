@@ -398,6 +398,7 @@ def _parity_flat(number: int, traces: Sequence[Mapping[str, Any]], used: Sequenc
 
 class _BlockTraced(Dataset):
     method = PARITY
+    block_params = ()  # trace_block(N): a block's traces, one call, which traces, native_transfers and contracts share
     routes: ClassVar[tuple[tuple[str, ...], ...]] = ((PARITY,), (BLOCK_TRACER,), ("eth_getBlockByNumber", TX_TRACER))
     fetched_with = (
         "trace_block per block (parity frames normalized to callTracer's); where the node lacks it, "

@@ -125,6 +125,11 @@ class Dataset(ABC):
     """:attr:`Proof.DERIVED`: those of ``derived_from`` its own fetch reads (None: all of them); its proof reads the
     others itself, in an extraction too."""
 
+    @property
+    def fetched_from(self) -> tuple[Dataset, ...]:
+        """The datasets whose answers its own fetch reads: ``derived_fetched``, else all of ``derived_from``."""
+        return self.derived_from if self.derived_fetched is None else self.derived_fetched
+
     def all_routes(self) -> tuple[tuple[str, ...], ...]:
         return self.routes or ((self.method,),)
 

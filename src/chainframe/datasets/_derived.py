@@ -58,12 +58,8 @@ class Derived(Dataset):
     def _receipts(self) -> bool:
         return RECEIPTS in self.derived_from
 
-    @property
-    def _fetched(self) -> tuple[Dataset, ...]:
-        return self.derived_from if self.derived_fetched is None else self.derived_fetched
-
     def other_calls(self, blocks: int, filters: Any) -> dict[str, int]:
-        return {"eth_getBlockReceipts": blocks} if self._receipts and TRANSACTIONS in self._fetched else {}
+        return {"eth_getBlockReceipts": blocks} if self._receipts and TRANSACTIONS in self.fetched_from else {}
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         answers: dict[str, list[bytes]] = {}
@@ -72,9 +68,9 @@ class Derived(Dataset):
             answers[name] = await dataset.fetch(client, blocks)
 
         async with anyio.create_task_group() as tg:
-            if TRANSACTIONS in self._fetched:
+            if TRANSACTIONS in self.fetched_from:
                 tg.start_soon(one, "transactions", TRANSACTIONS)
-            if RECEIPTS in self._fetched:
+            if RECEIPTS in self.fetched_from:
                 tg.start_soon(one, "receipts", RECEIPTS)
         transactions = answers.get("transactions", [])
         return [_HEAD % len(transactions), *transactions, *answers.get("receipts", [])]

@@ -301,7 +301,7 @@ class DerivedProof(Proof):
         """In an extraction, the rows' own answers hold what they are computed from (only the headers are fetched,
         and what the dataset's fetch does not read: :attr:`~chainframe.datasets.Dataset.derived_fetched`); stored
         rows have all of it fetched again."""
-        own = () if stored else (dataset.derived_from if dataset.derived_fetched is None else dataset.derived_fetched)
+        own = () if stored else dataset.fetched_from
         return (*super().read(dataset), *(d for d in dataset.derived_from if d not in own))
 
 

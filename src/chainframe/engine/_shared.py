@@ -37,7 +37,7 @@ import anyio
 from chainframe.datasets import BlockRange, Dataset
 from chainframe.rpc import split_answers
 
-SHARED_METHODS = frozenset({"eth_getBlockByNumber", "eth_getBlockReceipts"})
+SHARED_METHODS = frozenset({"eth_getBlockByNumber", "eth_getBlockReceipts", "trace_block"})
 """The block methods whose answers the datasets of a run read for each other."""
 
 KEPT_BYTES = 64_000_000
@@ -63,8 +63,8 @@ _ASKER: ContextVar[str] = ContextVar("chainframe_asker", default="")
 
 def reads(dataset: Dataset) -> set[Kind]:
     """The calls per block whose answers are a block's whole that extracting ``dataset`` makes (without ``verify``):
-    its own (:attr:`Dataset.block_params`), and a derived dataset's those of the datasets it is made of."""
-    return {(d.method, d.block_params) for d in (dataset, *dataset.derived_from) if d.block_params is not None}
+    its own (:attr:`Dataset.block_params`), and a derived dataset's those of the datasets its fetch reads."""
+    return {(d.method, d.block_params) for d in (dataset, *dataset.fetched_from) if d.block_params is not None}
 
 
 @contextmanager
