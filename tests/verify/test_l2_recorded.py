@@ -140,6 +140,12 @@ def _node(recording: Recording) -> MemoryTransport:
             return {"result": by_hash[params[0]]}
         return {"error": {"code": -32000, "message": f"not recorded: {method} {params}"}}
 
+    return answering(answer)
+
+
+def answering(answer: Callable[[dict[str, Any]], dict[str, Any]]) -> MemoryTransport:
+    """A node whose every call (alone or in a batch) is answered by ``answer``: its result or error member."""
+
     def handler(body: bytes) -> Reply:
         request = json.loads(body)
         if isinstance(request, list):

@@ -27,10 +27,10 @@ import pytest
 
 from chainframe.datasets import DATASETS, BlockRange
 from chainframe.families import AVALANCHE, BSC, ETHEREUM, family_of
-from chainframe.rpc import AsyncClient, MemoryTransport, Reply, RetryPolicy
+from chainframe.rpc import AsyncClient, MemoryTransport, RetryPolicy
 from chainframe.verify import Report, verify_tables
 from tests.fixtures import RECORDED_DIR
-from tests.verify.test_l2_recorded import Recording, _expected, _objects
+from tests.verify.test_l2_recorded import Recording, _expected, _objects, answering
 
 BSC_TESTNET = 97
 PARLIA = RECORDED_DIR / "networks/union/lib/parlia-verifier/src/lib.rs"
@@ -69,15 +69,7 @@ def _node(blocks: list[dict[str, Any]], chain_id: int) -> MemoryTransport:
             return {"result": {**block, "transactions": [t["hash"] for t in block["transactions"]]}}
         return {"error": {"code": -32000, "message": f"not recorded: {method} {params}"}}
 
-    def handler(body: bytes) -> Reply:
-        request = json.loads(body)
-        if isinstance(request, list):
-            out: Any = [{"jsonrpc": "2.0", "id": call["id"], **answer(call)} for call in request]
-        else:
-            out = {"jsonrpc": "2.0", "id": request["id"], **answer(request)}
-        return Reply(200, json.dumps(out).encode(), {})
-
-    return MemoryTransport(handler)
+    return answering(answer)
 
 
 def _fetch(blocks: list[dict[str, Any]], chain_id: int, names: tuple[str, ...]) -> dict[str, list[bytes]]:
