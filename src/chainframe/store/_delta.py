@@ -174,7 +174,8 @@ class _Latest:
         self._tables: OrderedDict[tuple[str, str], tuple[Any, tuple[object, ...], threading.Lock]] = OrderedDict()
         self._guard = threading.Lock()
 
-    def read(self, folder: Location) -> Snapshot:
+    def read(self, folder: Location) -> Snapshot | None:
+        """The table's latest snapshot; None if ``folder`` holds no table."""
         folder = location(folder)
         options = storage_options(folder)
         key = (uri(folder), json.dumps(options, sort_keys=True))
@@ -191,6 +192,8 @@ class _Latest:
                 except Exception as exc:
                     raise StoreError(f"cannot read the Delta table {folder}: {_reason(exc)}") from None
                 return _snapshot(folder, table)
+        if not stamp and not is_table(folder):  # a first commit found is a table found: no listing of its log
+            return None
         table = open_table(folder)
         lock = threading.Lock()
         with self._guard:
@@ -226,6 +229,14 @@ _LATEST = _Latest()
 
 def latest(folder: Location) -> Snapshot:
     """The table's latest snapshot (see :class:`_Latest`)."""
+    found = _LATEST.read(folder)
+    if found is None:
+        raise InputError(f"{folder} is not a Delta table")
+    return found
+
+
+def latest_if_table(folder: Location) -> Snapshot | None:
+    """The latest snapshot of the table at ``folder``, or None if there is none (see :class:`_Latest`)."""
     return _LATEST.read(folder)
 
 

@@ -28,7 +28,7 @@ from chainframe.store._chunks import (
     metas,
     temporaries,
 )
-from chainframe.store._delta import DATA, Layout, is_table, latest
+from chainframe.store._delta import DATA, Layout, is_table, latest_if_table
 from chainframe.store._file_types import KEY
 from chainframe.store._storage import Location, location
 
@@ -173,8 +173,8 @@ def load_series(folder: Location | str) -> Series:
     folder = location(folder)
     where = storage(folder)
     dataset = dataset_of(folder.name)
-    delta = is_table(folder)
-    snapshot = latest(folder) if delta else None
+    snapshot = latest_if_table(folder)
+    delta = snapshot is not None
     files = snapshot.files if snapshot is not None else where.files(folder)
     layout: Layout | None = "delta" if delta else "parquet" if files else None
     chunks: list[StoredChunk] = []
@@ -238,7 +238,7 @@ def series_folders(out: Location | str) -> list[Location]:
     """The series folders under an output folder (sub-folders named like one that hold Parquet files)."""
     out = location(out)
     where = storage(out)
-    return [p for p in named_series_folders(out) if where.files(p) or is_table(p)]
+    return [p for p in named_series_folders(out) if is_table(p) or where.files(p)]  # Delta (S3's default): one listing
 
 
 def named_series_folders(out: Location | str) -> list[Location]:
