@@ -2,15 +2,16 @@
 
 A call is a row whose recipient is set and whose input starts with a function's selector (its 4 bytes). Its
 arguments follow the selector, ABI-encoded as an event's data is, so the event decoder's pieces decode them:
-static elementary arguments are numpy slices of whole columns (``_words``), dynamic ones and static tuples and arrays
-are decoded per row (``_dynamic``). Unlike a log, whose bytes a contract wrote, calldata is whatever the sender sent:
-a call too short for its function's head, with an offset past its end or with bad padding is a row all the same, its
-raw ``input`` kept, its arguments null and ``decode_error`` saying why.
+static elementary arguments are words gathered with numpy from the input column's buffer (``_words``), dynamic
+ones and static tuples and arrays are decoded per row (``_dynamic``). Unlike a log, whose bytes a contract wrote,
+calldata is whatever the sender sent: a call too short for its function's head, with an offset past its end or with
+bad padding is a row all the same, its raw ``input`` kept, its arguments null and ``decode_error`` saying why.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from chainframe._errors import DecodeError, InputError
 from chainframe._u256 import U256
 from chainframe.decode._abi import Function, as_functions
 from chainframe.decode._dynamic import decode_value
-from chainframe.decode._words import arrow_type, decode_words, words_of
+from chainframe.decode._words import arrow_type, decode_words
 
 if TYPE_CHECKING:
     import polars as pl
@@ -82,28 +83,41 @@ class _Reasons:
         return bad
 
 
-def _arguments(args: pl.Series, function: Function, names: list[str], *, u256: U256) -> tuple[list[pa.Array], Any]:
-    """The argument columns of calls of ``function`` (``args``: their input after the selector), and the reasons."""
-    n = len(args)
+def _words_at(raw: np.ndarray, starts: np.ndarray, sizes: np.ndarray, at: int) -> np.ndarray:
+    """The (n, 32) matrix of each row's word at byte ``at`` of its arguments (``starts``/``sizes``: where each row's
+    arguments lie in ``raw``); a zero word where a row is too short (its reason is already recorded)."""
+    has = sizes >= at + 32
+    if not raw.size or not has.any():
+        return np.zeros((len(starts), 32), np.uint8)
+    index = np.where(has, starts + at, 0)[:, None] + np.arange(32)
+    matrix: np.ndarray = raw[np.minimum(index, raw.size - 1)]
+    matrix[~has] = 0
+    return matrix
+
+
+def _arguments(
+    raw: np.ndarray, starts: np.ndarray, sizes: np.ndarray, function: Function, names: list[str], *, u256: U256
+) -> tuple[list[pa.Array], Any]:
+    """The argument columns of calls of ``function`` (their arguments, after the selector, at ``starts`` in ``raw``,
+    ``sizes`` bytes long), and the reasons. Static words are gathered from the input's buffer with numpy: no Polars
+    query per piece (its fixed cost was most of a run's decoding)."""
+    n = len(starts)
     reasons = _Reasons(n)
     head = 32 * function.head_words
-    sizes = args.bin.size().to_numpy()
     reasons(sizes < head, f"input too short for {function.signature}: its arguments' head is {head} bytes")
-    frame = pl.DataFrame({"args": args})
     columns: list[pa.Array] = []
     slot = 0
-    raw: list[bytes] | None = None
+    args: list[bytes] | None = None
     for param, name in zip(function.params, names, strict=True):
         t = param.type
         if t.is_elementary and not t.is_dynamic:
-            word = pl.col("args").bin.slice(32 * slot, 32)
-            cut = frame.select(pl.when(word.bin.size() == 32).then(word).otherwise(pl.lit(bytes(32))))
-            matrix = words_of(cut.to_series().to_arrow())
+            matrix = _words_at(raw, starts, sizes, 32 * slot)
             columns.append(decode_words(matrix, t, column=name, u256=u256, locate=str, faults=reasons))
         else:
-            raw = args.to_list() if raw is None else raw
+            if args is None:
+                args = [raw[start : start + size].tobytes() for start, size in zip(starts, sizes, strict=True)]
             values: list[Any] = []
-            for row, data in enumerate(raw):
+            for row, data in enumerate(args):
                 if reasons.text[row] is not None:
                     values.append(None)
                     continue
@@ -136,13 +150,14 @@ def decode_calls(transactions: Any, functions: Functions, *, u256: U256 = "decim
     return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
 
 
-def _selectors(inputs: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Each input's first 4 bytes as a big-endian uint32, and whether it has 4 bytes (null inputs have not)."""
+def _selectors(inputs: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each input's first 4 bytes as a big-endian uint32 and whether it has 4 bytes (null inputs have not), with the
+    column's offsets (n + 1, into the bytes) and bytes, for the arguments to be cut from."""
     if not (pa.types.is_binary(inputs.type) or pa.types.is_large_binary(inputs.type)):
         inputs = pc.cast(inputs, pa.large_binary())  # a fixed-size or view column
     n = len(inputs)
     if n == 0:
-        return np.zeros(0, np.uint32), np.zeros(0, bool)
+        return np.zeros(0, np.uint32), np.zeros(0, bool), np.zeros(1, np.int64), np.zeros(0, np.uint8)
     wide = pa.types.is_large_binary(inputs.type)
     buffer = inputs.buffers()[1]
     offsets: np.ndarray = np.frombuffer(buffer, np.int64 if wide else np.int32).astype(np.int64)
@@ -158,7 +173,14 @@ def _selectors(inputs: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     if raw.size >= 4:
         for k in range(4):
             heads = (heads << np.uint32(8)) | raw[np.minimum(at + k, raw.size - 1)].astype(np.uint32)
-    return heads, long_enough
+    return heads, long_enough, offsets, raw
+
+
+@lru_cache(maxsize=1024)
+def _selector(function: Function) -> tuple[bytes, int]:
+    """A function's selector, and as the uint32 :func:`_selectors` gives: hashed once, not once per piece."""
+    selector = function.selector
+    return selector, int.from_bytes(selector, "big")
 
 
 def call_columns(
@@ -173,7 +195,7 @@ def call_columns(
     schema = pa.schema([*made, *fields])
     # Numpy over the input's buffers, no Polars query per function: a run decodes piece by piece, where a query's
     # fixed cost (about 0.5 ms each) was most of the time.
-    heads, called = _selectors(table["input"].combine_chunks())
+    heads, called, offsets, raw = _selectors(table["input"].combine_chunks())
     if "to_address" in table.column_names:
         called &= table["to_address"].combine_chunks().is_valid().to_numpy(zero_copy_only=False)
     if "call_type" in table.column_names:  # a creation frame's input is init code, its to_address the new contract
@@ -182,13 +204,13 @@ def call_columns(
     parts: list[pa.Table] = []
     order: list[np.ndarray] = []
     for function in functions:
-        selector = function.selector
-        rows = np.flatnonzero(called & (heads == int.from_bytes(selector, "big"))).astype(np.int64)
+        selector, number = _selector(function)
+        rows = np.flatnonzero(called & (heads == number)).astype(np.int64)
         if not rows.size:
             continue
-        found = pl.Series("input", pc.take(table["input"], pa.array(rows)).combine_chunks()).cast(pl.Binary)
         names = argument_names(function, [*taken, *(f.name for f in CALL)])
-        columns, reasons = _arguments(found.bin.slice(4), function, names, u256=u256)
+        starts = offsets[rows] + 4
+        columns, reasons = _arguments(raw, starts, offsets[rows + 1] - starts, function, names, u256=u256)
         nulled = pa.array(np.arange(len(rows)), mask=reasons.bad)  # a call that does not decode has no arguments
         decoded = dict(zip(names, (pc.take(c, nulled) for c in columns), strict=True))
         n = len(rows)
