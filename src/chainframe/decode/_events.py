@@ -9,6 +9,7 @@ ERC-721 ``Transfer`` has the ERC-20 topic0 but a fourth topic). Static parameter
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from os import PathLike
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -160,9 +161,9 @@ def with_event_columns(logs: pa.Table, events: Sequence[Event], *, u256: U256) -
     first = words[np.minimum(starts[:-1], max(len(words) - 1, 0))] if len(words) else np.zeros((n, 32), np.uint8)
     parts: dict[str, list[tuple[np.ndarray, pa.Array]]] = {f.name: [] for f in fields}
     for event in events:
-        head = 32 * sum(p.type.head_words for p in event.data_params)
+        topic0, head = _shape(event)
         wanted = (counts == 1 + len(event.indexed)) & (sizes >= head)
-        rows = np.flatnonzero(wanted & (first == np.frombuffer(event.topic0, np.uint8)).all(axis=1))
+        rows = np.flatnonzero(wanted & (first == topic0).all(axis=1))
         if not rows.size:
             continue
         decoded = _decode_rows(logs, rows, event, words, starts, raw, at, u256=u256)
@@ -179,6 +180,13 @@ def with_event_columns(logs: pa.Table, events: Sequence[Event], *, u256: U256) -
         values = pa.concat_arrays([v for _, v in parts[field.name]]) if offset else pa.nulls(0, field.type)
         columns.append(pc.take(pc.cast(values, field.type), pa.array(index, mask=index < 0)))
     return pa.Table.from_arrays([*logs.columns, *columns], schema=schema)
+
+
+@lru_cache(maxsize=1024)
+def _shape(event: Event) -> tuple[np.ndarray, int]:
+    """An event's topic 0 as bytes to compare rows of words with, and its data's head in bytes: hashed once per
+    process, not once per piece."""
+    return np.frombuffer(event.topic0, np.uint8), 32 * sum(p.type.head_words for p in event.data_params)
 
 
 def _decode_rows(
