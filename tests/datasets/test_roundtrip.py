@@ -62,9 +62,9 @@ NON_CANONICAL: dict[str, dict[str, str]] = {
 }
 # Columns not read from a key; each is checked against the object below.
 DERIVED = {
-    "blocks": {"chain_id", "block_time", "transaction_count"},
-    "transactions": {"chain_id", "block_time"},
-    "receipts": {"chain_id", "block_time", "log_count"},
+    "blocks": {"chain_id", "block_time", "transaction_count", "arbos_version"},  # Arbitrum's, from its mix hash
+    "transactions": {"chain_id", "block_time", "is_state_sync"},  # Polygon's, by Bor's hash rule
+    "receipts": {"chain_id", "block_time", "log_count", "is_state_sync"},
     "logs": {"chain_id", "block_time"},
 }
 DATASETS: dict[str, ObjectDataset] = {d.name: d for d in (BLOCKS, TRANSACTIONS, RECEIPTS, LOGS)}
@@ -145,8 +145,11 @@ def _check_derived(dataset: str, row: Mapping[str, Any], original: Mapping[str, 
         # An uncle has no transactions key: its count is unknown, not zero.
         expected = len(original["transactions"]) if "transactions" in original else None
         assert row["transaction_count"] == expected
+        assert row["arbos_version"] is None  # read from the mix hash on Arbitrum chains only
     if dataset == "receipts":
         assert row["log_count"] == len(original["logs"])
+    if dataset in ("transactions", "receipts"):
+        assert row["is_state_sync"] is None  # marked on Polygon PoS chains only
 
 
 def test_every_dataset_method_is_fed() -> None:
