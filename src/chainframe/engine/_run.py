@@ -199,7 +199,8 @@ async def _every_series(folder: Location, asked: list[str] | None = None) -> dic
     def read() -> dict[str, Series]:
         every = {p.name: load_series(p) for p in series_folders(folder)}
         for name in asked or ():
-            every.setdefault(name, load_series(folder / name))
+            if name not in every:  # not found there yet: loaded as empty (setdefault would load every one again)
+                every[name] = load_series(folder / name)
         return every
 
     return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
