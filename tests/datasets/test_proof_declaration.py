@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
@@ -25,6 +26,16 @@ from tests.datasets.test_declaration import BlockGas
 
 SRC = Path(chainframe.__file__).parent
 GAS = ["block_number", "block_hash", "gas_used", "gas_limit"]
+
+
+@contextmanager
+def registered(dataset: Dataset) -> Iterator[Dataset]:
+    """``dataset`` in the catalogue while inside, as a plugin's would be."""
+    register(dataset)
+    try:
+        yield dataset
+    finally:
+        unregister(dataset.name)
 
 
 def prove_gas(piece: Piece) -> None:
@@ -57,11 +68,8 @@ PROVEN_GAS = ProvenGas()
 
 @pytest.fixture
 def proven_gas() -> Iterator[Dataset]:
-    register(PROVEN_GAS)
-    try:
-        yield PROVEN_GAS
-    finally:
-        unregister(PROVEN_GAS.name)
+    with registered(PROVEN_GAS) as dataset:
+        yield dataset
 
 
 def test_a_kind_of_proof_declared_in_a_test_runs_in_extract_verify_and_verify_rpc(
@@ -134,11 +142,8 @@ FOLDER_GAS = FolderGas()
 
 @pytest.fixture
 def folder_gas() -> Iterator[Dataset]:
-    register(FOLDER_GAS)
-    try:
-        yield FOLDER_GAS
-    finally:
-        unregister(FOLDER_GAS.name)
+    with registered(FOLDER_GAS) as dataset:
+        yield dataset
 
 
 def test_a_folder_proof_declared_in_a_test_runs_in_offline_verify(

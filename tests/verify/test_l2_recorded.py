@@ -143,6 +143,16 @@ def _node(recording: Recording) -> MemoryTransport:
     return answering(answer)
 
 
+def differences(name: str, stored: list[dict[str, Any]], wanted: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """Every stored value that is not the recorded one: (dataset, row, column, recorded, stored)."""
+    return [
+        (name, i, column, want[column], row[column])
+        for i, (row, want) in enumerate(zip(stored, wanted, strict=True))
+        for column in row
+        if row[column] != want[column]
+    ]
+
+
 def answering(answer: Callable[[dict[str, Any]], dict[str, Any]]) -> MemoryTransport:
     """A node whose every call (alone or in a batch) is answered by ``answer``: its result or error member."""
 
@@ -303,13 +313,7 @@ def test_every_stored_column_is_the_recorded_value(
         stored = tables[name].to_pylist()
         wanted = _expected(name, objects, recording)
         assert len(stored) == len(wanted), name
-        differences = [
-            (name, i, column, want[column], row[column])
-            for i, (row, want) in enumerate(zip(stored, wanted, strict=True))
-            for column in row
-            if row[column] != want[column]
-        ]
-        assert differences == []
+        assert differences(name, stored, wanted) == []
 
 
 @pytest.mark.parametrize("recording", RECORDINGS, ids=IDS)

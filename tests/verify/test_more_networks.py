@@ -30,7 +30,7 @@ from chainframe.families import AVALANCHE, BSC, ETHEREUM, family_of
 from chainframe.rpc import AsyncClient, MemoryTransport, RetryPolicy
 from chainframe.verify import Report, verify_tables
 from tests.fixtures import RECORDED_DIR
-from tests.verify.test_l2_recorded import Recording, _expected, _objects, answering
+from tests.verify.test_l2_recorded import Recording, _expected, _objects, answering, differences
 
 BSC_TESTNET = 97
 PARLIA = RECORDED_DIR / "networks/union/lib/parlia-verifier/src/lib.rs"
@@ -165,13 +165,7 @@ def test_every_stored_column_is_the_recorded_value(
             )
         ]
         assert len(stored) == len(wanted) == (10 if name == "blocks" else 43), name
-        differences = [
-            (name, i, column, want[column], row[column])
-            for i, (row, want) in enumerate(zip(stored, wanted, strict=True))
-            for column in row
-            if row[column] != want[column]
-        ]
-        assert differences == []
+        assert differences(name, stored, wanted) == []
 
 
 def test_what_no_column_stores_is_the_millisecond_time() -> None:
