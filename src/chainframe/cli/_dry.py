@@ -105,6 +105,11 @@ def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool 
     return Estimate(series, blocks, method or dataset.method, calls, floor, overhead, batches, checked, others)
 
 
+def _proofs_billed(proofs: Mapping[str, int], pacing: Pacing) -> int:
+    """What ``--verify``'s added calls (method -> count, in batches of :data:`BATCH`) cost by ``pacing``'s table."""
+    return _billed(proofs, math.ceil(sum(proofs.values()) / BATCH), pacing)
+
+
 def _billed(calls: Mapping[str, int], batches: int, pacing: Pacing) -> int:
     """``calls`` (method -> count) sent in ``batches`` batches, by ``pacing``'s price table (a batch's surcharge:
     Infura counts one more call, Alchemy and QuickNode nothing)."""
@@ -231,7 +236,7 @@ def _report(
     floor = any(e.floor for e in estimates)
     calls, credits = sum(e.all_calls for e in estimates), sum(e.credits for e in estimates)
     if getattr(args, "verify", False):
-        paid = _billed(proofs, math.ceil(sum(proofs.values()) / BATCH), Pacing())
+        paid = _proofs_billed(proofs, Pacing())
         added = " + ".join(f"{n:,} {m}" for m, n in proofs.items()) or "no calls"
         lines.append(
             f"  --verify: {added} ({paid:,} credits): what the proofs read that no series fetches itself, each "
@@ -244,7 +249,6 @@ def _report(
     at_least = ">= " if floor else ""
     lines.append(f"  total: {at_least}{calls:,} calls, {at_least}{credits:,} credits (Infura's weights)")
     if len(providers) > 1:
-        proofs = proofs if getattr(args, "verify", False) else {}
         lines += _shared(providers, estimates, proofs, calls, at_least)
     else:
         paces = [(args.credits_per_second, credits, "credits"), (args.requests_per_second, calls, "calls")]
@@ -276,7 +280,7 @@ def _shared(
     for provider in providers:
         pacing = provider.pacing or Pacing()
         cost = sum(e.priced(pacing) for e in estimates)
-        cost += _billed(proofs, math.ceil(sum(proofs.values()) / BATCH), pacing)
+        cost += _proofs_billed(proofs, pacing)
         limits = [pacing.credits_per_second / cost if pacing.credits_per_second and cost else math.inf,
                   pacing.requests_per_second / calls if pacing.requests_per_second and calls else math.inf]  # fmt: skip
         rates.append(min(limits))
@@ -289,6 +293,8 @@ def _shared(
         line = f"    {provider.endpoint.display}: the whole run {at_least}{cost:,} by {table} prices"
         if math.isinf(rate):
             line += "; no budget given: it takes whatever the others leave"
+        elif any(math.isinf(r) for r in rates):  # its share is whatever the unbounded one leaves it
+            line += f"; {', '.join(budget)}"
         else:
             share = rate / sum(rates)
             mine = f"{at_least}{round(share * cost):,} of its {table} units"

@@ -447,8 +447,9 @@ async def run_tasks(
     handed = [*planned, *joint.lent]
     if joint.groups:
         handed.sort(key=lambda task: (task.start, joint.rank(task)))  # still slot by slot
-    # What several series of the round read of each block (each block's full body for transactions and
-    # address_appearances), and what a verifying series' proof reads, is asked once for all (engine._shared).
+    # What several series of the round read of each block (its full body for transactions and four_byte_counts,
+    # its trace_block for the trace family), and what a verifying series' proof reads, is asked once for all
+    # (engine._shared).
     shared = SharedAnswers(client, through=finalized)
     alone = {series_name(t.dataset, t.filters, t.u256): t for t in planned if joint.group(t) is None}
     kinds = {name: verify_reads(DATASETS[t.dataset]) if t.verify else reads(DATASETS[t.dataset])

@@ -2,9 +2,10 @@
 
 A run that verifies asks for the same blocks again and again: the transactions' full blocks are the receipts' proof,
 the receipts are the logs', and every dataset's proof starts from the headers the blocks dataset reads. Through
-:class:`SharedAnswers` each such call (``eth_getBlockByNumber`` or ``eth_getBlockReceipts`` of one block) is asked
-once and its answer handed to every asker of the run. A run that does not verify shares the same way what several of
-its series read (transactions, address_appearances and four_byte_counts: each block's full body, once):
+:class:`SharedAnswers` each such call (``eth_getBlockByNumber``, ``eth_getBlockReceipts`` or ``trace_block`` of one
+block) is asked once and its answer handed to every asker of the run. A run that does not verify shares the same way
+what several of its series read (each block's full body for transactions and four_byte_counts, its traces for
+traces, native_transfers and contracts):
 
 - each series of the run says which kinds of calls it reads (:meth:`SharedAnswers.expect`) and makes its calls
   inside :func:`asking`; an answer is dropped once every series expected to read it has;
