@@ -13,7 +13,7 @@ from chainframe._errors import InputError
 from chainframe.families._arbitrum import ARBITRUM_NITRO
 from chainframe.families._avalanche import AVALANCHE
 from chainframe.families._bsc import BSC
-from chainframe.families._ethereum import ETHEREUM
+from chainframe.families._ethereum import ETHEREUM, UNDECLARED
 from chainframe.families._family import ChainFamily, FromHardfork, ReceiptType, TransactionType
 from chainframe.families._op_stack import L1_FEE_COLUMNS, OP_STACK
 from chainframe.families._polygon import POLYGON_POS
@@ -68,7 +68,8 @@ def family_by(assumed: bool, override: str | None) -> FamilyBy:
 def family_line(name: str, by: FamilyBy, chain_id: int) -> str:
     """How a run's summary (and ``chainframe probe``) says which family it read chain ``chain_id`` as, and why."""
     if by == "assumed":
-        return f"chain family {name}, assumed: no family knows chain id {chain_id} (--chain-family names one)"
+        why = f"; {UNDECLARED[chain_id]}" if chain_id in UNDECLARED else ""
+        return f"chain family {name}, assumed: no family knows chain id {chain_id} (--chain-family names one){why}"
     if by == "user":
         return f"chain family {name}, chosen with --chain-family"
     network = _BY_ID[chain_id].chain_ids[chain_id] if chain_id in _BY_ID else f"chain {chain_id}"
@@ -91,6 +92,7 @@ __all__ = [
     "L1_FEE_COLUMNS",
     "OP_STACK",
     "POLYGON_POS",
+    "UNDECLARED",
     "ChainFamily",
     "FamilyBy",
     "FromHardfork",

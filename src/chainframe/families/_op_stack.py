@@ -1,5 +1,13 @@
-"""OP Stack (OP Mainnet, Base, Zora, Mode and their testnets): deposit transactions and receipts, and the headers'
-fields that commit to something else than Ethereum's.
+"""OP Stack (OP Mainnet, Base, Zora, Mode, Unichain, Swellchain, Celo, Blast, opBNB, Hemi and their testnets):
+deposit transactions and receipts, and the headers' fields that commit to something else than Ethereum's.
+
+Which chains are OP Stack, by their chain ids (chainlist's ``ethereum-lists/chains``): those in the superchain registry
+(``superchain/configs/``: Unichain 130/1301, Swellchain 1923/1924, Celo 42220), and forks of op-geth that keep its
+deposit type and receipts: opBNB 204/5611 (bnb-chain/op-geth, ``params/config.go``), Blast 81457/168587773
+(blast-io/blast, an op-geth fork), Hemi 43111/743111 (an op-geth fork). None of the added chains was proven on a
+recorded block here; what they add is stored as given (Celo's fee-currency transaction, type 0x7b, is a type this
+family does not declare: stored and declared unproven). Celo's blocks before its move to an L2 (block 31,056,500,
+2025-03-26) are Celo L1's, which no family declares.
 
 - A deposit (type 0x7e) is ``0x7e || rlp([sourceHash, from, to, mint, value, gas, isSystemTx, data])``: no
   signature, its sender inside the encoding.
@@ -24,11 +32,21 @@ from chainframe.families._family import ChainFamily, FromHardfork, ReceiptType, 
 
 DEPOSIT = 0x7E
 
-_MAINNET = {"regolith": 0, "canyon": 1704992401, "isthmus": 1746806401}
-_SEPOLIA = {"regolith": 0, "canyon": 1699981200, "isthmus": 1744905600}
-HARDFORKS = {10: _MAINNET, 8453: _MAINNET, 7777777: _MAINNET, 34443: _MAINNET, 11155420: _SEPOLIA, 84532: _SEPOLIA}
-"""Each known chain's activation time (unix seconds) of the hardforks that change what is encoded (superchain
-registry); a chain not listed is read as having all of them from its genesis."""
+_MAINNET: dict[str, int | None] = {"regolith": 0, "canyon": 1704992401, "isthmus": 1746806401}
+_SEPOLIA: dict[str, int | None] = {"regolith": 0, "canyon": 1699981200, "isthmus": 1744905600}
+_CELO: dict[str, int | None] = {"regolith": 0, "canyon": 0, "isthmus": 1752073200}
+_OPBNB: dict[str, int | None] = {"regolith": 0, "canyon": 1718870400, "isthmus": None}
+_OPBNB_TESTNET: dict[str, int | None] = {"regolith": 0, "canyon": 1715753400, "isthmus": None}
+HARDFORKS = {
+    10: _MAINNET, 8453: _MAINNET, 7777777: _MAINNET, 34443: _MAINNET, 130: _MAINNET, 1923: _MAINNET,
+    11155420: _SEPOLIA, 84532: _SEPOLIA, 1301: _SEPOLIA, 1924: _SEPOLIA, 42220: _CELO, 204: _OPBNB,
+    5611: _OPBNB_TESTNET,
+}  # fmt: skip
+"""Each known chain's activation time (unix seconds) of the hardforks that change what is encoded, None where it has
+not taken the fork: the superchain registry's (superchain-wide times for OP Mainnet, Base, Zora, Mode, Unichain and
+Swellchain; Celo's own ``celo.toml``), opBNB's from bnb-chain/op-geth's ``params/config.go`` (``OPBNBMainNetConfig``,
+``OPBNBTestNetConfig``: Canyon in June and May 2024, no Isthmus). A chain not listed (Blast, Hemi, Celo Sepolia) is
+read as having all of them from its genesis: its withdrawals root is then never checked, never falsely failed."""
 
 
 L1_FEE_COLUMNS = ("l1_fee", "l1_gas_price", "l1_gas_used", "l1_fee_scalar", "l1_base_fee_scalar", "l1_blob_base_fee",
@@ -47,7 +65,8 @@ _MEANINGS = {
 
 
 def active(fork: str, chain_id: int | None, timestamp: int) -> bool:
-    return timestamp >= HARDFORKS.get(chain_id or 0, {}).get(fork, 0)
+    at = HARDFORKS.get(chain_id or 0, {}).get(fork, 0)
+    return at is not None and timestamp >= at
 
 
 def _deposit(tx: Row) -> bytes:
@@ -75,6 +94,9 @@ class OpStack(ChainFamily):
     doc = "OP Stack rollups: deposit transactions and receipts, L1 fee fields, Isthmus' withdrawals root."
     chain_ids: ClassVar[Mapping[int, str]] = {
         10: "OP Mainnet", 8453: "Base", 7777777: "Zora", 34443: "Mode", 11155420: "OP Sepolia", 84532: "Base Sepolia",
+        130: "Unichain", 1301: "Unichain Sepolia", 1923: "Swellchain", 1924: "Swellchain Testnet", 42220: "Celo",
+        11142220: "Celo Sepolia", 81457: "Blast", 168587773: "Blast Sepolia", 204: "opBNB", 5611: "opBNB Testnet",
+        43111: "Hemi", 743111: "Hemi Sepolia",
     }  # fmt: skip
     transaction_types: ClassVar[Mapping[int, TransactionType]] = {
         DEPOSIT: TransactionType(
