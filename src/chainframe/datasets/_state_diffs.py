@@ -40,13 +40,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import pyarrow as pa
 
-from chainframe.datasets._block_traces import batch_or_raise
-from chainframe.datasets._columns import U256
+from chainframe._errors import DecodeError
+from chainframe.datasets import _buffers
+from chainframe.datasets._block_traces import _document, batch_or_raise
+from chainframe.datasets._columns import COLUMNS, U256
 from chainframe.datasets._context import fetch_with_context
-from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks
+from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks, build_arrow
 from chainframe.datasets._proof import Proof
 from chainframe.datasets._registry import datasets
-from chainframe.datasets._traces import _table
 
 if TYPE_CHECKING:
     from chainframe.datasets._dataset import Dataset as _Dataset
@@ -140,8 +141,9 @@ async def _block_level(client: Any, found: list[dict[str, Any]], block_level: Se
 async def fetch_diffs(
     client: Any, blocks: BlockRange, *, dataset: str, block_level: Sequence[BlockLevel] = ()
 ) -> list[bytes]:
-    """The blocks' state diffs by the first route the node serves, as ``{"route", "blocks": [...]}``, each block
-    with its transactions' diffs in order and their hashes, and the block-level changes asked for."""
+    """The blocks' state diffs by the first route the node serves, as ``{"route", "numbers", "blocks", "answers"}``:
+    the route's batch answers as received (one result a block, in ``numbers``' order by their ids), and in
+    ``blocks`` each block's block-level changes asked for."""
     from chainframe.rpc import InvalidParams, MethodNotFound
 
     tried: dict[str, str] = {}
@@ -151,22 +153,34 @@ async def fetch_diffs(
             tried[method] = known[method]
             continue
         try:
-            answers = await batch_or_raise(client, [(method, [hex(n), params]) for n in blocks])
+            # The answers as received, spliced into the document unparsed and read once by the transform: parsing
+            # them here and writing them out again cost two of three passes over the JSON (as for trace_block).
+            answers = list(await client.batch_bytes([(method, [hex(n), params]) for n in blocks]))
         except (MethodNotFound, InvalidParams) as exc:
             if isinstance(exc, InvalidParams) and method == REPLAY:
                 raise
             tried[method] = f"{exc.detail} [{exc.code}]" if exc.code is not None else exc.detail
             continue
-        found = [{"block": n, "txs": a or []} for n, a in zip(blocks, answers, strict=True)]
+        found: list[dict[str, Any]] = [{"block": n} for n in blocks] if block_level else []
         if block_level:
             await _block_level(client, found, block_level)
-        return [json.dumps({"route": method, "blocks": found}).encode()]
+        return [_document({"route": method, "numbers": list(blocks), "blocks": found, "answers": answers})]
     said = "; ".join(f"{m}: {answer}" for m, answer in tried.items())
     raise MethodNotFound(
         f"{dataset} needs state diffs and the node serves neither trace_replayBlockTransactions (stateDiff) nor "
         f"debug_traceBlockByNumber (prestateTracer, diffMode) ({said}); a node with the trace or debug API (geth, "
         "Erigon, Reth, Nethermind, anvil) serves them"
     )
+
+
+def _results(answer: Mapping[str, Any]) -> list[Any]:
+    """Each block's result (its transactions' diffs), in ``numbers``' order: each batch's answers by their ids."""
+    found: list[Any] = []
+    for batch in answer["answers"]:
+        found += [envelope.get("result") for envelope in sorted(batch, key=lambda e: e["id"])]
+    if len(found) != len(answer["numbers"]):
+        raise DecodeError(f"{answer['route']}: {len(found)} answers for {len(answer['numbers'])} blocks")
+    return found
 
 
 # --- answers to changes (pure) ---
@@ -186,7 +200,7 @@ def _word(value: Any) -> str:
 def _parity_change(entry: Any) -> tuple[Any, Any] | None:
     """A parity diff entry as (before, after); None: unchanged. A born value had none before, a dead one none
     after (None: the field's zero)."""
-    if not isinstance(entry, Mapping):
+    if entry.__class__ is not dict:
         return None  # "="
     if "*" in entry:
         return entry["*"].get("from"), entry["*"].get("to")
@@ -197,62 +211,73 @@ def _parity_change(entry: Any) -> tuple[Any, Any] | None:
     return None
 
 
-Change = tuple[str, Field, str | None, Any, Any]
-"""An address, the field, the slot (storage only), and the values before and after as the node wrote them."""
+Change = tuple[str, str | None, Any, Any]
+"""An address, the slot (storage only), and the values before and after as the node wrote them."""
 
 
-def _parity_changes(diff: Mapping[str, Any]) -> Iterator[Change]:
+def _parity_changes(diff: Mapping[str, Any], field: Field) -> Iterator[Change]:
+    """A transaction's changes of ``field`` in its parity state diff: only that field of each account is read."""
+    if field == "storage":
+        for address, account in diff.items():
+            for slot, entry in (account.get("storage") or {}).items():
+                change = _parity_change(entry)
+                if change is not None:
+                    yield address, slot, change[0], change[1]
+        return
     for address, account in diff.items():
-        for field in ("balance", "nonce", "code"):
-            change = _parity_change(account.get(field))
-            if change is not None:
-                yield address, field, None, change[0], change[1]
-        for slot, entry in (account.get("storage") or {}).items():
+        entry = account.get(field)
+        if entry.__class__ is dict:  # else "=": unchanged
             change = _parity_change(entry)
             if change is not None:
-                yield address, "storage", slot, change[0], change[1]
+                yield address, None, change[0], change[1]
 
 
-def _prestate_changes(result: Mapping[str, Any]) -> Iterator[Change]:
+def _prestate_changes(result: Mapping[str, Any], field: Field) -> Iterator[Change]:
     pre, post = result.get("pre") or {}, result.get("post") or {}
     for address in dict.fromkeys([*pre, *post]):
         before, after = pre.get(address) or {}, post.get(address)
         destroyed = address in pre and after is None
         after = after or {}
-        for field in ("balance", "nonce", "code"):
+        if field != "storage":
             old = before.get(field)
-            new = None if destroyed else after.get(field, old)
-            yield address, field, None, old, new
+            yield address, None, old, None if destroyed else after.get(field, old)
+            continue
         slots, written = before.get("storage") or {}, {} if destroyed else after.get("storage") or {}
         for slot in dict.fromkeys([*slots, *written]):
-            yield address, "storage", slot, slots.get(slot), written.get(slot)
+            yield address, slot, slots.get(slot), written.get(slot)
 
 
-def changes(bodies: Sequence[bytes]) -> Iterator[tuple[int, int | None, str | None, str, Change]]:
-    """Every change of every transaction, by block, transaction index, hash and kind, and the block-level ones read
-    beside them (no index, no hash) in their place in the block (values may still be equal: the prestate route lists
-    what a transaction touched, a system call may write what was there)."""
+Located = tuple[int, int | None, str | None, str, Change]
+"""A change with its block, transaction index and hash (none for a block-level change) and kind."""
+
+
+def changes(bodies: Sequence[bytes], field: Field) -> Iterator[Located]:
+    """Every change of ``field`` by every transaction, by block, transaction index, hash and kind, and the
+    block-level ones read beside them (no index, no hash) in their place in the block (values may still be equal:
+    the prestate route lists what a transaction touched, a system call may write what was there)."""
     for body in bodies:
         answer = json.loads(body)
         parity = answer["route"] == REPLAY
-        for block in answer["blocks"]:
-            number = block["block"]
-            for system in block.get("system", []):
-                change: Change = (system["address"], "storage", system["slot"], system["before"], system["after"])
-                yield number, None, None, "system_call", change
-            for index, tx in enumerate(block["txs"]):
+        level = {block["block"]: block for block in answer["blocks"]}
+        for number, txs in zip(answer["numbers"], _results(answer), strict=True):
+            block = level.get(number, {})
+            for system in block.get("system", ()):
+                if field == "storage":
+                    change: Change = (system["address"], system["slot"], system["before"], system["after"])
+                    yield number, None, None, "system_call", change
+            for index, tx in enumerate(txs or ()):
                 if parity:
-                    found = _parity_changes(tx.get("stateDiff") or {})
+                    found = _parity_changes(tx.get("stateDiff") or {}, field)
                     hash_ = tx.get("transactionHash")
                 else:
-                    found = _prestate_changes(tx.get("result") or {})
+                    found = _prestate_changes(tx.get("result") or {}, field)
                     hash_ = tx.get("txHash")
                 for change in found:
                     yield number, index, hash_, "transaction", change
-            for credit in block.get("withdrawn", []):
-                after = _quantity(credit["after"])
-                credited: Change = (credit["address"], "balance", None, after - credit["amount"], after)
-                yield number, None, None, "withdrawal", credited
+            for credit in block.get("withdrawn", ()):
+                if field == "balance":
+                    after = _quantity(credit["after"])
+                    yield number, None, None, "withdrawal", (credit["address"], None, after - credit["amount"], after)
 
 
 def _code(value: Any) -> str:
@@ -261,6 +286,13 @@ def _code(value: Any) -> str:
 
 _NORMAL: dict[Field, Callable[[Any], Any]] = {"balance": _quantity, "nonce": _quantity, "storage": _quantity,
                                               "code": _code}  # fmt: skip
+_VALUES: dict[str, Callable[[list[Any], str], pa.Array]] = {
+    "wei": _buffers.wei,
+    "word": _buffers.words,
+    "u64": _buffers.u64,
+    "data": _buffers.binary_hex,
+}
+"""A value column's arrays by its kind, from the normalised values (integers; hex text for code)."""
 
 
 class StateDiffs(Dataset):
@@ -309,28 +341,51 @@ class StateDiffs(Dataset):
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await fetch_diffs(client, blocks, dataset=self.name, block_level=self.block_level)
 
-    def rows(self, bodies: Sequence[bytes]) -> list[dict[str, Any]]:
-        """The changes of this dataset's field whose values differ, as JSON text values."""
+    def columns_of(self, bodies: Sequence[bytes]) -> dict[str, list[Any]]:
+        """The changes of this dataset's field whose values differ, column by column (values normalised: integers,
+        hex text for code)."""
         normal = _NORMAL[self.field]
-        out = []
-        for number, index, hash_, kind, (address, field, slot, old, new) in changes(bodies):
-            if field != self.field:
+        numbers: list[int] = []
+        indexes: list[int | None] = []
+        hashes: list[str | None] = []
+        kinds: list[str] = []
+        addresses: list[str] = []
+        slots: list[str | None] = []
+        olds: list[Any] = []
+        news: list[Any] = []
+        for number, index, hash_, kind, (address, slot, old, new) in changes(bodies, self.field):
+            if old == new and old is not None:  # the same text: the same value
                 continue
             old, new = normal(old), normal(new)
             if old == new:
                 continue
-            row = {"block_number": number, "transaction_index": index, "transaction_hash": hash_,
-                   "change_type": kind, "address": address, "storage_key": slot}  # fmt: skip
-            if self.field == "storage":
-                old, new = _word(old), _word(new)
-            elif self.field == "balance":
-                old, new = hex(old), hex(new)
-            row[self.before], row[self.after] = old, new
-            out.append(row)
-        return out
+            numbers.append(number)
+            indexes.append(index)
+            hashes.append(hash_)
+            kinds.append(kind)
+            addresses.append(address)
+            slots.append(slot)
+            olds.append(old)
+            news.append(new)
+        return {"block_number": numbers, "transaction_index": indexes, "transaction_hash": hashes,
+                "change_type": kinds, "address": addresses, "storage_key": slots, self.before: olds,
+                self.after: news}  # fmt: skip
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
-        return _table(self.rows(bodies), {}, self.columns, chain_id, u256)
+        found = self.columns_of(bodies)
+        n = len(found["block_number"])
+        arrays = {
+            "block_number": _buffers.u64(found["block_number"], "block_number"),
+            "transaction_index": _buffers.u64(found["transaction_index"], "transaction_index"),
+            "transaction_hash": _buffers.fixed_hex(found["transaction_hash"], 32, "transaction_hash"),
+            "change_type": _buffers.strings(found["change_type"]),
+            "address": _buffers.fixed_hex(found["address"], 20, "address"),
+        }
+        if "storage_key" in self.columns:
+            arrays["storage_key"] = _buffers.fixed_hex(found["storage_key"], 32, "storage_key")
+        for column in (self.before, self.after):
+            arrays[column] = _VALUES[COLUMNS[column].kind_for(u256)](found[column], column)
+        return build_arrow(arrays, self.columns, n, chain_id=chain_id, u256=u256)
 
 
 class StateDiffsProof(Proof):
