@@ -29,9 +29,10 @@ NETWORKS: dict[str, tuple[int, str | None]] = {
     "sei-mainnet": (1329, None), "sei-testnet": (1328, None),
     "palm-mainnet": (11297108109, None), "palm-testnet": (11297108099, None),
     "monad-mainnet": (143, None), "monad-testnet": (10143, None),
+    "scroll-mainnet": (534352, "scroll"), "scroll-sepolia": (534351, "scroll"),
 }  # fmt: skip
 NOT_EVM = {"starknet-mainnet", "starknet-sepolia"}  # Starknet answers starknet_* calls: no eth_chainId, no EVM block
-OWN_FAMILY_PENDING = {"scroll-mainnet", "scroll-sepolia", "mantle-mainnet", "mantle-sepolia"}
+OWN_FAMILY_PENDING = {"mantle-mainnet", "mantle-sepolia"}
 
 
 def test_every_named_network_is_classified() -> None:

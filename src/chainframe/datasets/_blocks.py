@@ -181,13 +181,14 @@ class Transactions(DecodesCalls, ObjectDataset):
         "mint": "mint",
         "is_system_tx": "isSystemTx",
         **ARBITRUM_TRANSACTION,
+        "queue_index": "queueIndex",
     }
     columns = (
         "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
         "transaction_hash", "transaction_type", "from_address", "to_address", "value", "nonce", "gas", "gas_price",
         "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "input", "transaction_chain_id", "v",
         "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list", "source_hash", "mint",
-        "is_system_tx", *ARBITRUM_TRANSACTION, "is_state_sync",
+        "is_system_tx", *ARBITRUM_TRANSACTION, "is_state_sync", "queue_index",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH  # of blocks: the rows are their transaction objects (see scan_answers)

@@ -17,8 +17,9 @@ from chainframe.families._ethereum import ETHEREUM, UNDECLARED
 from chainframe.families._family import ChainFamily, FromHardfork, ReceiptType, TransactionType
 from chainframe.families._op_stack import L1_FEE_COLUMNS, OP_STACK
 from chainframe.families._polygon import POLYGON_POS
+from chainframe.families._scroll import SCROLL
 
-FAMILIES: tuple[ChainFamily, ...] = (ETHEREUM, OP_STACK, ARBITRUM_NITRO, POLYGON_POS, BSC, AVALANCHE)
+FAMILIES: tuple[ChainFamily, ...] = (ETHEREUM, OP_STACK, ARBITRUM_NITRO, POLYGON_POS, BSC, AVALANCHE, SCROLL)
 _BY_ID = {chain_id: family for family in FAMILIES for chain_id in family.chain_ids}
 
 
@@ -92,6 +93,7 @@ __all__ = [
     "L1_FEE_COLUMNS",
     "OP_STACK",
     "POLYGON_POS",
+    "SCROLL",
     "UNDECLARED",
     "ChainFamily",
     "FamilyBy",
