@@ -103,7 +103,9 @@ def test_abi_command_says_which_abi_and_why(chain: ProxyChain) -> None:
     assert out.strip() == (
         f"{chain.proxy} blocks {chain.last}..{chain.last} (chain {CHAIN_ID}): EIP-1967 implementation slot of "
         f"{chain.proxy} holds {chain.emitter}; ABI {AbiFolder(ABIS).abi_of(CHAIN_ID, chain.emitter).digest} "  # type: ignore[union-attr]
-        f"from {ABIS / (chain.emitter + '.json')} (etherscan)"
+        f"from {ABIS / (chain.emitter + '.json')} (etherscan); with the proxy's own ABI "
+        f"{AbiFolder(ABIS).abi_of(CHAIN_ID, chain.proxy).digest} "  # type: ignore[union-attr]
+        f"from {next(ABIS.glob('partial_match/*/*/metadata.json'))}"
     )
 
 
@@ -120,14 +122,20 @@ def test_beacon_and_eip1822_proxies(chain: ProxyChain) -> None:
     assert uups_call["status"] == 1  # the EIP-1822 proxy runs Store's code: the slot is where its code is
 
 
-def _folders(out: Path, dataset: str) -> dict[int, pa.Table]:
-    """Each series of ``dataset``, by its first block."""
-    found = {}
-    for folder in out.iterdir():
-        if folder.name.split("__")[0] == dataset:
-            table = pa.concat_tables(pq.read_table(f) for f in sorted(folder.glob("*.parquet")))
-            assert folder.name.startswith(f"{dataset}__f")  # decoded: a series of its own
-            found[min(table["block_number"].to_pylist())] = table
+def _series(out: Path, dataset: str) -> dict[str, list[tuple[str, pa.Table]]]:
+    """Each decoded series of ``dataset`` (one event or function each), by the name of its event or function: the
+    series folder and its rows (read from the footers' filters and the files, not through chainframe)."""
+    found: dict[str, list[tuple[str, pa.Table]]] = {}
+    for folder in sorted(out.iterdir()):
+        if folder.name.split("__")[0] != dataset or not folder.is_dir():
+            continue
+        files = sorted(folder.glob("*.parquet"))
+        filters = {json.dumps(json.loads(pq.read_metadata(f).metadata[b"chainframe.filters"])) for f in files}
+        assert len(filters) == 1  # one filter in every chunk of a series
+        (text,) = json.loads(filters.pop())["event" if dataset == "logs" else "function"]  # one entry a series
+        found.setdefault(text.split("(")[0], []).append(
+            (folder.name, pa.concat_tables(pq.read_table(f) for f in files))
+        )
     return found
 
 
@@ -161,38 +169,49 @@ def test_extract_decodes_each_side_with_its_implementation(chain: ProxyChain, tm
     code, printed, err = run_cli(argv)
     assert code == 0, err
     u = chain.upgrade_block
-    assert f"blocks 3..{u - 1}, decoded with ABI" in printed
-    assert f"blocks {u}..{chain.last}, decoded with ABI" in printed
+    assert f"blocks 3..{u - 1} decoded with ABI" in printed
+    assert f"blocks {u}..{chain.last} decoded with ABI" in printed
     implementation = {3: "Store", u: "Emitter"}  # each stretch's first block
     methods = {name: {e["name"] for e in abi_of(name) if e["type"] == "function"} for name in implementation.values()}
-    calls, logs = _folders(out, "transactions"), _folders(out, "logs")
-    assert set(calls) == set(logs) == {3 + 1, u + 1}  # the first call of each side is a block after its start
+    calls, logs = _series(out, "transactions"), _series(out, "logs")
+    # One series per function and event of either side, and of the proxy's own ABI (upgradeTo, Upgraded).
+    assert set(calls) == set().union(*methods.values()) | {"upgradeTo"}
+    assert set(logs) == {"Set", "Bumped", "Ping", "Upgraded"}
     bumps = 0
     for first, name in implementation.items():
         end = u - 1 if first == 3 else chain.last
-        table, events = calls[first + 1], logs[first + 1]
-        assert max(table["block_number"].to_pylist() + events["block_number"].to_pylist()) <= end
         # The calls of this side's functions that ran, with the arguments sent; the other side's (which reverted
         # here), the upgrade and the deployments are not this side's calls.
         sent = [s for s in chain.sent if s["to"] == chain.proxy and first <= s["block"] <= end
                 and s["signature"].split("(")[0] in methods[name]]  # fmt: skip
         assert [s["status"] for s in sent] == [1] * len(sent)
         assert len(sent) >= 2
-        assert table["transaction_hash"].to_pylist() == [bytes.fromhex(s["hash"][2:]) for s in sent]
-        assert table["function"].to_pylist() == [s["signature"] for s in sent]
-        for i, s in enumerate(sent):
-            assert table["decode_error"][i].as_py() is None
-            assert table["selector"][i].as_py() == keccak256(s["signature"].encode())[:4]
-            assert [_column(table, n)[i] for n in NAMES[s["signature"]]] == [_stored(v) for v in s["args"]]
-        # The logs: each call's event, decoded with this side's events.
-        expected = []
+        for function in methods[name]:
+            ((_, table),) = calls[function]  # one series a function
+            mine = [s for s in sent if s["signature"].split("(")[0] == function]
+            assert table["transaction_hash"].to_pylist() == [bytes.fromhex(s["hash"][2:]) for s in mine]
+            assert table["function"].to_pylist() == [s["signature"] for s in mine]
+            for i, s in enumerate(mine):
+                assert table["decode_error"][i].as_py() is None
+                assert table["selector"][i].as_py() == keccak256(s["signature"].encode())[:4]
+                assert [_column(table, n)[i] for n in NAMES[s["signature"]]] == [_stored(v) for v in s["args"]]
+        # The logs: each call's event, decoded with this side's events, in its event's series.
         for s in sent:
             bumps += s["signature"] == "bump()"
-            expected.append(EVENTS[s["signature"]](s["args"], bumps))
-        assert events["transaction_hash"].to_pylist() == [bytes.fromhex(s["hash"][2:]) for s in sent]
-        for i, (event, values) in enumerate(expected):
+            event, values = EVENTS[s["signature"]](s["args"], bumps)
+            ((_, events),) = logs[event.split("(")[0]]
+            (i,) = [i for i, h in enumerate(events["transaction_hash"].to_pylist()) if h.hex() == s["hash"][2:]]
             assert events["topics"][i].as_py()[0] == keccak256(event.encode())
             assert {n: _column(events, n)[i] for n in values} == {n: _stored(v) for n, v in values.items()}
+    # The proxy's own function and event, decoded beside Emitter's: the upgrade's call and its log, at block u.
+    ((_, upgrade),) = calls["upgradeTo"]
+    ((_, upgraded),) = logs["Upgraded"]
+    assert upgrade["block_number"].to_pylist() == upgraded["block_number"].to_pylist() == [u]
+    assert (
+        upgrade["newImplementation"].to_pylist()
+        == upgraded["implementation"].to_pylist()
+        == [bytes.fromhex(chain.emitter[2:])]
+    )
     assert any(s["status"] == 0 for s in chain.sent)  # the test did send calls that only the other side has
 
 
@@ -252,15 +271,66 @@ def test_abi_dir_needs_the_addresses_and_a_folder(tmp_path: Path) -> None:
     assert (code, "not with --dry" in err) == (2, True)
 
 
-def test_transactions_alone_take_the_addresses_for_their_abis(chain: ProxyChain, tmp_path: Path) -> None:
-    """Transactions take no --address filter: with --abi-dir it names the contracts whose ABIs decode."""
-    argv = ["extract", "transactions", "-b", f"3:{chain.last}", "--rpc", chain.url, "-o", str(tmp_path),
-            "--address", chain.proxy, "--abi-dir", str(ABIS), "--no-progress", "--u256", "binary"]  # fmt: skip
-    code, _, err = run_cli(argv)
-    assert code == 0, err
-    calls = _folders(tmp_path, "transactions")
-    assert [calls[b]["function"].to_pylist() for b in sorted(calls)] == [
-        ["set(uint256,uint256)", "bump()", "set(uint256,uint256)"],
-        ["ping(uint256,bytes)", "ping(uint256,bytes)"],  # the EIP-1822 proxy's set is in Emitter's stretch: not decoded
+def test_python_api_one_series_per_function_across_an_upgrade(chain: ProxyChain, tmp_path: Path) -> None:
+    """``chainframe.extract(..., abi_dir=)``, transactions alone (they take no address filter: ``address`` names the
+    contracts whose ABIs decode). The upgrade's target is given a second version of Emitter's ABI that keeps Store's
+    ``set`` (same text: its calls on both sides land in one series, read once each by DuckDB over the folder) and
+    renames ``slots``' parameter (another text, other columns: a second series, said in the report)."""
+    import duckdb
+
+    import chainframe
+
+    folder = tmp_path / "abis"
+    shutil.copytree(ABIS, folder)
+    store = abi_of("Store")
+    (set_entry,) = [e for e in store if e.get("name") == "set"]
+    (slots,) = [e for e in store if e.get("name") == "slots"]
+    renamed = {**slots, "inputs": [{**slots["inputs"][0], "name": "index"}]}
+    (folder / f"{chain.emitter}.json").write_text(json.dumps([*abi_of("Emitter"), set_entry, renamed]))
+    out = tmp_path / "out"
+    report = chainframe.extract("transactions", blocks=f"3:{chain.last}", rpc=chain.url, out=out, progress=False,
+                                address=chain.proxy, abi_dir=folder, u256="binary")  # fmt: skip
+    u = chain.upgrade_block
+    assert [
+        (d["first_block"], d["last_block"], d["decodes_with"], d["own_abi_digest"]) for d in report.decoded_with
+    ] == [
+        (3, u - 1, chain.store, AbiFolder(folder).abi_of(CHAIN_ID, chain.proxy).digest),  # type: ignore[union-attr]
+        (u, chain.last, chain.emitter, AbiFolder(folder).abi_of(CHAIN_ID, chain.proxy).digest),  # type: ignore[union-attr]
     ]
-    shutil.rmtree(tmp_path, ignore_errors=True)
+    calls = _series(out, "transactions")
+    ((name, _),) = calls["set"]  # one series for set, over both stretches
+    sent = [s for s in chain.sent if s["signature"].startswith("set(") and s["block"] >= 3]
+    assert len([s for s in sent if s["block"] >= u]) == 2  # set(3, 4) to the upgraded proxy, the EIP-1822 proxy's
+    db = duckdb.connect()
+    query = "SELECT transaction_hash, block_number, key, arg_value FROM read_parquet(?) ORDER BY block_number"
+    rows = db.execute(query, [f"{out / name}/*.parquet"]).fetchall()
+    assert rows == [(bytes.fromhex(s["hash"][2:]), s["block"], *(_stored(v) for v in s["args"])) for s in sent]
+    assert len(calls["slots"]) == 2  # slots(uint256 arg0) before, slots(uint256 index) after: two series
+    assert any(n.startswith("transactions slots: 2 series") for n in report.decoding_notes)
+    assert "transactions slots: 2 series" in report.summary()
+
+
+def test_a_proxys_own_entries_beside_its_implementations() -> None:
+    """The proxy's own ABI decodes beside its implementation's; where an entry of each shares a selector (a topic 0),
+    the implementation's wins and the stretch says which of the proxy's was set aside."""
+    from chainframe.decode import ContractAbi, Stretch
+
+    def function(name: str, *params: tuple[str, str]) -> dict[str, Any]:
+        return {"type": "function", "name": name, "inputs": [{"type": t, "name": n} for t, n in params]}
+
+    upgraded = {"type": "event", "name": "Upgraded", "anonymous": False,
+                "inputs": [{"type": "address", "name": "implementation", "indexed": True}]}  # fmt: skip
+    proxy = ContractAbi("0x" + "11" * 20, (function("upgradeTo", ("address", "newImplementation")),
+                        function("admin"), upgraded), "proxy.json", "etherscan")  # fmt: skip
+    implementation = ContractAbi("0x" + "22" * 20, (function("upgradeTo", ("address", "to")),
+                                 function("transfer", ("address", "to"), ("uint256", "amount")), upgraded),
+                                 "implementation.json", "etherscan")  # fmt: skip
+    stretch = Stretch(1, 10, (implementation,), (proxy,))
+    functions = stretch.entries("function")
+    assert [(f["name"], [i["name"] for i in f["inputs"]]) for f in functions] == [
+        ("upgradeTo", ["to"]),  # the implementation's: same selector as the proxy's upgradeTo(address)
+        ("transfer", ["to", "amount"]),
+        ("admin", []),  # the proxy's own, no clash
+    ]
+    assert stretch.entries("event") == [upgraded]  # one text in both: once, not set aside
+    assert [(abi.file, entry["name"]) for abi, entry in stretch.shadowed()] == [("proxy.json", "upgradeTo")]

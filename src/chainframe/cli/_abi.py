@@ -1,22 +1,29 @@
 """``chainframe abi``: which ABI an address decodes with over some blocks, and why: its own, or its implementation's
 while it is a proxy (EIP-1967's implementation or beacon slot, EIP-1822's), read with ``eth_getStorageAt``; the
 ABIs come from a folder of Sourcify and Etherscan files (``--abi-dir``). ``extract --abi-dir`` decodes with the same
-answer (:func:`resolve`)."""
+answer (:func:`chainframe.engine.resolve_abis`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
 from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
-from chainframe.decode import AbiFolder, Decoding, Stretch, address_of, decodings, stretches
-from chainframe.engine import endpoint_of, parse_blocks, resolve_blocks
+from chainframe.decode import AbiFolder
+from chainframe.engine import (
+    AbisResolved,
+    checked_folder,
+    decoding_json,
+    endpoint_of,
+    parse_blocks,
+    resolve_abis,
+    resolve_blocks,
+)
 from chainframe.rpc import AsyncClient
 
 EXAMPLES = """\
@@ -52,61 +59,27 @@ def add_parser(commands: Any) -> None:
     p.set_defaults(run=run, requests_per_second=None, credits_per_second=None, max_in_flight=None, transport=None)
 
 
-@dataclass(frozen=True)
-class Resolved:
-    """What some addresses decode with over some blocks."""
-
-    chain_id: int
-    decodings: tuple[Decoding, ...]
-    """Each address over each stretch where its code stays in one place."""
-    stretches: tuple[Stretch, ...]
-    """The blocks cut where the set of ABIs changes: each decodes with its own set."""
-
-
-def checked_folder(path: str, addresses: Sequence[str], flag: str = "ADDRESS") -> tuple[AbiFolder, list[str]]:
-    """The folder and the addresses, checked before any request: the files the folder holds for them read (a file
-    that is not JSON, metadata without an ABI, a refused Etherscan answer named with its reason)."""
-    folder = AbiFolder(path)
-    asked = [address_of(a, flag) for a in addresses]
-    folder.check(asked)
-    return folder, asked
-
-
-def resolve(
-    rpc: Any,
-    network: str | None,
-    client_options: Mapping[str, Any],
-    folder: AbiFolder,
-    addresses: Sequence[str],
-    blocks: str,
-    confirmations: int,
-) -> Resolved:
+def resolve(rpc: Any, network: str | None, client_options: Mapping[str, Any], folder: AbiFolder,
+            addresses: Sequence[str], blocks: str, confirmations: int) -> AbisResolved:  # fmt: skip
     """Which ABIs ``addresses`` decode with over ``blocks``, asked of the node at ``rpc`` (the first if several)."""
     endpoint = endpoint_of(rpc[0] if isinstance(rpc, list) else rpc, network, None)
     spec = parse_blocks(blocks)
 
-    async def main() -> Resolved:
+    async def main() -> AbisResolved:
         async with AsyncClient(endpoint, **client_options) as client:
-            chain_id = await client.chain_id()
             ranges = await resolve_blocks(spec, client, confirmations=confirmations)
-            found = await decodings(client, folder, chain_id, addresses, [(r.start, r.end) for r in ranges])
-        return Resolved(chain_id, tuple(found), tuple(stretches(found)))
+            return await resolve_abis(client, folder, addresses, ranges)
 
     return anyio.run(main)
 
 
 def run(args: argparse.Namespace) -> int:
-    folder, asked = checked_folder(args.abi_dir, args.addresses)
+    folder, asked = checked_folder(args.abi_dir, args.addresses, "ADDRESS")
     options = {"transport": args.transport} if args.transport else {}
     resolved = resolve(args.rpc, args.network, options, folder, asked, args.blocks, args.confirmations)
     for d in resolved.decodings:
         if args.json:
-            print(json.dumps({
-                "address": d.address, "chain_id": resolved.chain_id, "first_block": d.first, "last_block": d.last,
-                "how": d.code.how, "decodes_with": d.code.address, "beacon": d.code.beacon,
-                "abi_file": d.abi.file if d.abi else None, "abi_origin": d.abi.origin if d.abi else None,
-                "abi_digest": d.abi.digest if d.abi else None,
-            }))  # fmt: skip
+            print(json.dumps({k: v for k, v in decoding_json(d, resolved.chain_id).items() if k != "why"}))
         else:
             print(f"{d.address} blocks {d.first}..{d.last} (chain {resolved.chain_id}): {d.why()}")
     return 0

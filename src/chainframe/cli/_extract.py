@@ -384,44 +384,18 @@ def _follow(args: argparse.Namespace) -> int:
 
 
 def _run_abi_dir(args: argparse.Namespace, export: dict[str, Any]) -> int:
-    """``--abi-dir``: the asked addresses' ABIs (a proxy's implementation's) found for the asked blocks, then one
-    extraction per stretch of blocks over which they stay the same, each decoding with that stretch's ABIs (each
-    set of ABIs is its own series, as an --abi file is)."""
-    from chainframe.cli._abi import checked_folder, resolve
-
+    """``--abi-dir``: ``extract(..., abi_dir=)`` (:mod:`chainframe.engine._abi_dir`): the asked addresses' ABIs (a
+    proxy's implementation's, and its own) found for the asked blocks, each stretch decoded with its ABIs, one series
+    per event and function."""
     if not args.address:
         raise InputError("--abi-dir decodes the contracts --address names: give --address (or --contract)")
-    asked = [d for d in DATASETS.values() if d.name in args.datasets or set(d.aliases) & set(args.datasets)]
-    kinds = {i.name for d in asked for i in d.inputs} & {"event", "function"}
-    if not kinds:
-        raise InputError("--abi-dir decodes logs (events), transactions and traces (functions): ask for one")
-    base = _filters(args)  # the other flags refused before any request too
-    if not any("address" in {i.name for i in d.inputs} for d in asked):
-        base.pop("address", None)  # it only names the contracts whose ABIs decode
-    folder, addresses = checked_folder(args.abi_dir, args.address, "--address")
-    resolved = resolve(args.rpc, args.network, client_options(args), folder, addresses, args.blocks,
-                       args.confirmations)  # fmt: skip
-    for d in resolved.decodings:
-        print(f"{d.address} blocks {d.first}..{d.last}: {d.why()}")
-    for stretch in resolved.stretches:
-        filters = dict(base)
-        for kind in sorted(kinds):
-            entries = [e for abi in stretch.abis for e in abi.of_kind(kind)]
-            filters[kind] = [*(filters.get(kind) or []), *entries] or None
-        datasets = [d.name for d in asked if not ({i.name for i in d.inputs} & kinds)
-                    or any(filters.get(k) for k in {i.name for i in d.inputs} & kinds)]  # fmt: skip
-        if not datasets or not stretch.abis:
-            print(f"blocks {stretch.first}..{stretch.last}: no ABI decodes them; not extracted")
-            continue
-        report = extract(
-            datasets, blocks=f"{stretch.first}:{stretch.last}", out=args.out, rpc=args.rpc, network=args.network,
-            chunk_size=args.chunk_size, overwrite=args.overwrite, align=args.align, concurrency=args.concurrency,
-            executor=executor(args), u256=args.u256, confirmations=args.confirmations,
-            progress=False if args.no_progress else None, report=args.report, verify=args.verify, table=args.table,
-            client_options=client_options(args), chain_family=args.chain_family, **export,
-            **{k: v for k, v in filters.items() if v is not None},
-        )  # fmt: skip
-        digests = ", ".join(a.digest for a in stretch.abis)
-        print(f"blocks {stretch.first}..{stretch.last}, decoded with ABI {digests}:")
-        print(report.summary())
+    report = extract(
+        args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
+        chunk_size=args.chunk_size, overwrite=args.overwrite, align=args.align, concurrency=args.concurrency,
+        executor=executor(args), u256=args.u256, confirmations=args.confirmations,
+        progress=False if args.no_progress else None, report=args.report, verify=args.verify, table=args.table,
+        client_options=client_options(args), chain_family=args.chain_family, abi_dir=args.abi_dir, **export,
+        **_filters(args),
+    )  # fmt: skip
+    print(report.summary())
     return 0

@@ -2,6 +2,7 @@
 and reports, behind ``extract`` (files), ``follow`` (files kept up to date) and ``collect`` (in memory), with async
 variants. The files themselves are the store's (:mod:`chainframe.store`)."""
 
+from chainframe.engine._abi_dir import AbisResolved, checked_folder, decoding_json, resolve_abis
 from chainframe.engine._api import (
     aextract,
     afollow,
@@ -29,6 +30,7 @@ from chainframe.engine._verified import verify_reads
 from chainframe.store import ChunkMeta, folder_info
 
 __all__ = [
+    "AbisResolved",
     "BlockSpec",
     "Capabilities",
     "ChunkMeta",
@@ -46,7 +48,9 @@ __all__ = [
     "aplan",
     "aprobe",
     "arepair",
+    "checked_folder",
     "collect",
+    "decoding_json",
     "endpoint_of",
     "extract",
     "folder_info",
@@ -62,6 +66,7 @@ __all__ = [
     "preflight_methods",
     "probe",
     "repair",
+    "resolve_abis",
     "resolve_blocks",
     "sample_density",
     "scan",

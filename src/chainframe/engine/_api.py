@@ -13,6 +13,7 @@ extraction (:mod:`._extraction`), the plan (:mod:`._runplan`), ``collect`` (:mod
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -22,6 +23,7 @@ import pyarrow as pa
 from chainframe._errors import InputError
 from chainframe._twins import carry_over
 from chainframe.datasets import U256
+from chainframe.engine._abi_dir import AbiDirAsked, extract_with_abis
 from chainframe.engine._canonical import head_and_stale
 from chainframe.engine._client import RPC, endpoint_of, endpoints_of, make_client
 from chainframe.engine._collect import acollect
@@ -71,6 +73,7 @@ async def aextract(
     include_columns: Sequence[str] | None = None,
     compression: str | None = None,
     chain_family: str | None = None,
+    abi_dir: str | os.PathLike[str] | None = None,
     **filters: Any,
 ) -> RunReport:
     """Extract datasets over a block range into the series folders under ``out``; return the run report.
@@ -102,23 +105,41 @@ async def aextract(
     Parquet: zstd, lz4, snappy, gzip, brotli; text: gzip, zstd). ``include_columns``, cryo's "add to the defaults",
     only checks the columns exist: every column is in by default. The series itself stays whole and binary: it is
     what resumes, is repaired and verified. ``report.exports`` lists the files.
+
+    ``abi_dir``: a folder of Sourcify and Etherscan ABI files (as ``--abi-dir``): the contracts ``address`` names
+    decoded with their ABIs, a proxy's with its implementation's in force at each block and its own beside it (see
+    :mod:`chainframe.engine._abi_dir`): one series per event and function; ``report.decoded_with`` says which ABI
+    decoded which blocks, and why.
     """
     exporting = check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = checked_executor(executor)
-    run = Extraction.make(SeriesAsked(datasets, filters, aextract, u256, chunk_size), blocks=blocks, out=out,
-                          concurrency=concurrency, verify=verify, table=table, distributed=executor is not None,
-                          chain_family=chain_family)  # fmt: skip
+
+    def make(given: Mapping[str, Any]) -> Extraction:
+        return Extraction.make(SeriesAsked(datasets, given, aextract, u256, chunk_size), blocks=blocks, out=out,
+                               concurrency=concurrency, verify=verify, table=table,
+                               distributed=executor is not None, chain_family=chain_family)  # fmt: skip
+
+    with_abis = AbiDirAsked.make(datasets, abi_dir, filters, make) if abi_dir is not None else None
+    run = with_abis.template if with_abis else make(filters)
     picked = check_columns(run.wanted, columns, exclude_columns, include_columns)
     first, *more = endpoints = endpoints_of(rpc, network, key)
+    once: dict[str, Any] = {"endpoint": first, "overwrite": overwrite, "align": align, "progress": progress}
+    exported = {"format": format, "hex": hex, "columns": picked, "compression": compression}
     async with (
         make_client(first, client_options, rpc, more) as client,
         runner_for(executor, endpoints, client_options, rpc, concurrency) as runner,
     ):
-        result = await run.once(
-            client, endpoint=first, overwrite=overwrite, align=align, confirmations=confirmations,
-            progress=progress, runner=runner,
-        )  # fmt: skip
-    if exporting:
+        if with_abis is not None:
+            result = await extract_with_abis(
+                with_abis,
+                client,
+                once=once | {"runner": runner},
+                confirmations=confirmations,
+                export=exported if exporting else None,
+            )
+        else:
+            result = await run.once(client, confirmations=confirmations, runner=runner, **once)  # fmt: skip
+    if exporting and with_abis is None:
         await anyio.to_thread.run_sync(
             functools.partial(export_series, run.folder, run.wanted, result, format=format, hex=hex, columns=picked,
                               compression=compression)

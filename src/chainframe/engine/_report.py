@@ -180,6 +180,11 @@ class RunReport:
     chain_family_by: FamilyBy = "chain id"
     """How it was chosen: the chain id names it, ``assumed`` (no family knows the chain id: read as Ethereum), or
     ``user`` (``--chain-family``)."""
+    decoded_with: list[dict[str, Any]] = field(default_factory=list)
+    """With ``abi_dir``: which ABI decoded each asked address over which blocks, and why (as ``chainframe abi --json``
+    says it)."""
+    decoding_notes: list[str] = field(default_factory=list)
+    """With ``abi_dir``: each stretch's ABIs, proxy entries set aside, names decoded into more than one series."""
 
     @classmethod
     def make(
@@ -286,6 +291,9 @@ class RunReport:
                 f"stored block{'s' if reorg['depth'] != 1 else ''} replaced, {reorg['chunks_rewritten']} "
                 f"chunk{'s' if reorg['chunks_rewritten'] != 1 else ''} rewritten"
             )
+        for d in self.decoded_with:
+            lines.append(f"  {d['address']} blocks {d['first_block']}..{d['last_block']}: {d['why']}")
+        lines += [f"  {note}" for note in self.decoding_notes]
         for name, d in self.datasets.items():
             refetched = f"  {d['refetched']} refetched (chain moved)" if d.get("refetched") else ""
             lines.append(
