@@ -15,9 +15,13 @@ import anyio
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from eth_abi import encode as abi_encode  # type: ignore[attr-defined]
 
+import chainframe
+from chainframe import InputError
 from chainframe.decode import AbiFolder, implementations, keccak256
 from chainframe.devnet import DEV_ACCOUNTS, AnvilNode, AnvilOptions
+from chainframe.engine import plan
 from chainframe.rpc import AsyncClient
 from tests.decode.proxy_chain import CHAIN_ID, ProxyChain, abi_of, build
 from tests.decode.test_calls import as_stored
@@ -268,7 +272,11 @@ def test_abi_dir_needs_the_addresses_and_a_folder(tmp_path: Path) -> None:
     assert (code, "is not a folder" in err) == (2, True)
     code, _, err = run_cli(["extract", "logs", "-b", "0:10", "--rpc", NOWHERE, "-o", str(tmp_path), "--abi-dir",
                          str(ABIS), "--address", "0x" + "11" * 20, "--dry"])  # fmt: skip
-    assert (code, "not with --dry" in err) == (2, True)
+    assert (code, "a plan does not read" in err, "run `chainframe abi ADDRESS" in err) == (2, True, True)
+    with pytest.raises(InputError, match="a plan does not read"):  # the Python API's plan too, before any request
+        plan("logs", blocks="0:10", rpc=NOWHERE, out=tmp_path, address="0x" + "11" * 20, abi_dir=ABIS)
+    with pytest.raises(InputError, match="give address"):
+        chainframe.extract("logs", blocks="0:10", rpc=NOWHERE, out=tmp_path, abi_dir=ABIS)
 
 
 def test_python_api_one_series_per_function_across_an_upgrade(chain: ProxyChain, tmp_path: Path) -> None:
@@ -277,8 +285,6 @@ def test_python_api_one_series_per_function_across_an_upgrade(chain: ProxyChain,
     ``set`` (same text: its calls on both sides land in one series, read once each by DuckDB over the folder) and
     renames ``slots``' parameter (another text, other columns: a second series, said in the report)."""
     import duckdb
-
-    import chainframe
 
     folder = tmp_path / "abis"
     shutil.copytree(ABIS, folder)
@@ -334,3 +340,47 @@ def test_a_proxys_own_entries_beside_its_implementations() -> None:
     ]
     assert stretch.entries("event") == [upgraded]  # one text in both: once, not set aside
     assert [(abi.file, entry["name"]) for abi, entry in stretch.shadowed()] == [("proxy.json", "upgradeTo")]
+
+
+def test_follow_with_an_abi_folder(chain: ProxyChain, tmp_path: Path) -> None:
+    """``chainframe.follow(..., abi_dir=)``: each round reads the proxy's slots again and extends the same series
+    (one per event and function); a call made between two rounds is decoded once, nothing stored twice. Last in the
+    file: it adds a block to the module's chain (and to ``chain.sent``, ``chain.last``) for the tests after it."""
+    from chainframe.devnet._node_rpc import NodeRPC
+    from tests.decode.proxy_chain import _send
+
+    class Node:  # what _send needs of a node
+        rpc = NodeRPC(chain.url)
+
+    def call_between(report: Any) -> None:
+        if len(rounds) == 0:
+            args = [2**255, b"between"]
+            data = keccak256(b"ping(uint256,bytes)")[:4] + abi_encode(["uint256", "bytes"], args)
+            try:
+                receipt = _send(Node(), data, chain.proxy)  # type: ignore[arg-type]
+            finally:
+                Node.rpc.close()
+            block = int(receipt["blockNumber"], 16)
+            chain.sent.append({"to": chain.proxy, "block": block, "args": args, "hash": receipt["transactionHash"],
+                               "signature": "ping(uint256,bytes)", "status": 1})  # fmt: skip
+            chain.last = chain.sent[-1]["block"]
+        rounds.append(report)
+
+    rounds: list[Any] = []
+    out = tmp_path / "out"
+    chainframe.follow(["transactions", "logs"], blocks=f"{chain.upgrade_block}:latest", rpc=chain.url, out=out,
+                      rounds=2, poll=0.1, on_round=call_between, address=chain.proxy, abi_dir=ABIS,
+                      u256="binary")  # fmt: skip
+    assert [r.blocks[1] for r in rounds] == [chain.last - 1, chain.last]
+    assert [d["decodes_with"] for d in rounds[1].decoded_with] == [chain.emitter]
+    pings = [s for s in chain.sent if s["signature"] == "ping(uint256,bytes)" and s["status"] == 1]
+    ((_, calls),) = _series(out, "transactions")["ping"]
+    ((_, logs),) = _series(out, "logs")["Ping"]
+    assert (
+        calls["transaction_hash"].to_pylist()
+        == logs["transaction_hash"].to_pylist()
+        == [bytes.fromhex(s["hash"][2:]) for s in pings]
+    )
+    assert [(_column(calls, "seq")[i], _column(calls, "payload")[i]) for i in range(len(pings))] == [
+        (_stored(s["args"][0]), _stored(s["args"][1])) for s in pings
+    ]

@@ -11,7 +11,7 @@ from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._family import add_chain_family
 from chainframe.datasets import DATASETS, Input
-from chainframe.engine import extract, follow
+from chainframe.engine import ABI_DIR_NO_PLAN, extract, follow
 from chainframe.families import family_named
 from chainframe.rpc import Pacing
 
@@ -309,9 +309,10 @@ def exports(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     export = exports(args)
-    if args.abi_dir and (args.follow or args.dry):
-        how = "follow" if args.follow else "dry"
-        raise InputError(f"--abi-dir reads the proxies' slots at the asked blocks once: not with --{how}")
+    if args.abi_dir and args.dry:
+        raise InputError(ABI_DIR_NO_PLAN)
+    if args.abi_dir and not args.address:
+        raise InputError("--abi-dir decodes the contracts --address names: give --address (or --contract)")
     if export and (args.follow or args.dry):
         raise InputError(
             f"exports ({', '.join(export)}) go with a plain run, not --{'follow' if args.follow else 'dry'}"
@@ -375,7 +376,8 @@ def _follow(args: argparse.Namespace) -> int:
             args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
             chunk_size=args.chunk_size, concurrency=args.concurrency, executor=executor(args), u256=args.u256,
             confirmations=args.confirmations, poll=args.poll, on_round=on_round, client_options=client_options(args),
-            verify=args.verify, table=args.table, chain_family=args.chain_family, **_filters(args),
+            verify=args.verify, table=args.table, chain_family=args.chain_family, abi_dir=args.abi_dir,
+            **_filters(args),
         )  # fmt: skip
     except KeyboardInterrupt:
         print("stopped; every stored chunk is whole (re-run to continue)", file=sys.stderr)
@@ -387,8 +389,6 @@ def _run_abi_dir(args: argparse.Namespace, export: dict[str, Any]) -> int:
     """``--abi-dir``: ``extract(..., abi_dir=)`` (:mod:`chainframe.engine._abi_dir`): the asked addresses' ABIs (a
     proxy's implementation's, and its own) found for the asked blocks, each stretch decoded with its ABIs, one series
     per event and function."""
-    if not args.address:
-        raise InputError("--abi-dir decodes the contracts --address names: give --address (or --contract)")
     report = extract(
         args.datasets, blocks=args.blocks, out=args.out, rpc=args.rpc, network=args.network,
         chunk_size=args.chunk_size, overwrite=args.overwrite, align=args.align, concurrency=args.concurrency,

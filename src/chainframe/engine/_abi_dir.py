@@ -38,6 +38,14 @@ KINDS: tuple[AbiKind, ...] = ("event", "function")
 """The inputs an ABI's entries are given to: logs take its events, transactions and traces its functions."""
 
 
+NO_PLAN = (
+    "abi_dir with a plan (--dry): which series a run writes depends on the proxies' slots at the asked blocks, which "
+    "a plan does not read; run `chainframe abi ADDRESS --abi-dir DIR --rpc URL -b RANGE` (its requests are the proxy "
+    "reads the run makes first), then plan with --abi FILE (event=/function= the ABI) per stretch it names"
+)
+"""Why a plan refuses ``abi_dir``, and what to do instead."""
+
+
 @dataclass(frozen=True)
 class AbisResolved:
     """What some addresses decode with over some blocks."""

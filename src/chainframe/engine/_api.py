@@ -169,6 +169,7 @@ async def afollow(
     table: Layout | None = None,
     client_options: Mapping[str, Any] | None = None,
     chain_family: str | None = None,
+    abi_dir: str | os.PathLike[str] | None = None,
     **filters: Any,
 ) -> RunReport | None:
     """Keep datasets in ``out`` up to date as the chain grows: a round like :func:`aextract` every ``poll`` seconds
@@ -176,14 +177,21 @@ async def afollow(
     cancelled; Ctrl-C or SIGTERM in the CLI). The range's end is resolved again every round: the default (no end)
     follows the safe end (finalized, else latest minus ``confirmations``); ``"A:latest"`` follows the tip and
     relies on reorg repair. ``on_round(report)`` gets each round's report. Returns the last round's report.
-    ``chain_family``: as :func:`aextract`'s.
+    ``chain_family``: as :func:`aextract`'s. ``abi_dir``: as :func:`aextract`'s, the proxies' slots read again
+    every round over the whole range (an upgrade since the last round starts a stretch of its own; the series are
+    one per event and function, so the stretches' rows extend the same series).
 
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     executor = checked_executor(executor)
-    run = Extraction.make(SeriesAsked(datasets, filters, afollow, u256, chunk_size), blocks=blocks, out=out,
-                          concurrency=concurrency, verify=verify, table=table, distributed=executor is not None,
-                          chain_family=chain_family)  # fmt: skip
+
+    def make(given: Mapping[str, Any]) -> Extraction:
+        return Extraction.make(SeriesAsked(datasets, given, afollow, u256, chunk_size), blocks=blocks, out=out,
+                               concurrency=concurrency, verify=verify, table=table,
+                               distributed=executor is not None, chain_family=chain_family)  # fmt: skip
+
+    with_abis = AbiDirAsked.make(datasets, abi_dir, filters, make) if abi_dir is not None else None
+    run = with_abis.template if with_abis else make(filters)
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
     if rounds is not None:
@@ -199,15 +207,12 @@ async def afollow(
         while rounds is None or done < rounds:
             if done:
                 await anyio.sleep(poll)
-            last = await run.once(
-                client,
-                endpoint=first,
-                overwrite=False,
-                align=False,
-                confirmations=confirmations,
-                progress=False,
-                runner=runner,
-            )
+            once: dict[str, Any] = {"endpoint": first, "overwrite": False, "align": False, "progress": False}
+            if with_abis is not None:
+                last = await extract_with_abis(with_abis, client, once=once | {"runner": runner},
+                                               confirmations=confirmations, export=None)  # fmt: skip
+            else:
+                last = await run.once(client, confirmations=confirmations, runner=runner, **once)
             rolling = rolling or last.follow_path()
             last.save(rolling)
             done += 1

@@ -7,7 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from chainframe._errors import InputError
 from chainframe.datasets import U256, BlockRange
+from chainframe.engine._abi_dir import NO_PLAN
 from chainframe.engine._client import RPC, endpoints_of, make_client
 from chainframe.engine._extraction import Extraction, SeriesAsked, aligned
 from chainframe.engine._plan import ChunkTask, slots
@@ -65,6 +67,8 @@ async def aplan(
     resolved as the run resolves it (one batch: chain id, head, safe and finalized blocks), the series folders read
     and planned by the run's own code. A run also checks the stored series against the chain first, and repairs
     what a reorganization took back: those tasks are not in the plan."""
+    if "abi_dir" in filters:
+        raise InputError(NO_PLAN)
     run = Extraction.make(SeriesAsked(datasets, filters, aplan, u256, chunk_size), blocks=blocks, out=out,
                           concurrency=1, table=table)  # fmt: skip
     first, *more = endpoints_of(rpc, network, key)
