@@ -1,5 +1,5 @@
-"""A run pays only for what it uses: the ``chainframe`` command extracting blocks, transactions, logs or receipts
-loads neither numpy (its process imports pyarrow without it: :mod:`chainframe.cli._process`), Polars (the native
+"""A run pays only for what it uses: the ``chainframe`` command extracting blocks, transactions, logs, receipts or
+state diffs loads neither numpy (its process imports pyarrow without it: :mod:`chainframe.cli._process`), Polars (the native
 scanner and Arrow kernels serve), DuckDB, the progress bar, the WebSocket and HTTP/2 clients, the client's typed result
 classes, the verification or decoding code, the devnet, pyarrow.compute (:mod:`chainframe._kernels` calls its kernels),
 tenacity before a request fails, nor pandas (which pyarrow imports for a Python value turned into an Arrow array or
@@ -42,7 +42,7 @@ def loaded_by(argv: list[str]) -> set[str]:
     return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}  # the first line is the header
 
 
-@pytest.mark.parametrize("dataset", ["blocks", "transactions", "logs", "receipts"])
+@pytest.mark.parametrize("dataset", ["blocks", "transactions", "logs", "receipts", "balance_diffs", "storage_diffs"])
 def test_an_extraction_loads_only_what_it_uses(dataset: str, devnet: Devnet, tmp_path: Path) -> None:
     loaded: set[str] = set()
     for blocks in ("150:200", "150:latest"):  # the second run extends the first one's chunk, keeping its rows

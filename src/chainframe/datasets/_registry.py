@@ -48,10 +48,10 @@ REGISTRY: dict[str, Entry] = {
     "account_proofs": Entry("_proofs", "ACCOUNT_PROOFS", numpy_free=False),
     "storage_proofs": Entry("_proofs", "STORAGE_PROOFS", numpy_free=False),
     # how each transaction changed state
-    "balance_diffs": Entry("_state_diffs", "BALANCE_DIFFS", numpy_free=False),
-    "nonce_diffs": Entry("_state_diffs", "NONCE_DIFFS", numpy_free=False),
-    "code_diffs": Entry("_state_diffs", "CODE_DIFFS", numpy_free=False),
-    "storage_diffs": Entry("_state_diffs", "STORAGE_DIFFS", numpy_free=False),
+    "balance_diffs": Entry("_state_diffs", "BALANCE_DIFFS", numpy_free=True),
+    "nonce_diffs": Entry("_state_diffs", "NONCE_DIFFS", numpy_free=True),
+    "code_diffs": Entry("_state_diffs", "CODE_DIFFS", numpy_free=True),
+    "storage_diffs": Entry("_state_diffs", "STORAGE_DIFFS", numpy_free=True),
     # calls made at each block
     "eth_calls": Entry("_calls", "ETH_CALLS", numpy_free=True),
     "call_traces": Entry("_traces", "CALL_TRACES", numpy_free=False),

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from chainframe import _kernels as pc
 from chainframe._errors import first_error
+from chainframe._kernels import constant
 from chainframe.datasets import LOGS, RECEIPTS, U256, BlockRange, matches_filter, with_block_timestamps
 from chainframe.engine._answers import checked
 from chainframe.rpc import ANSWER_BYTES, LimitExceeded, params
@@ -329,10 +330,10 @@ def sort_table(table: pa.Table, keys: Sequence[str]) -> pa.Table:
     if table.num_rows < 2:
         return table
     columns = [table[k].combine_chunks() for k in keys]
-    simple = all(pa.types.is_integer(c.type) and not c.null_count for c in columns)
+    simple = all(pa.types.is_integer(c.type) or pa.types.is_fixed_size_binary(c.type) for c in columns)
     if simple and _ascending(columns):
         return table
-    import polars as pl  # the rare path (and keys that are lists or hold nulls: nulls sort first, as always here)
+    import polars as pl  # the rare path (and keys that are lists: nulls sort first, as always here)
 
     order = pl.from_arrow(table.select(list(keys)))
     assert isinstance(order, pl.DataFrame)
@@ -340,14 +341,17 @@ def sort_table(table: pa.Table, keys: Sequence[str]) -> pa.Table:
 
 
 def _ascending(columns: Sequence[pa.Array]) -> bool:
-    """Rows (integers, no nulls) are in ascending lexicographic order of ``columns``."""
+    """Rows (integers or fixed-size bytes, compared as bytes; nulls first, as the sort puts them) are in ascending
+    lexicographic order of ``columns``. The state diffs' keys (a null transaction index for a block-level change, an
+    address) came sorted and took the Polars sort for that: its import was 0.3 CPU-s of a run."""
     ok = None
     for column in reversed(columns):  # from the last key: ok = k > prev or (k == prev and ok_of_later_keys)
         before, after = column[:-1], column[1:]
-        here = (
-            pc.greater_equal(after, before)
-            if ok is None
-            else pc.or_(pc.greater(after, before), pc.and_(pc.equal(after, before), ok))
-        )
-        ok = here
+        greater, equal = pc.greater(after, before), pc.equal(after, before)
+        if column.null_count:  # null before a value, equal to null; the kernels answer null where either is
+            none = constant(False, len(before), pa.bool_())
+            null_before, null_after = pc.is_null(before), pc.is_null(after)
+            greater = pc.or_(pc.greater(null_before, null_after), pc.coalesce(greater, none))
+            equal = pc.or_(pc.and_(null_before, null_after), pc.coalesce(equal, none))
+        ok = pc.or_(greater, equal) if ok is None else pc.or_(greater, pc.and_(equal, ok))
     return ok is None or pc.all(ok).as_py() is not False
