@@ -108,7 +108,7 @@ def test_a_name_no_family_has_is_refused_in_one_line_before_any_request(
         err = capsys.readouterr().err
         assert err == (
             "error: --chain-family 'arbitrum' names no chain family; the families are: ethereum, op-stack, "
-            "arbitrum-nitro, polygon-pos, bsc, avalanche\n"
+            "arbitrum-nitro, polygon-pos, bsc, avalanche, scroll, mantle\n"
         ), argv
     assert _calls(devnet) == {}  # nothing was asked of the node
     assert not (tmp_path / "blocks").exists()

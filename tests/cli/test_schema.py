@@ -49,7 +49,7 @@ def test_schema_names_the_families_that_fill_a_column(family: ChainFamily, capsy
         for column, code in columns.items():
             named = family.name if code is None else f"{family.name} ({family.transaction_types[code].name} rows)"
             assert named in re.split(r"\s{2,}|, ", _line(out, column))  # a column two families fill: "a, b"
-            assert re.search(rf"\| (\S+, )*{re.escape(named)}(, \S+)* \|", markdown())
+            assert re.search(rf"\| ([^|,]+, )*{re.escape(named)}(, [^|,]+)* \|", markdown())
             others = [f.name for f in FAMILIES if f is not family and column not in f.columns.get(dataset, {})]
             assert others
             assert not any(name in _line(out, column) for name in others)
@@ -59,7 +59,7 @@ def test_schema_says_a_column_every_family_fills_is_filled_by_all(capsys: pytest
     assert main(["schema", "receipts"]) == 0
     out = capsys.readouterr().out
     assert _line(out, "gas_used").split()[2] == "all"
-    assert _line(out, "deposit_nonce").split()[2:5] == ["op-stack", "(deposit", "rows)"]
+    assert " ".join(_line(out, "deposit_nonce").split()[2:5]).rstrip(",") == "op-stack (deposit rows)"
     assert _line(out, "l1_fee").split()[3].rstrip(",") == "op-stack"
 
 

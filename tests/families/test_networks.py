@@ -30,13 +30,13 @@ NETWORKS: dict[str, tuple[int, str | None]] = {
     "palm-mainnet": (11297108109, None), "palm-testnet": (11297108099, None),
     "monad-mainnet": (143, None), "monad-testnet": (10143, None),
     "scroll-mainnet": (534352, "scroll"), "scroll-sepolia": (534351, "scroll"),
+    "mantle-mainnet": (5000, "mantle"), "mantle-sepolia": (5003, "mantle"),
 }  # fmt: skip
 NOT_EVM = {"starknet-mainnet", "starknet-sepolia"}  # Starknet answers starknet_* calls: no eth_chainId, no EVM block
-OWN_FAMILY_PENDING = {"mantle-mainnet", "mantle-sepolia"}
 
 
 def test_every_named_network_is_classified() -> None:
-    assert set(NETWORKS) | NOT_EVM | OWN_FAMILY_PENDING == set(INFURA_NETWORKS)
+    assert set(NETWORKS) | NOT_EVM == set(INFURA_NETWORKS)
 
 
 @pytest.mark.parametrize("network", sorted(NETWORKS))

@@ -1,4 +1,4 @@
-"""Scroll's (and Mantle's) own transaction types, proven on real transactions by their hashes (issue 43).
+"""Scroll's and Mantle's own transaction types, proven on real transactions by their hashes (issue 43).
 
 No whole Scroll block with its receipts was found in public test data (searched: the code index for ``"queueIndex"``
 in JSON, ``rpc.scroll.io`` and ``scrollscan.com`` in fixtures, scroll-tech/go-ethereum's, scroll-tech/rollup-node's
@@ -7,6 +7,13 @@ three real Scroll mainnet L1 messages in reth's Scroll tests (``tests/data/NOTIC
 them (``eth_getTransactionByHash``, one recorded with ``cast rpc`` from ``rpc.scroll.io``, one from scrollscan), and
 one as its raw encoding beside its scrollscan link. Each is hashed here by the family's declared encoding, the one
 verify uses for the transactions root, from the row the transactions dataset stores of it.
+
+Mantle: no recorded Mantle block, receipt or RPC transaction was found either (searched: the code index for
+``"ethValue"``, ``"ethTxValue"`` and ``"tokenRatio"`` in JSON, mantlenetworkio/op-geth's tests, whose deposit hashes
+are OP's and unchecked, mantle-xyz/mantle-viem, mantle-xyz/op-alloy's ``TxDeposit`` tests, all synthetic). One real
+Mantle mainnet deposit is quoted below with its hash, from mantle-xyz/reth's integration-test fixture
+``mantle-reth/crates/integration-tests/tests/fixtures/arsia_deposit.json`` (commit ``55f7c71``, MIT OR Apache-2.0):
+the L1 attributes deposit of block 94,355,644 (2026-04-22, just after Arsia), its ``tx_hash`` and ``raw_tx``.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import pytest
 
 from chainframe._keccak import keccak256
 from chainframe.datasets import TRANSACTIONS
-from chainframe.families import OP_STACK, SCROLL, family_of
+from chainframe.families import MANTLE, OP_STACK, SCROLL, family_of
 from chainframe.verify._receipts import receipt_bytes
 from tests.fixtures import RECORDED_DIR
 
@@ -134,3 +141,60 @@ def test_the_family_declares_its_receipt_and_what_no_root_holds() -> None:
     assert "receipts.l1_fee" in SCROLL.unprovable
     proven, _ = SCROLL.proofs(SCROLL_MAINNET, 0)
     assert any("0x7e L1 message" in line for line in proven)
+
+
+MANTLE_DEPOSIT_HASH = "a7ed0b36dfe801c34f685b23b651bb892fb40fb3d1b2faf1a0390df24cdf7fa7"
+MANTLE_DEPOSIT = (
+    "7ef90107a0acec82e11d5ee8eddf59aaea7221e7bf7441cab3974b591de932f66e3b9bd5bf94deaddeaddeaddeaddeaddeaddeaddeaddead"
+    "00019442000000000000000000000000000000000000158080830f42408080b8b249e72383000027100000000000000000000000040000000069"
+    "e8734b00000000017c75e5000000000000000000000000000000000000000000000000000000007900b36800000000000000000000000000000000"
+    "0000000000000000536cb06d56bc1413e5de84d0a03d784dba25271b8c2599c79bdf3d4f4ca52d9ee2f40b3e3fdcb5600000000000000000000000"
+    "002f40d796917ffb642bd2e2bdd2c762a5e40fd7490000000000000000000000000190"
+)
+
+
+def _mantle_row() -> dict[str, Any]:
+    """The quoted deposit's fields as the transactions dataset's columns hold them (what verify encodes)."""
+    fields, rest = _decode(bytes.fromhex(MANTLE_DEPOSIT)[1:])
+    assert rest == b""
+    assert len(fields) == 9  # no ethTxValue: the deposit sent no BVM_ETH
+    source, sender, to, mint, value, gas, system, eth_value, data = fields
+    number = lambda raw: int.from_bytes(raw, "big")  # noqa: E731
+    return {
+        "source_hash": source, "from_address": sender, "to_address": to or None, "mint": number(mint) or None,
+        "value": number(value), "gas": number(gas), "is_system_tx": bool(number(system)),
+        "eth_value": number(eth_value) or None, "input": data, "eth_tx_value": None,
+    }  # fmt: skip
+
+
+def test_mantle_chains_are_read_as_the_mantle_family() -> None:
+    assert family_of(5000) is family_of(5003) is MANTLE
+
+
+def test_a_real_mantle_deposit_is_the_familys_encoding_and_hash() -> None:
+    row = _mantle_row()
+    kind = MANTLE.transaction_types[0x7E]
+    assert kind.encode(row).hex() == MANTLE_DEPOSIT
+    assert keccak256(kind.encode(row)).hex() == MANTLE_DEPOSIT_HASH
+    assert row["from_address"] == bytes.fromhex("deaddeaddeaddeaddeaddeaddeaddeaddead0001")  # L1 attributes depositor
+
+
+def test_ops_encoding_is_not_mantles() -> None:
+    """OP's deposit has no ethValue: read as OP's, the real Mantle deposit would not hash to its own hash."""
+    assert keccak256(OP_STACK.transaction_types[0x7E].encode(_mantle_row())).hex() != MANTLE_DEPOSIT_HASH
+
+
+@pytest.mark.parametrize(("column", "value"), [("eth_value", 1), ("eth_tx_value", 0), ("mint", 1), ("gas", 1)])
+def test_a_changed_or_added_bvm_eth_field_is_caught(column: str, value: Any) -> None:
+    """``ethTxValue`` present, even as 0, is a field of the encoding (``rlp:"optional"`` leaves out only a nil)."""
+    assert keccak256(MANTLE.transaction_types[0x7E].encode({**_mantle_row(), column: value})).hex() != (
+        MANTLE_DEPOSIT_HASH
+    )
+
+
+def test_mantle_declares_its_fees_and_the_withdrawals_root_from_skadi() -> None:
+    assert MANTLE.withdrawals_root(5000, 1756278000 - 1) is None
+    assert "Skadi" in (MANTLE.withdrawals_root(5000, 1756278000) or "")
+    assert {"receipts.token_ratio", "receipts.l1_fee"} <= set(MANTLE.unprovable)
+    before, after = (MANTLE.receipt_types[0x7E].needs(t, 5000) for t in (1776841200 - 1, 1776841200))
+    assert (before, after) == (("deposit_nonce",), ("deposit_nonce", "deposit_receipt_version"))

@@ -182,6 +182,8 @@ class Transactions(DecodesCalls, ObjectDataset):
         "is_system_tx": "isSystemTx",
         **ARBITRUM_TRANSACTION,
         "queue_index": "queueIndex",
+        "eth_value": "ethValue",
+        "eth_tx_value": "ethTxValue",
     }
     columns = (
         "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
@@ -189,6 +191,7 @@ class Transactions(DecodesCalls, ObjectDataset):
         "max_fee_per_gas", "max_priority_fee_per_gas", "max_fee_per_blob_gas", "input", "transaction_chain_id", "v",
         "r", "s", "y_parity", "access_list", "blob_versioned_hashes", "authorization_list", "source_hash", "mint",
         "is_system_tx", *ARBITRUM_TRANSACTION, "is_state_sync", "queue_index",
+        "eth_value", "eth_tx_value",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH  # of blocks: the rows are their transaction objects (see scan_answers)

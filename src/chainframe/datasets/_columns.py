@@ -213,7 +213,7 @@ COLUMNS: dict[str, Column] = _table(
     ("is_system_tx", "bool", "OP Stack deposit: a system transaction (before Regolith: gas-free)"),
     ("deposit_nonce", "u64", "OP Stack deposit receipt: the sender's nonce (from Regolith)"),
     ("deposit_receipt_version", "u8", "OP Stack deposit receipt: its encoding's version (from Canyon)"),
-    ("l1_fee", "wei", "OP Stack, Scroll: fee paid for the transaction's data on L1"),
+    ("l1_fee", "wei", "OP Stack, Scroll, Mantle: fee paid for the transaction's data on L1"),
     ("l1_gas_price", "wei", "OP Stack: L1 base fee the L1 fee was computed with"),
     ("l1_gas_used", "u64", "OP Stack: L1 gas the transaction's data was charged as"),
     # A string, the one lossless type: nodes render a float (op-geth a big.Float's shortest "0.684" or "1e+06",
@@ -250,6 +250,9 @@ COLUMNS: dict[str, Column] = _table(
     ("da_footprint_gas_scalar", "u64", "OP Stack from Jovian: gas charged per byte of data-availability footprint"),
     ("is_state_sync", "bool", "Polygon PoS: Bor's state-sync transaction, in neither root of its block"),
     ("queue_index", "u64", "Scroll L1 message: its index in the L1 message queue (in its hash)"),
+    ("eth_value", "wei", "Mantle deposit: BVM_ETH minted on L2 for it (nil and 0 encode alike)"),
+    ("eth_tx_value", "wei", "Mantle deposit: BVM_ETH it transfers to its callee; null where the deposit has none"),
+    ("token_ratio", "wei", "Mantle: the MNT/ETH price ratio the node converted the L1 fee with (an integer)"),
     # state diffs: each pair named for what it holds, so a name keeps one type across the catalogue
     ("change_type", "string", "state diffs: 'transaction', 'system_call' (before them) or 'withdrawal' (after)"),
     ("balance_before", "wei", "balance_diffs: the account's balance before the change"),

@@ -34,7 +34,12 @@ class Receipts(ObjectDataset):
     unprovable = {
         "blob_gas_price": "the blob base fee follows from the header's excess_blob_gas by the fork's update fraction "
         "(changed by Prague and by each blob-parameter fork), which no header field names",
-        **dict.fromkeys(L1_FEE_COLUMNS, "OP Stack: the node's arithmetic over the block's L1 attributes, in no root"),
+        **dict.fromkeys(
+            L1_FEE_COLUMNS,
+            "OP Stack, Scroll, Mantle: the node's arithmetic over the block's L1 fee parameters, in no root",
+        ),
+        "token_ratio": "Mantle: the MNT/ETH ratio the node converted the L1 fee with; the receipt's encoding leaves it "
+        "out",
         "gas_used_for_l1": "Arbitrum: ArbOS's share of gas_used for L1 posting; the receipt's encoding leaves it out",
         "l1_block_number": "Arbitrum: its block's, in that header's mix hash; the receipt's encoding leaves it out",
         **dict.fromkeys(
@@ -75,6 +80,7 @@ class Receipts(ObjectDataset):
         "operator_fee_scalar": "operatorFeeScalar",
         "operator_fee_constant": "operatorFeeConstant",
         "da_footprint_gas_scalar": "daFootprintGasScalar",
+        "token_ratio": "tokenRatio",
     }
     columns = (
         "chain_id", "block_number", "block_hash", "block_timestamp", "block_time", "transaction_index",
@@ -83,6 +89,7 @@ class Receipts(ObjectDataset):
         "logs_bloom", "deposit_nonce", "deposit_receipt_version", "l1_fee", "l1_gas_price", "l1_gas_used",
         "l1_fee_scalar", "l1_base_fee_scalar", "l1_blob_base_fee", "l1_blob_base_fee_scalar", "gas_used_for_l1",
         "l1_block_number", "operator_fee_scalar", "operator_fee_constant", "da_footprint_gas_scalar", "is_state_sync",
+        "token_ratio",
     )  # fmt: skip
     sort = ("block_number", "transaction_index")
     answers = BATCH_LISTS

@@ -15,11 +15,14 @@ from chainframe.families._avalanche import AVALANCHE
 from chainframe.families._bsc import BSC
 from chainframe.families._ethereum import ETHEREUM, UNDECLARED
 from chainframe.families._family import ChainFamily, FromHardfork, ReceiptType, TransactionType
+from chainframe.families._mantle import MANTLE
 from chainframe.families._op_stack import L1_FEE_COLUMNS, OP_STACK
 from chainframe.families._polygon import POLYGON_POS
 from chainframe.families._scroll import SCROLL
 
-FAMILIES: tuple[ChainFamily, ...] = (ETHEREUM, OP_STACK, ARBITRUM_NITRO, POLYGON_POS, BSC, AVALANCHE, SCROLL)
+FAMILIES: tuple[ChainFamily, ...] = (
+    ETHEREUM, OP_STACK, ARBITRUM_NITRO, POLYGON_POS, BSC, AVALANCHE, SCROLL, MANTLE,
+)  # fmt: skip
 _BY_ID = {chain_id: family for family in FAMILIES for chain_id in family.chain_ids}
 
 
@@ -91,6 +94,7 @@ __all__ = [
     "ETHEREUM",
     "FAMILIES",
     "L1_FEE_COLUMNS",
+    "MANTLE",
     "OP_STACK",
     "POLYGON_POS",
     "SCROLL",
