@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from chainframe._keccak import keccak256
 from chainframe.families._family import ChainFamily
 
 STATE_SYNC_PREFIX = b"matic-bor-receipt-"
@@ -35,6 +34,10 @@ class PolygonPos(ChainFamily):
     outside_roots_column = "is_state_sync"
 
     def outside_roots_hash(self, number: int, block_hash: bytes) -> bytes | None:
+        # Only a Polygon chain's rows need it: pycryptodome's import loads cffi and ctypes, which every run paid
+        # for at start-up once the datasets read the families (benchmarks.against_commit), kept for start-up time.
+        from chainframe._keccak import keccak256
+
         return keccak256(STATE_SYNC_PREFIX + number.to_bytes(8, "big") + block_hash)
 
 
