@@ -2,11 +2,13 @@
 not know (read as Ethereum, said to be assumed).
 
 Linea (59144, Linea Sepolia 59141) is declared here, not as a family of its own: a zkEVM rollup whose blocks are
-Ethereum's shape (transaction types 0-2 as Ethereum encodes them, receipts and header fields as Ethereum's, the block
-hash keccak of the header's list; its sequencer's Clique-style seal sits in the extra data, which the hash covers as
-any extra data). It has no transaction type, receipt field or header field of its own, so nothing is Linea's to
-declare; its L1 messages arrive as ordinary calls of its message service contract. No recorded Linea block was found
-in public test data to prove this on (``tests/verify/test_more_networks.py`` says which searches were made).
+Ethereum's shape (Ethereum's transaction types and receipts, encoded as Ethereum encodes them, the block hash keccak
+of Ethereum's header list, Prague's fields included). Its extra data holds the sequencer's fee parameters (a version
+byte, fixed cost, variable cost and ETH gas price: linea-sdk-core's ``parseBlockExtraData``), and under Clique its
+seal; the hash covers it as any extra data. It has no transaction type, receipt field or header field of its own, so
+nothing is Linea's to declare; its L1 messages arrive as ordinary calls of its message service contract. One
+recorded Linea mainnet header was checked by hand (block 32,236,935: keccak of its 21 Prague fields is its hash), but
+the repository holding it could not be named, so it is not vendored and no test reads a Linea block.
 """
 
 from __future__ import annotations

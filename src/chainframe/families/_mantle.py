@@ -15,7 +15,8 @@
   arithmetic: no root commits to them. Mantle's meta transactions are ordinary signed transactions whose data carries
   a prefix: nothing of their encoding is Mantle's.
 
-Hardfork times: mantle-xyz's op-alloy ``MANTLE_{MAINNET,SEPOLIA}_{SKADI,ARSIA}_TIMESTAMP``.
+Hardfork times: the ``MANTLE_{MAINNET,SEPOLIA}_{SKADI,ARSIA}_TIMESTAMP`` constants mantle-xyz/reth's chain specs import
+(``alloy_op_hardforks``, Mantle's fork; Sepolia's Skadi is also mantlenetworkio/op-geth's ``params/mantle.go``).
 """
 
 from __future__ import annotations
