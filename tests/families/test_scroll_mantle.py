@@ -22,12 +22,16 @@ import json
 import re
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from chainframe._keccak import keccak256
 from chainframe.datasets import TRANSACTIONS
-from chainframe.families import MANTLE, OP_STACK, SCROLL, family_of
+from chainframe.families import ETHEREUM, MANTLE, OP_STACK, SCROLL, family_of
+from chainframe.verify import Report
 from chainframe.verify._receipts import receipt_bytes
+from chainframe.verify._transactions import check_transactions_roots
+from chainframe.verify._trie import ordered_root
 from tests.fixtures import RECORDED_DIR
 
 RETH = RECORDED_DIR / "networks" / "reth" / "crates" / "scroll" / "alloy"
@@ -153,13 +157,16 @@ MANTLE_DEPOSIT = (
 )
 
 
+def number(raw: bytes) -> int:
+    return int.from_bytes(raw, "big")
+
+
 def _mantle_row() -> dict[str, Any]:
     """The quoted deposit's fields as the transactions dataset's columns hold them (what verify encodes)."""
     fields, rest = _decode(bytes.fromhex(MANTLE_DEPOSIT)[1:])
     assert rest == b""
     assert len(fields) == 9  # no ethTxValue: the deposit sent no BVM_ETH
     source, sender, to, mint, value, gas, system, eth_value, data = fields
-    number = lambda raw: int.from_bytes(raw, "big")  # noqa: E731
     return {
         "source_hash": source, "from_address": sender, "to_address": to or None, "mint": number(mint) or None,
         "value": number(value), "gas": number(gas), "is_system_tx": bool(number(system)),
@@ -198,3 +205,37 @@ def test_mantle_declares_its_fees_and_the_withdrawals_root_from_skadi() -> None:
     assert {"receipts.token_ratio", "receipts.l1_fee"} <= set(MANTLE.unprovable)
     before, after = (MANTLE.receipt_types[0x7E].needs(t, 5000) for t in (1776841200 - 1, 1776841200))
     assert (before, after) == (("deposit_nonce",), ("deposit_nonce", "deposit_receipt_version"))
+
+
+def _check(tx: dict[str, Any], family: Any, **changed: Any) -> Report:
+    """verify's transactions check of the recorded L1 message under ``family``, its block's root built from the row
+    as recorded: the rest of its block was not recorded, so this root proves nothing of the chain, only that verify
+    reads the family's encoding (the hash and the sender come from the row alone)."""
+    (row,) = _rows([tx], SCROLL_MAINNET)
+    root = ordered_root([SCROLL.transaction_types[0x7E].encode(row)])
+    table = TRANSACTIONS.from_objects(json.dumps([tx]).encode(), chain_id=SCROLL_MAINNET)
+    for column, value in changed.items():
+        at = table.schema.get_field_index(column)
+        table = table.set_column(at, table.schema.field(column), pa.array([value], table.schema.field(column).type))
+    blocks = pa.table({"block_number": pa.array([row["block_number"]], pa.uint64()),
+                       "transactions_root": pa.array([root], pa.binary(32))})  # fmt: skip
+    report = Report()
+    check_transactions_roots(table, blocks, report, family=family)
+    return report
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_verify_proves_an_l1_message_under_scroll_and_stores_it_unproven_under_ethereum(index: int) -> None:
+    report = _check(ANSWERED[index], SCROLL)
+    assert (report.failures, report.skipped) == ([], [])
+    ethereum = _check(ANSWERED[index], ETHEREUM)
+    assert ethereum.failures == []
+    (skip,) = ethereum.skipped
+    assert (skip.check, skip.blocks) == ("transactions_root", 1)
+    assert skip.reason.startswith("transaction type 0x7e, which the ethereum family does not declare: stored unproven")
+
+
+@pytest.mark.parametrize(("column", "value"), [("queue_index", 1), ("from_address", b"\x01" * 20)])
+def test_verify_catches_a_changed_l1_message_field(column: str, value: Any) -> None:
+    report = _check(ANSWERED[0], SCROLL, **{column: value})
+    assert [f.check for f in report.failures] == ["transaction_hash", "transactions_root"], report.failures
