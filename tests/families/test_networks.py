@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chainframe.families import ETHEREUM, FAMILIES, UNDECLARED, choose_family, family_line, family_of
+from chainframe.families import ETHEREUM, FAMILIES, OP_STACK, UNDECLARED, choose_family, family_line, family_of
 from chainframe.rpc import INFURA_NETWORKS
 
 # Each network's chain id, from chainlist (github.com/ethereum-lists/chains, ``_data/chains/eip155-<id>.json``), and
@@ -55,3 +55,22 @@ def test_a_named_network_is_read_as_its_family(network: str) -> None:
 def test_no_undeclared_chain_is_in_a_family() -> None:
     declared = {chain_id for family in FAMILIES for chain_id in family.chain_ids}
     assert not declared & set(UNDECLARED)
+
+
+@pytest.mark.parametrize(
+    ("chain_id", "canyon", "isthmus"),
+    [(204, 1718870400, None), (5611, 1715753400, None), (42220, 0, 1752073200), (130, 1704992401, 1746806401)],
+)
+def test_an_added_op_chain_encodes_deposit_receipts_by_its_own_hardfork_times(
+    chain_id: int, canyon: int, isthmus: int | None
+) -> None:
+    """opBNB took Canyon months after OP Mainnet and has no Isthmus; Celo took Isthmus with Holocene in July 2025."""
+    needs = OP_STACK.receipt_types[0x7E].needs
+    if canyon:
+        assert needs(canyon - 1, chain_id) == ("deposit_nonce",)
+    assert needs(canyon, chain_id) == ("deposit_nonce", "deposit_receipt_version")
+    if isthmus is None:
+        assert OP_STACK.withdrawals_root(chain_id, 2**40) is None
+    else:
+        assert OP_STACK.withdrawals_root(chain_id, isthmus - 1) is None
+        assert OP_STACK.withdrawals_root(chain_id, isthmus) is not None
