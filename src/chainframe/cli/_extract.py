@@ -138,8 +138,9 @@ def add_parser(commands: Any) -> None:
         logs.add_argument(f"--topic{i}", metavar="T[,T...]", help=f"topic {i}: one value or a comma-separated OR-list")
     p.add_argument(
         "--function", action="append", metavar="SIGNATURE",
-        help="transactions, traces: keep only the calls of this function, its arguments decoded into typed columns, "
-        "e.g. 'transfer(address to, uint256 amount)'; repeatable; or the path of an ABI JSON file (its functions)",
+        help="transactions, traces, eth_calls: keep only the calls of this function, its arguments decoded into typed "
+        "columns, e.g. 'transfer(address to, uint256 amount)' (eth_calls: its outputs too, from 'returns (uint256 "
+        "x)'); repeatable; or the path of an ABI JSON file (its functions)",
     )  # fmt: skip
     p.add_argument(
         "--abi", action="append", metavar="ABI.json",

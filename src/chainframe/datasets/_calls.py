@@ -18,6 +18,7 @@ import pyarrow as pa
 from chainframe.datasets._columns import COLUMNS, U256
 from chainframe.datasets._convert import convert
 from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks, build_arrow
+from chainframe.datasets._function_calls import FUNCTION, DecodesCalls
 from chainframe.datasets._inputs import CALLS
 from chainframe.rpc import ServerError
 
@@ -104,11 +105,12 @@ def hex_bytes(value: Any) -> bytes | None:
         return None
 
 
-class EthCalls(Dataset):
+class EthCalls(DecodesCalls, Dataset):
     name = "eth_calls"
     doc = (
         "eth_call at each block, for each call asked: the output, or the error the EVM ended it with (a revert is "
-        "a row, with its message, code, revert data and reason)."
+        "a row, with its message, code, revert data and reason). With function=: the calls of those functions, "
+        "their arguments and outputs (returns (...)) decoded into typed columns."
     )
     columns = ("chain_id", "block_number", "call_index", "from_address", "to_address", "input", "output", "error",
                "error_code", "revert_reason")  # fmt: skip
@@ -117,9 +119,10 @@ class EthCalls(Dataset):
     method = "eth_call"
     reads_state = True
     chunk_size = 100
-    inputs = (CALLS,)
+    inputs = (CALLS, FUNCTION)
     needs = frozenset({"calls"})
     per_block = "calls"
+    decodes_outputs = True
     row_checks = RowChecks(keys=("block_number", "call_index", "to_address"))
     unprovable = dict.fromkeys(columns, CALLED)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 import pyarrow as pa
 
@@ -72,6 +72,10 @@ class DecodesCalls:
     :data:`FUNCTION` in its ``inputs``)."""
 
     columns: tuple[str, ...]
+    decodes_outputs: ClassVar[bool] = False
+    """Its ``output`` column is what the call returned (``eth_calls``): decoded with the functions' outputs
+    (``returns (...)``, an ABI entry's ``outputs``) into ``output_<name>`` columns, which the series' filter then
+    keeps in each function's text."""
 
     def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = super().check_inputs(given)  # type: ignore[misc]
@@ -80,7 +84,11 @@ class DecodesCalls:
 
             functions = functions_of(out["function"])
             call_fields(functions, taken=self.columns, u256="decimal")  # a name with two types refused here
-            out["function"] = [f.text for f in functions]
+            if self.decodes_outputs:
+                from chainframe.decode import output_fields
+
+                output_fields(functions, u256="decimal")
+            out["function"] = [f.full_text if self.decodes_outputs else f.text for f in functions]
         return out
 
     def schema_with(self, filters: Mapping[str, Any], u256: U256 = "decimal") -> pa.Schema:
@@ -90,7 +98,12 @@ class DecodesCalls:
         from chainframe.decode import CALL, call_fields
 
         made = [f for f in CALL if f.name not in base.names]
-        fields = call_fields(_parsed(tuple(filters["function"])), taken=base.names, u256=u256)
+        functions = _parsed(tuple(filters["function"]))
+        fields = call_fields(functions, taken=base.names, u256=u256)
+        if self.decodes_outputs:
+            from chainframe.decode import output_fields
+
+            fields += output_fields(functions, u256=u256)
         return pa.schema([*base, *made, *fields], metadata=base.metadata)
 
     def selects(self, filters: Mapping[str, Any]) -> bool:
@@ -103,7 +116,8 @@ class DecodesCalls:
         from chainframe import _kernels as pc
         from chainframe.decode import call_columns
 
-        rows, calls = call_columns(table, _parsed(tuple(filters["function"])), taken=table.column_names, u256=u256)
+        rows, calls = call_columns(table, _parsed(tuple(filters["function"])), taken=table.column_names, u256=u256,
+                                   outputs=self.decodes_outputs)  # fmt: skip
         kept = pc.take(table, rows)
         schema = self.schema_with(filters, u256)
         columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}

@@ -262,6 +262,10 @@ class Function:
 
     name: str
     params: tuple[Param, ...]
+    outputs: tuple[Param, ...] = ()
+    """What it returns (an ABI entry's ``outputs``, a signature's ``returns (...)``): not in the calldata, so not in
+    :attr:`text` nor the selector; an ``eth_call``'s output is decoded with them (:attr:`full_text` keeps them).
+    An unnamed output is named by its place (``0``, ``1``...)."""
 
     @property
     def signature(self) -> str:
@@ -271,6 +275,13 @@ class Function:
     def text(self) -> str:
         """The human-readable form that :func:`parse_function` reads back to this function, names kept."""
         return f"{self.name}({','.join(f'{p.type.text} {p.name}' for p in self.params)})"
+
+    @property
+    def full_text(self) -> str:
+        """:attr:`text` and what it returns, as :func:`parse_function` reads it back."""
+        if not self.outputs:
+            return self.text
+        return f"{self.text} returns ({','.join(f'{p.type.text} {p.name}' for p in self.outputs)})"
 
     @property
     def selector(self) -> bytes:
@@ -283,8 +294,8 @@ class Function:
 
 
 def parse_function(signature: str) -> Function:
-    """``"transfer(address to, uint256 amount)"`` (the ``function`` keyword, a visibility and ``returns (...)``
-    allowed and ignored: only the inputs are in the calldata)."""
+    """``"transfer(address to, uint256 amount)"`` (the ``function`` keyword and a visibility allowed and ignored;
+    ``returns (...)`` read as its :attr:`~Function.outputs`, which only an ``eth_call``'s output is decoded with)."""
     text = signature.strip().removeprefix("function ").strip().rstrip(";")
     match = re.fullmatch(r"([A-Za-z_$][\w$]*)\s*\(", text[: text.find("(") + 1] if "(" in text else "")
     if not match:
@@ -297,14 +308,28 @@ def parse_function(signature: str) -> Function:
             break
     if end < 0:
         raise InputError(f"function signature {signature!r}: unbalanced parentheses")
+    params = _declared(signature, text[text.find("(") + 1 : end], "arg")
+    outputs: list[Param] = []
+    returns = re.search(r"\breturns\s*\(", text[end + 1 :])
+    if returns:
+        rest = text[end + 1 + returns.end() :].rstrip()
+        if not rest.endswith(")"):
+            raise InputError(f"function signature {signature!r}: unbalanced parentheses after returns")
+        outputs = _declared(signature, rest[:-1], "")
+    return _checked_function(Function(match.group(1), tuple(params), tuple(outputs)), signature)
+
+
+def _declared(signature: str, text: str, unnamed: str) -> list[Param]:
+    """A parameter list's declarations (``uint256 a, bytes memory b``): an unnamed one named ``unnamed`` + its
+    place."""
     params = []
-    for i, part in enumerate(split_top(text[text.find("(") + 1 : end])):
+    for i, part in enumerate(split_top(text) if text.strip() else []):
         type_text, words = split_declaration(part)
         rest = [w for w in words if w not in ("memory", "calldata", "storage")]
         if not type_text or len(rest) > 1:
             raise InputError(f"function signature {signature!r}: cannot read parameter {part.strip()!r}")
-        params.append(Param(rest[0] if rest else f"arg{i}", parse_type(type_text), False))
-    return _checked_function(Function(match.group(1), tuple(params)), signature)
+        params.append(Param(rest[0] if rest else f"{unnamed}{i}", parse_type(type_text), False))
+    return params
 
 
 def functions_from_abi(abi: str | list[dict[str, Any]]) -> list[Function]:
@@ -317,7 +342,8 @@ def functions_from_abi(abi: str | list[dict[str, Any]]) -> list[Function]:
         if not isinstance(item, dict) or item.get("type", "function") != "function":
             continue
         params = [Param(p.get("name") or f"arg{i}", _abi_type(p), False) for i, p in enumerate(item.get("inputs", []))]
-        functions.append(_checked_function(Function(item["name"], tuple(params)), item["name"]))
+        outputs = [Param(p.get("name") or str(i), _abi_type(p), False) for i, p in enumerate(item.get("outputs") or [])]
+        functions.append(_checked_function(Function(item["name"], tuple(params), tuple(outputs)), item["name"]))
     return functions
 
 
@@ -351,7 +377,8 @@ def as_functions(functions: str | Function | list[Any] | tuple[Any, ...]) -> lis
 
 
 def _checked_function(function: Function, source: str) -> Function:
-    names = [p.name for p in function.params]
-    if len(set(names)) != len(names):
-        raise InputError(f"function {source!r} has two parameters with the same name")
+    for params, what in ((function.params, "parameters"), (function.outputs, "outputs")):
+        names = [p.name for p in params]
+        if len(set(names)) != len(names):
+            raise InputError(f"function {source!r} has two {what} with the same name")
     return function

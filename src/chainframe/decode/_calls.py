@@ -68,6 +68,27 @@ def call_fields(functions: Sequence[Function], *, taken: Sequence[str], u256: U2
     return list(fields.values())
 
 
+def output_names(function: Function) -> list[str]:
+    """An ``eth_call``'s output columns: ``output_`` and each output's name (its place, unnamed)."""
+    return [f"output_{p.name}" for p in function.outputs]
+
+
+def output_fields(functions: Sequence[Function], *, u256: U256) -> list[pa.Field]:
+    """The output columns of ``functions``: one per output name, shared by functions whose output of that name has
+    the same type; a name with two types is refused (decode them separately)."""
+    fields: dict[str, pa.Field] = {}
+    for function in functions:
+        for param, name in zip(function.outputs, output_names(function), strict=True):
+            field = pa.field(name, arrow_type(param.type, u256))
+            if name in fields and not fields[name].equals(field):
+                raise InputError(
+                    f"functions {', '.join(f.signature for f in functions)} return {name!r} of two types "
+                    f"({fields[name].type} and {field.type}); extract them as separate series"
+                )
+            fields[name] = field
+    return list(fields.values())
+
+
 class _Reasons:
     """Why each row of one function's calls does not decode: the first reason found is kept."""
 
@@ -150,6 +171,26 @@ def decode_calls(transactions: Any, functions: Functions, *, u256: U256 = "decim
     return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
 
 
+def _outputs(table: pa.Table, rows: np.ndarray, function: Function, reasons: _Reasons, *, u256: U256) -> dict[str, Any]:
+    """The output columns of ``function``'s calls at ``rows``: its outputs decoded as a call's arguments are (they
+    are ABI-encoded alike, without a selector); null where the call failed (``error`` set) or its output is
+    missing, and, with the reason added to ``reasons``, where it does not decode."""
+    names = output_names(function)
+    returned = pc.take(table["output"].combine_chunks(), pa.array(rows))
+    ran = returned.is_valid().to_numpy(zero_copy_only=False)
+    if "error" in table.column_names:
+        ran &= pc.take(table["error"].combine_chunks(), pa.array(rows)).is_null().to_numpy(zero_copy_only=False)
+    _, _, offsets, raw = _selectors(returned)
+    starts = offsets[:-1]
+    values = Function(function.name, function.outputs)  # the outputs as a function's parameters: same encoding
+    columns, why = _arguments(raw, starts, offsets[1:] - starts, values, names, u256=u256)
+    failed = why.bad & ran
+    for text in set(why.text[failed]):
+        reasons(failed & (why.text == text), f"output: {text}".replace(f"for {values.signature}", "for its outputs"))
+    nulled = pa.array(np.arange(len(rows)), mask=why.bad | ~ran)
+    return dict(zip(names, (pc.take(c, nulled) for c in columns), strict=True))
+
+
 def _selectors(inputs: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each input's first 4 bytes as a big-endian uint32 and whether it has 4 bytes (null inputs have not), with the
     column's offsets (n + 1, into the bytes) and bytes, for the arguments to be cut from."""
@@ -184,13 +225,17 @@ def _selector(function: Function) -> tuple[bytes, int]:
 
 
 def call_columns(
-    table: pa.Table, functions: Sequence[Function], *, taken: Sequence[str], u256: U256
+    table: pa.Table, functions: Sequence[Function], *, taken: Sequence[str], u256: U256, outputs: bool = False
 ) -> tuple[pa.Array, pa.Table]:
     """Which rows of ``table`` (a transactions or traces table) are calls of ``functions`` (their indices, in the
     table's order) and those calls' ``selector``, ``function``, ``decode_error`` and argument columns (named beside
     the columns ``taken``, see :func:`call_fields`): what :func:`decode_calls` gives and what a dataset extracted with
-    ``function=`` adds to its rows."""
+    ``function=`` adds to its rows. ``outputs``: the ``output`` column decoded with the functions' outputs too
+    (:func:`output_fields`; an ``eth_call``'s), where the call did not fail (a null ``error``): an output that does
+    not decode nulls them, ``decode_error`` saying why."""
     fields = call_fields(functions, taken=taken, u256=u256)
+    if outputs:
+        fields += output_fields(functions, u256=u256)
     made = [f for f in CALL if f.name != "input"]
     schema = pa.schema([*made, *fields])
     # Numpy over the input's buffers, no Polars query per function: a run decodes piece by piece, where a query's
@@ -213,6 +258,8 @@ def call_columns(
         columns, reasons = _arguments(raw, starts, offsets[rows + 1] - starts, function, names, u256=u256)
         nulled = pa.array(np.arange(len(rows)), mask=reasons.bad)  # a call that does not decode has no arguments
         decoded = dict(zip(names, (pc.take(c, nulled) for c in columns), strict=True))
+        if outputs and function.outputs:
+            decoded |= _outputs(table, rows, function, reasons, u256=u256)
         n = len(rows)
         arrays = [
             pa.array([selector] * n, pa.binary(4)),
