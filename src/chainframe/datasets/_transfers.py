@@ -6,15 +6,20 @@ id, so their logs have four topics and are never read as ERC-20 ones (three), an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+from pyarrow._compute import call_function
 
 from chainframe import _kernels as pc
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange
 from chainframe.datasets._inputs import ADDRESS
 from chainframe.datasets._logs import LOGS, FetchedAsLogs
+
+if TYPE_CHECKING:
+    from chainframe.decode import Event
 
 # The decoder's event signatures, written here too: the datasets package must not import the decoder at import time.
 ERC20_TRANSFER = "Transfer(address indexed from_address, address indexed to_address, uint256 value)"
@@ -23,6 +28,14 @@ ERC1155_SINGLE_TOPIC0 = "0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7
 ERC1155_BATCH_TOPIC0 = "0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb"
 TRANSFER_TOPIC0 = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 """keccak256("Transfer(address,address,uint256)"), the same for ERC-20 and ERC-721 (a test checks it)."""
+
+
+@lru_cache(maxsize=8)
+def _event(signature: str) -> Event:
+    """The event a signature declares, parsed (and hashed) once per process."""
+    from chainframe.decode import parse_event
+
+    return parse_event(signature)
 
 
 class TokenTransfers(FetchedAsLogs):
@@ -42,10 +55,18 @@ class TokenTransfers(FetchedAsLogs):
         return self.from_logs(LOGS.transform(bodies, chain_id=chain_id, u256=u256), {}, u256=u256)
 
     def decoded(self, logs: pa.Table, u256: U256) -> pa.Table:
-        from chainframe.decode import decode_event
+        """The logs that are this event, its parameters as columns beside theirs: matched and gathered with numpy
+        from the ``topics`` and ``data`` buffers (:func:`chainframe.decode.with_event_columns`), u256 amounts by the
+        same rule as every decoder's. Not through Polars: its import alone (0.3 CPU-s) was more than decoding a run's
+        transfers, and a frame, filter and select per piece was most of the rest."""
+        from chainframe.decode import with_event_columns
 
-        result: pa.Table = decode_event(logs, self.event, u256=u256)
-        return result
+        event = _event(self.event)
+        table = with_event_columns(logs, [event], u256=u256)
+        # The first column added is the first indexed parameter (an address from a topic): never null on a log that
+        # is the event, null on every other.
+        matched = call_function("is_valid", [table.column(logs.num_columns)])
+        return table if pc.all(matched).as_py() is not False else pc.filter(table, matched)
 
     def from_logs(
         self, logs: pa.Table, filters: Mapping[str, Any] | None = None, *, u256: U256 = "decimal"
