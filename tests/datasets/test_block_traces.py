@@ -18,7 +18,7 @@ from Crypto.Hash import keccak
 
 from chainframe import collect, extract
 from chainframe.cli import main
-from chainframe.datasets._block_traces import gas_used_of
+from chainframe.datasets._block_traces import _checked_gas, gas_used_of
 from chainframe.devnet import Devnet, GatewaySettings, MissingMethod
 from chainframe.engine import verify_stored
 from tests.devnet.rpc import call, post
@@ -203,20 +203,47 @@ def test_trace_block_first_and_debug_trace_block_where_it_is_missing(devnet: Dev
         assert got == want
 
 
-def test_only_traces_reads_the_receipts_for_its_top_frames_gas(devnet: Devnet) -> None:
+def test_only_traces_reads_its_top_frames_gas_and_never_the_receipts_where_the_tracer_gives_it(
+    devnet: Devnet,
+) -> None:
     """native_transfers and contracts hold no gas used: trace_block alone (and the headers, for withdrawals); traces
-    reads each block's receipts once, for its top frames' gas used."""
+    reads each block's gas used from the default tracer with no steps and the headers, not the receipts, and where
+    the node lacks that tracer, from each block's receipts, with the same rows."""
     assert devnet.gateway is not None
     _configure(devnet)
-    calls = {}
+    calls, rows = {}, {}
     for name in ("traces", "native_transfers", "contracts"):
         devnet.gateway.reset_stats()
-        _rows(devnet, name)
+        rows[name] = _rows(devnet, name)
         calls[name] = devnet.gateway.stats()["calls"]
-    assert calls["traces"]["eth_getBlockReceipts"] == calls["traces"]["trace_block"] == HEAD + 1
+    assert calls["traces"]["debug_traceBlockByNumber"] == calls["traces"]["trace_block"] == HEAD + 1
+    # the run's own header reads (its range's ends) are contracts' too
+    assert calls["traces"]["eth_getBlockByNumber"] == HEAD + 1 + calls["contracts"].get("eth_getBlockByNumber", 0)
+    assert "eth_getBlockReceipts" not in calls["traces"]
     for name in ("native_transfers", "contracts"):
         assert calls[name]["trace_block"] == HEAD + 1, name
-        assert "eth_getBlockReceipts" not in calls[name], (name, calls[name])
+        assert "eth_getBlockReceipts" not in calls[name], name
+        assert "debug_traceBlockByNumber" not in calls[name], name
+    _configure(devnet, "debug_traceBlockByNumber")
+    devnet.gateway.reset_stats()
+    assert _rows(devnet, "traces") == rows["traces"]
+    assert devnet.gateway.stats()["calls"]["eth_getBlockReceipts"] == HEAD + 1
+
+
+def test_the_tracers_gas_is_taken_only_where_the_header_bears_it_out() -> None:
+    """Per transaction (geth: they add up to the header's gasUsed) or run up to it (anvil); any other figures, or
+    hashes that are not the header's, send the block to its receipts."""
+    header = {"gasUsed": hex(21000 + 50000), "transactions": ["0xa", "0xb"]}
+
+    def answer(*gas: int) -> list[dict[str, Any]]:
+        return [{"txHash": h, "result": {"gas": g, "failed": False}} for h, g in zip(("0xa", "0xb"), gas, strict=True)]
+
+    assert _checked_gas(answer(21000, 50000), header) == ["0x5208", "0xc350"]
+    assert _checked_gas(answer(21000, 71000), header) == ["0x5208", "0xc350"]
+    assert _checked_gas(answer(21000, 48000), header) is None  # before refunds, or without intrinsic gas: no sum
+    assert _checked_gas(answer(21000, 50000), {**header, "transactions": ["0xb", "0xa"]}) is None
+    assert _checked_gas(answer(21000, 50000)[:1], header) is None
+    assert _checked_gas([], {"gasUsed": "0x0", "transactions": []}) == []
 
 
 def test_the_receipts_gas_used_read_from_their_bytes_is_the_parsed_figure(devnet_session: Devnet) -> None:
