@@ -246,6 +246,11 @@ def _report(
         for uncounted in dict.fromkeys(p.uncounted for p in proven if p is not None and p.uncounted):
             lines.append(f"  --verify: and {uncounted}: not counted")
         calls, credits = calls + sum(proofs.values()), credits + paid
+    if found.proxy_calls:  # --abi-dir: the proxies' slots, read to plan it, which the run reads again first
+        paid = _billed(found.proxy_calls, 0, Pacing())
+        read = " + ".join(f"{n:,} {m}" for m, n in sorted(found.proxy_calls.items()))
+        lines.append(f"  --abi-dir: {read} ({paid:,} credits): the proxies' slots, read again by the run first")
+        calls, credits = calls + sum(found.proxy_calls.values()), credits + paid
     at_least = ">= " if floor else ""
     lines.append(f"  total: {at_least}{calls:,} calls, {at_least}{credits:,} credits (Infura's weights)")
     if len(providers) > 1:

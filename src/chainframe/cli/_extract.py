@@ -11,7 +11,7 @@ from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._family import add_chain_family
 from chainframe.datasets import DATASETS, Input
-from chainframe.engine import ABI_DIR_NO_PLAN, extract, follow
+from chainframe.engine import extract, follow
 from chainframe.families import family_named
 from chainframe.rpc import Pacing
 
@@ -310,8 +310,6 @@ def exports(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     export = exports(args)
-    if args.abi_dir and args.dry:
-        raise InputError(ABI_DIR_NO_PLAN)
     if args.abi_dir and not args.address:
         raise InputError("--abi-dir decodes the contracts --address names: give --address (or --contract)")
     if export and (args.follow or args.dry):
@@ -323,7 +321,8 @@ def run(args: argparse.Namespace) -> int:
 
         if args.chain_family is not None:  # a plan proves nothing, but a name no family has is still refused
             family_named(args.chain_family)
-        return dry_run(args, _filters(args), client_options(args))
+        with_abis = {"abi_dir": args.abi_dir} if args.abi_dir else {}
+        return dry_run(args, _filters(args) | with_abis, client_options(args))
     if args.follow:
         return _follow(args)
     if args.abi_dir:

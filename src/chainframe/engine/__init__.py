@@ -2,7 +2,6 @@
 and reports, behind ``extract`` (files), ``follow`` (files kept up to date) and ``collect`` (in memory), with async
 variants. The files themselves are the store's (:mod:`chainframe.store`)."""
 
-from chainframe.engine._abi_dir import NO_PLAN as ABI_DIR_NO_PLAN
 from chainframe.engine._abi_dir import AbisResolved, checked_folder, decoding_json, resolve_abis
 from chainframe.engine._api import (
     aextract,
@@ -31,7 +30,6 @@ from chainframe.engine._verified import verify_reads
 from chainframe.store import ChunkMeta, folder_info
 
 __all__ = [
-    "ABI_DIR_NO_PLAN",
     "AbisResolved",
     "BlockSpec",
     "Capabilities",

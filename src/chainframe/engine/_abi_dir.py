@@ -15,6 +15,7 @@ report says so (:func:`renamed`). The run's report is the stretches' reports add
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -38,12 +39,19 @@ KINDS: tuple[AbiKind, ...] = ("event", "function")
 """The inputs an ABI's entries are given to: logs take its events, transactions and traces its functions."""
 
 
-NO_PLAN = (
-    "abi_dir with a plan (--dry): which series a run writes depends on the proxies' slots at the asked blocks, which "
-    "a plan does not read; run `chainframe abi ADDRESS --abi-dir DIR --rpc URL -b RANGE` (its requests are the proxy "
-    "reads the run makes first), then plan with --abi FILE (event=/function= the ABI) per stretch it names"
-)
-"""Why a plan refuses ``abi_dir``, and what to do instead."""
+class _Counted:
+    """A client whose requests are counted by method (the proxies' reads a plan makes)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.calls: Counter[str] = Counter()
+
+    async def request(self, method: str, params: Any = ()) -> Any:
+        self.calls[method] += 1
+        return await self._client.request(method, params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,16 @@ class AbiDirAsked:
                         Wanted(dataset=name, filters=filters, u256=u256, chunk_size=size),
                     )
         return list(out.values())
+
+    async def stretches_planned(
+        self, client: Any, ranges: Sequence[BlockRange]
+    ) -> tuple[list[tuple[list[BlockRange], list[Wanted]]], dict[str, int]]:
+        """For a plan: each stretch's blocks and series (those no ABI decodes left out, as a run leaves them), and
+        the proxies' reads it took, by method."""
+        counted = _Counted(client)
+        resolved = await resolve_abis(counted, self.folder, self.addresses, ranges)
+        stretches = [([BlockRange(s.first, s.last)], self.wanted(s)) for s in resolved.stretches if s.abis or s.proxies]
+        return stretches, dict(counted.calls)
 
 
 def renamed(found: Sequence[tuple[Stretch, list[Wanted]]]) -> list[str]:

@@ -4,15 +4,14 @@ the series folders planned by the run's own code."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from chainframe._errors import InputError
 from chainframe.datasets import U256, BlockRange
-from chainframe.engine._abi_dir import NO_PLAN
+from chainframe.engine._abi_dir import AbiDirAsked
 from chainframe.engine._client import RPC, endpoints_of, make_client
 from chainframe.engine._extraction import Extraction, SeriesAsked, aligned
-from chainframe.engine._plan import ChunkTask, slots
+from chainframe.engine._plan import ChunkTask, Wanted, slots
 from chainframe.engine._portal import typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, chain_state, resolve_blocks
 from chainframe.engine._ranges import BlocksArg as Blocks
@@ -43,6 +42,8 @@ class RunPlan:
     chain_id: int
     out: Location
     series: list[SeriesPlan]
+    proxy_calls: dict[str, int] = field(default_factory=dict)
+    """With ``abi_dir``: the proxies' reads made to plan it (by method), which the run makes again first."""
 
 
 @typed_errors
@@ -66,27 +67,43 @@ async def aplan(
     """The plan :func:`aextract` with the same arguments would start with, fetching and writing nothing: the range
     resolved as the run resolves it (one batch: chain id, head, safe and finalized blocks), the series folders read
     and planned by the run's own code. A run also checks the stored series against the chain first, and repairs
-    what a reorganization took back: those tasks are not in the plan."""
-    if "abi_dir" in filters:
-        raise InputError(NO_PLAN)
-    run = Extraction.make(SeriesAsked(datasets, filters, aplan, u256, chunk_size), blocks=blocks, out=out,
-                          concurrency=1, table=table)  # fmt: skip
+    what a reorganization took back: those tasks are not in the plan. ``abi_dir`` (as :func:`aextract`'s): the
+    proxies' slots are read to plan it (``proxy_calls`` counts those reads, which the run makes again first), and
+    each stretch's series planned over its blocks."""
+    abi_dir = filters.pop("abi_dir", None)
+
+    def make(given: Mapping[str, Any]) -> Extraction:
+        return Extraction.make(SeriesAsked(datasets, given, aplan, u256, chunk_size), blocks=blocks, out=out,
+                               concurrency=1, table=table)  # fmt: skip
+
+    with_abis = AbiDirAsked.make(datasets, abi_dir, filters, make) if abi_dir is not None else None
+    run = with_abis.template if with_abis else make(filters)
     first, *more = endpoints_of(rpc, network, key)
     async with make_client(first, client_options, rpc, more) as client:
         state = await chain_state(client, confirmations)
         resolved = await resolve_blocks(run.spec, client, confirmations=confirmations, head=state.head,
                                         safe=state.safe)  # fmt: skip
+        stretches: list[tuple[list[BlockRange], list[Wanted]]] = [(resolved, run.wanted)]
+        proxy_calls: dict[str, int] = {}
+        if with_abis is not None:
+            stretches, proxy_calls = await with_abis.stretches_planned(client, resolved)
     run.check_step(resolved)
     planned = aligned(resolved, run.wanted) if align else resolved
-    found = await asked_series(run.folder, run.wanted, state.chain_id)
-    tasks, _ = plan_asked(found, planned or None, chain_id=state.chain_id, overwrite=overwrite, head=state.head,
-                          layout=run.publisher.layout)  # fmt: skip
-    plans = []
-    for name, want in found.asked.items():
-        mine = [t for t in tasks if series_name(t.dataset, t.filters, t.u256) == name]
-        size = found.sizes[name]
-        slots_asked = {s.start // size for r in planned for s in slots(r, size)}
-        skipped = len(slots_asked - {t.start // size for t in mine})
-        plans.append(SeriesPlan(dataset=want.dataset, series=name, filters=want.filters, tasks=mine, skipped=skipped))
+    plans: dict[str, SeriesPlan] = {}
+    for ranges, wanted in stretches:
+        ranges = aligned(ranges, wanted) if align else ranges
+        found = await asked_series(run.folder, wanted, state.chain_id)
+        tasks, _ = plan_asked(found, ranges or None, chain_id=state.chain_id, overwrite=overwrite, head=state.head,
+                              layout=run.publisher.layout)  # fmt: skip
+        for name, want in found.asked.items():
+            mine = [t for t in tasks if series_name(t.dataset, t.filters, t.u256) == name]
+            size = found.sizes[name]
+            slots_asked = {s.start // size for r in ranges for s in slots(r, size)}
+            skipped = len(slots_asked - {t.start // size for t in mine})
+            before = plans.get(name)  # a series of several stretches (abi_dir): their tasks together
+            plans[name] = SeriesPlan(dataset=want.dataset, series=name, filters=want.filters,
+                                     tasks=[*(before.tasks if before else ()), *mine],
+                                     skipped=skipped + (before.skipped if before else 0))  # fmt: skip
     hull = BlockRange(planned[0].start, planned[-1].end) if planned else None
-    return RunPlan(blocks=hull, ranges=planned, head=state.head, chain_id=state.chain_id, out=run.folder, series=plans)
+    return RunPlan(blocks=hull, ranges=planned, head=state.head, chain_id=state.chain_id, out=run.folder,
+                   series=list(plans.values()), proxy_calls=dict(proxy_calls))  # fmt: skip
