@@ -16,7 +16,7 @@ import pyarrow as pa
 from chainframe import _kernels as pc
 from chainframe.datasets._columns import COLUMNS, U256
 from chainframe.datasets._context import fetch_with_context
-from chainframe.datasets._convert import convert
+from chainframe.datasets._convert import convert_frame
 from chainframe.datasets._dataset import BlockRange, Dataset, build_arrow
 from chainframe.datasets._inputs import CALLS, DIFF_MODE, ONLY_TOP_CALL
 
@@ -59,8 +59,13 @@ def _dtype(kind: str, values: list[Any]) -> Any:
 def _table(
     rows: list[dict[str, Any]], sources: Mapping[str, str], columns: tuple[str, ...], chain_id: int, u256: U256
 ) -> pa.Table:
-    """Rows of JSON text values -> typed table, through the same converters as every dataset."""
+    """Rows of JSON text values -> typed table, through the same converters as every dataset: the columns already
+    typed (ints, texts, lists of ints, booleans) as they are, the JSON text ones in one frame converted by one
+    Polars select (:func:`convert_frame`), not a query per column (0.7-1.0 of 1.2 CPU-s for the benchmark chain's
+    25,030 frames)."""
     arrays: dict[str, pa.Array] = {}
+    texts: dict[str, list[str | None]] = {}
+    kinds: dict[str, tuple[str, Any]] = {}
     for column in columns:
         key = sources.get(column, column)
         values = [r.get(key) for r in rows]
@@ -71,9 +76,12 @@ def _table(
             arrays[column] = pc.cast(
                 pl.Series(column, values, dtype=dtype).to_arrow(), COLUMNS[column].arrow_type_for(u256)
             )
-        else:
-            text = pl.Series(column, [v if v is None else str(v) for v in values], dtype=pl.String).to_arrow()
-            arrays[column] = convert(pc.cast(text, pa.string()), kind, column)
+        elif any(v is not None for v in values):
+            texts[column] = [v if v is None else str(v) for v in values]
+            kinds[column] = (column, kind)
+    if texts:
+        frame = pl.DataFrame(texts, schema=dict.fromkeys(texts, pl.String))
+        arrays.update(convert_frame(frame, kinds))
     return build_arrow(arrays, columns, len(rows), chain_id=chain_id, u256=u256)
 
 
