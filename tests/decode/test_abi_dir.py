@@ -285,6 +285,8 @@ def test_abi_dir_needs_the_addresses_and_a_folder(tmp_path: Path) -> None:
     assert (code, "give --address" in err) == (2, True)
     code, _, err = run_cli(["abi", "0x" + "11" * 20, "--abi-dir", str(tmp_path / "none"), "--rpc", NOWHERE])
     assert (code, "is not a folder" in err) == (2, True)
+    with pytest.raises(InputError, match=r"extract.*abi_dir=.*into a folder"):  # collect: one table, not a series each
+        chainframe.collect("logs", blocks="0:10", rpc=NOWHERE, address="0x" + "11" * 20, abi_dir=ABIS)
     with pytest.raises(InputError, match="give address"):
         chainframe.extract("logs", blocks="0:10", rpc=NOWHERE, out=tmp_path, abi_dir=ABIS)
 

@@ -51,6 +51,12 @@ async def acollect(
 ) -> Any:
     """One dataset over a block range, in memory: a pyarrow Table, or a Polars / pandas frame (``output``).
     ``progress``: a bar (None: where someone watches, a terminal or a notebook)."""
+    if "abi_dir" in filters:  # a table of one series, where abi_dir makes one per event and function
+        raise InputError(
+            "collect gives one table; abi_dir decodes into a series per event and function: extract(..., abi_dir=) "
+            "into a folder and read each series with chainframe.scan or open_duckdb, or collect with "
+            "event=/function= the ABI's entries"
+        )
     ((dataset, flt),) = dataset_inputs(dataset, filters, acollect).items()
     size = chunk_size_of(dataset, chunk_size)
     spec = parse_blocks(blocks)
