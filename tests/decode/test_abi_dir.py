@@ -354,6 +354,24 @@ def test_a_proxys_own_entries_beside_its_implementations() -> None:
     assert [(abi.file, entry["name"]) for abi, entry in stretch.shadowed()] == [("proxy.json", "upgradeTo")]
 
 
+def test_blocks_no_abi_decodes_are_said_and_left(chain: ProxyChain, tmp_path: Path) -> None:
+    """A folder with Store's ABI alone: the proxy's blocks after its upgrade to Emitter have no ABI (neither the
+    implementation's nor the proxy's own): said in the report, not extracted; Store's side is."""
+    folder = tmp_path / "abis"
+    shutil.copytree(ABIS / "full_match", folder / "full_match")
+    out = tmp_path / "out"
+    u = chain.upgrade_block
+    report = chainframe.extract("logs", blocks=f"3:{chain.last}", rpc=chain.url, out=out, progress=False,
+                                address=chain.proxy, abi_dir=folder, u256="binary")  # fmt: skip
+    assert f"blocks {u}..{chain.last}: no ABI decodes them (none in the folder for the code there); not extracted" in (
+        report.decoding_notes
+    )
+    logs = _series(out, "logs")
+    assert set(logs) == {"Set", "Bumped"}
+    assert max(b for (_, t) in logs["Set"] for b in t["block_number"].to_pylist()) < u
+    assert report.blocks == (3, u - 1)
+
+
 def test_follow_with_an_abi_folder(chain: ProxyChain, tmp_path: Path) -> None:
     """``chainframe.follow(..., abi_dir=)``: each round reads the proxy's slots again and extends the same series
     (one per event and function); a call made between two rounds is decoded once, nothing stored twice. Last in the

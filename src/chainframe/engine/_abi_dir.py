@@ -231,7 +231,10 @@ def added_up(
     ] + [
         f"blocks {s.first}..{s.last}: {abi.file}'s {e.get('name')} set aside (the implementation's has its selector)"
         for s, _ in found for abi, e in s.shadowed()
-    ] + renamed(found)  # fmt: skip
+    ] + renamed(found) + [
+        f"blocks {s.first}..{s.last}: no ABI decodes them (none in the folder for the code there); not extracted"
+        for s in resolved.stretches if not s.abis and not s.proxies
+    ]  # fmt: skip
     return replace(
         last,
         started=first.started,
