@@ -150,8 +150,8 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--abi-dir", metavar="DIR",
         help="a folder of Sourcify (full_match/<chain>/<address>/metadata.json) and Etherscan (<address>.json) ABI "
-        "files: each --address decodes with its ABI, a proxy's with its implementation's in force at each block "
-        "(see chainframe abi)",
+        "files: each --address decodes with its ABI, a proxy's with its implementation's in force at each block and "
+        "its own (see chainframe abi); one series per event and function",
     )  # fmt: skip
     inputs = p.add_argument_group("dataset inputs (each dataset declares the ones it takes: chainframe schema DATASET)")
     for given in dataset_inputs():
