@@ -137,3 +137,21 @@ def test_receipts_without_blocktimestamp_take_their_headers(
         rows, expected = _rows(tmp_path, dataset), _rows(reference, dataset)
         assert rows["block_timestamp"].null_count() == 0, dataset
         assert rows.equals(expected), dataset
+
+
+def test_a_dataset_without_block_timestamp_reads_no_header_for_one(devnet: Devnet, tmp_path: Path) -> None:
+    """address_appearances reads the receipts but has no block_timestamp column: where the receipts lack
+    ``blockTimestamp`` it asks no header for it (receipts asks one per block), and its rows are those of a node that
+    sends it."""
+    end = CHUNK - 1
+    calls, tables = [], []
+    for shape in ((), SHAPES["none"]):
+        _configure(devnet, omit=shape)
+        out = tmp_path / str(len(shape))
+        extract("address_appearances", blocks=f"0:{end}", out=out, rpc=devnet.http_url, chunk_size=CHUNK)
+        calls.append(_calls(devnet))
+        tables.append(pl.read_parquet(out / "address_appearances" / "*.parquet"))
+    assert calls[0] == calls[1]  # the same calls, headers included
+    assert calls[1]["eth_getBlockReceipts"] > end  # the receipts were read (with the timestamps left out)
+    assert tables[0].height > 0
+    assert tables[0].equals(tables[1])

@@ -65,7 +65,10 @@ class Derived(Dataset):
         answers: dict[str, list[bytes]] = {}
 
         async def one(name: str, dataset: Dataset) -> None:
-            answers[name] = await dataset.fetch(client, blocks)
+            if dataset is RECEIPTS:  # the receipts' block_timestamp is read only where a column holds it
+                answers[name] = await RECEIPTS.fetch(client, blocks, stamps="block_timestamp" in self.columns)
+            else:
+                answers[name] = await dataset.fetch(client, blocks)
 
         async with anyio.create_task_group() as tg:
             if TRANSACTIONS in self.fetched_from:
