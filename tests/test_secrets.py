@@ -18,6 +18,7 @@ import pytest
 
 from chainframe import extract
 from chainframe._redact import redact_text, redact_url, url_secrets
+from chainframe.cli import main
 from chainframe.devnet import Devnet
 from chainframe.rpc import Endpoint, RetryPolicy, ServiceUnavailable, TransportError
 from tests.engine.hostile import Hostile
@@ -93,6 +94,28 @@ def test_every_provider_form_is_redacted_wherever_a_url_is_shown(provider: str) 
     assert shown["redact_url"] == url.replace(key, "<redacted>") if key else url
 
 
+# One form runs the command as its own process (what a user's shell shows); the others run it in this process, where
+# its output and its log records are caught the same way at a tenth of the CPU (a process imports the whole package).
+PROCESS_FORM = "infura path"
+
+
+def _command(
+    argv: list[str], url: str, capsys: pytest.CaptureFixture[str], *, as_process: bool
+) -> subprocess.CompletedProcess[str]:
+    """``chainframe ARGV`` with ``RPC_URL`` set to ``url``: its exit code and what it printed."""
+    if as_process:
+        return subprocess.run(
+            [sys.executable, "-m", "chainframe.cli", *argv], capture_output=True, text=True, timeout=120,
+            env={**os.environ, "RPC_URL": url},
+        )  # fmt: skip
+    before = capsys.readouterr()  # the test's own output so far, kept with the command's: all of it is searched
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RPC_URL", url)
+        code = main(argv)
+    printed = capsys.readouterr()
+    return subprocess.CompletedProcess(argv, code, before.out + printed.out, before.err + printed.err)
+
+
 def _everything_under(folder: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())
 
@@ -109,11 +132,9 @@ def test_the_key_is_never_shown_logged_raised_or_written(
         seen = "\n".join(proxy.seen)
         basic = base64.b64encode(f"user:{SENTINEL}".encode()).decode()
         assert key in seen or basic in seen  # the key really travelled, in this form
-        cli = subprocess.run(
-            [sys.executable, "-m", "chainframe.cli", "extract", "blocks", "--blocks", "0:30", "--rpc-env", "RPC_URL",
-             "--out", str(tmp_path / "cli"), "--no-progress"],
-            capture_output=True, text=True, timeout=120, env={**os.environ, "RPC_URL": url},
-        )  # fmt: skip
+        argv = ["extract", "blocks", "--blocks", "0:30", "--rpc-env", "RPC_URL", "--out", str(tmp_path / "cli"),
+                "--no-progress"]  # fmt: skip
+        cli = _command(argv, url, capsys, as_process=form == PROCESS_FORM)
         assert cli.returncode == 0, cli.stderr
     with Hostile(devnet.node.url, status=503) as failing, pytest.raises(ServiceUnavailable) as caught:
         extract("blocks", blocks="0:30", out=tmp_path / "err", rpc=forms(failing.url)[form][0], progress=False,
