@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,6 +44,14 @@ def work_unit(nodeid: str) -> str:
     """The unit of work that ``scripts/test`` gives one xdist worker: a test's file, or its shared folder."""
     path = nodeid.split("::", 1)[0]
     return next((folder for folder in SHARED_SCOPES if path.startswith(folder)), path)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``CPU_PROFILE_DIR`` set (``scripts/suite-cpu``), each test's CPU is recorded there."""
+    if os.environ.get("CPU_PROFILE_DIR"):
+        from tests import cpu_profile
+
+        config.pluginmanager.register(cpu_profile, "cpu_profile")
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: `pytest -p no:xdist` still runs
