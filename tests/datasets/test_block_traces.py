@@ -18,7 +18,7 @@ from Crypto.Hash import keccak
 
 from chainframe import collect, extract
 from chainframe.cli import main
-from chainframe.datasets._block_traces import _checked_gas, gas_used_of
+from chainframe.datasets._block_traces import TRACES, _checked_gas, gas_used_of, vectorized
 from chainframe.devnet import Devnet, GatewaySettings, MissingMethod
 from chainframe.engine import verify_stored
 from tests.devnet.rpc import call, post
@@ -335,3 +335,26 @@ def test_verify_proves_transactions_own_values(devnet: Devnet, tmp_path: Path) -
     found = verify_stored(tmp_path, rpc=devnet.node.url)
     assert [f.block_number for f in found.failures] == [table["block_number"][row].as_py()], found.failures
     assert found.failures[0].check == "value"
+
+
+def test_the_vectorized_frames_are_the_per_frame_paths(devnet: Devnet, monkeypatch: pytest.MonkeyPatch) -> None:
+    """trace_block's documents read as columns (_parity_frames) give the rows the per-frame path gives (reverted
+    frames, creations, self-destructs, errors and revert reasons of the workload); a block whose traces are not in
+    preorder is left to the per-frame path, which builds its trees."""
+    _configure(devnet)
+    names = ("traces", "native_transfers", "contracts")
+    fast = {name: _rows(devnet, name) for name in names}
+    monkeypatch.setenv("CHAINFRAME_NATIVE", "0")
+    assert {name: _rows(devnet, name) for name in names} == fast
+    assert any(r["revert_reason"] for r in fast["traces"])
+    assert any(r["depth"] > 1 for r in fast["traces"])
+    monkeypatch.delenv("CHAINFRAME_NATIVE")
+    a, b = "0x" + "01" * 20, "0x" + "02" * 20
+    action = {"from": a, "to": b, "callType": "call", "gas": "0x1", "input": "0x", "value": "0x0"}
+    frame = {"action": action, "blockNumber": 7, "result": {"gasUsed": "0x1", "output": "0x"},
+             "transactionPosition": 0, "type": "call"}  # fmt: skip
+    child = {**frame, "traceAddress": [0]}
+    answers = [[{"id": 7, "result": [{**frame, "traceAddress": []}, {**child, "traceAddress": [1]}, child]}]]
+    document = json.dumps({"route": "trace_block", "numbers": [7], "answers": answers}).encode()
+    assert vectorized([document]) is None
+    assert [r["depth"] for r in TRACES.transform([document], chain_id=1).to_pylist()] == [0, 1, 1]  # trees built

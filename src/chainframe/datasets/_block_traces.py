@@ -30,7 +30,7 @@ import contextlib
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
@@ -38,7 +38,14 @@ from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, Dataset
 from chainframe.datasets._function_calls import FUNCTION, DecodesCalls
 from chainframe.datasets._proof import Proof
-from chainframe.datasets._traces import _FRAME, _table
+from chainframe.datasets._traces import _FRAME, _frame_table, _table
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from chainframe.datasets._parity_frames import Read
+else:
+    from chainframe._lazy import polars as pl
 
 BLOCK_TRACER = "debug_traceBlockByNumber"
 PARITY = "trace_block"
@@ -117,7 +124,8 @@ async def _by_parity(client: Any, blocks: BlockRange, top_gas_used: bool = True)
     answers = list(await client.batch_bytes([(PARITY, [hex(n)]) for n in blocks]))
     found: dict[str, Any] = {"route": PARITY, "numbers": list(blocks), "answers": answers}
     if top_gas_used:
-        found["gas_used"] = {str(n): used for n, used in (await _top_gas_used(client, blocks)).items()}
+        used = await _top_gas_used(client, blocks)
+        found["gas_used"] = [used.get(n, []) for n in blocks]  # in the numbers' order (a list: read by Polars)
     return found
 
 
@@ -224,8 +232,10 @@ def _parity_blocks(answer: Mapping[str, Any]) -> list[dict[str, Any]]:
             if traces:
                 number = traces[0]["blockNumber"]
                 by_block[number if isinstance(number, int) else int(number, 16)] = traces
-    used = answer.get("gas_used") or {}
-    return [{"block": n, "traces": by_block.get(n, []), "gas_used": used.get(str(n), [])} for n in answer["numbers"]]
+    used = answer.get("gas_used") or [[]] * len(answer["numbers"])
+    return [
+        {"block": n, "traces": by_block.get(n, []), "gas_used": u} for n, u in zip(answer["numbers"], used, strict=True)
+    ]
 
 
 _GAS_USED_KEY = b'"gasUsed"'
@@ -392,6 +402,30 @@ def _parity_trees(
     return [trees[p] for p in sorted(trees)], rewards
 
 
+def vectorized(bodies: Sequence[bytes]) -> Read | None:
+    """trace_block documents' frames as columns, with their revert reasons (:mod:`._parity_frames`); None: the
+    per-frame path reads them (another route, another shape, or ``CHAINFRAME_NATIVE=0``, which compares the two)."""
+    import os
+
+    import numpy as np
+
+    from chainframe.datasets import _parity_frames
+
+    if os.environ.get("CHAINFRAME_NATIVE", "1") == "0":
+        return None
+    got = _parity_frames.read(bodies, parity=PARITY, errors=_PARITY_ERRORS)
+    if got is None:
+        return None
+    frames = got.frames
+    failed = np.flatnonzero(frames["error"].is_not_null().to_numpy())
+    reasons = [_revert_reason(o) for o in frames["output"].gather(failed).to_list()]  # the failed frames only
+    column = pl.Series("revertReason", [], dtype=pl.String()).extend_constant(None, frames.height)
+    if failed.size:
+        column = column.scatter(failed, pl.Series(reasons, dtype=pl.String()))
+    got.frames = frames.with_columns(column)
+    return got
+
+
 def decoded(bodies: Sequence[bytes]) -> list[dict[str, Any]]:
     """The fetched documents, parsed (once per transform)."""
     return [json.loads(body) for body in bodies]
@@ -522,6 +556,9 @@ class Traces(DecodesCalls, _BlockTraced):
     inputs = (FUNCTION,)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        fast = vectorized(bodies)
+        if fast is not None:
+            return _frame_table(fast.frames, _FRAME, self.columns, chain_id, u256)
         return _table(list(frames(decoded(bodies))), _FRAME, self.columns, chain_id, u256)
 
 
@@ -556,6 +593,10 @@ class NativeTransfers(_BlockTraced):
         return await fetch_traces(client, blocks, dataset=self.name, headers=True, top_gas_used=self.top_gas_used)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        sources = {k: v for k, v in _FRAME.items() if k in ("from_address", "to_address", "value")}
+        fast = vectorized(bodies)
+        if fast is not None:
+            return self._vectorized(fast, sources, chain_id, u256)
         answers = decoded(bodies)
         rows = [_movement(f) for f in frames(answers) if _moves(f)]
         for number, rewards, header in block_extras(answers):
@@ -567,8 +608,40 @@ class NativeTransfers(_BlockTraced):
                 rows.append({"block_number": number, "transfer_type": "withdrawal",
                              "withdrawal_index": int(w["index"], 16), "to": w["address"],
                              "value": str(int(w["amount"], 16) * 10**9)})  # fmt: skip
-        sources = {k: v for k, v in _FRAME.items() if k in ("from_address", "to_address", "value")}
         return _table(rows, sources, self.columns, chain_id, u256)
+
+    def _vectorized(self, fast: Read, sources: Mapping[str, str], chain_id: int, u256: U256) -> pa.Table:
+        """As the per-frame path: the movements in frame order, then each block's rewards and withdrawals."""
+        moved = pl.col("value").str.strip_prefix("0x").str.strip_chars_start("0").str.len_bytes() > 0
+        moves = fast.frames.filter(
+            ~pl.col("reverted") & ~pl.col("type").is_in(list(_NO_VALUE)) & moved.fill_null(False)
+        )
+        internal = pl.col("type").replace_strict(_INTERNAL, default="call", return_dtype=pl.String())
+        moves = moves.with_columns(
+            pl.when(pl.col("top")).then(pl.lit("transaction")).otherwise(internal).alias("transfer_type")
+        )
+        table = _frame_table(moves, sources, self.columns, chain_id, u256)
+        extras = pl.concat(
+            [
+                fast.rewards.select("block_number", pl.lit(0).alias("k"), pl.struct(pl.all()).alias("x")),
+                fast.withdrawals.select("block_number", pl.lit(1).alias("k"), pl.struct(pl.all()).alias("x")),
+            ],
+            how="diagonal_relaxed",
+        )
+        if not extras.height:
+            return table
+        rows = []
+        ordered = extras.sort("block_number", "k", maintain_order=True)
+        for kind, x in zip(ordered["k"], ordered["x"], strict=True):
+            if kind == 0:
+                reward = "uncle_reward" if x["rewardType"] == "uncle" else "block_reward"
+                rows.append({"block_number": x["block_number"], "transfer_type": reward, "to": x["author"],
+                             "value": x["value"]})  # fmt: skip
+            else:
+                rows.append({"block_number": x["block_number"], "transfer_type": "withdrawal",
+                             "withdrawal_index": int(x["index"], 16), "to": x["address"],
+                             "value": str(int(x["amount"], 16) * 10**9)})  # fmt: skip
+        return pa.concat_tables([table, _table(rows, sources, self.columns, chain_id, u256)])
 
 
 def _moves(frame: Mapping[str, Any]) -> bool:
@@ -599,11 +672,26 @@ class Contracts(_BlockTraced):
     )
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        import numpy as np
         from Crypto.Hash import keccak
 
         def digest(hex_data: str | None) -> str:
             return "0x" + keccak.new(digest_bits=256, data=bytes.fromhex((hex_data or "0x")[2:])).hexdigest()
 
+        fast = vectorized(bodies)
+        if fast is not None:
+            every = fast.frames
+            tops = np.maximum.accumulate(np.where(every["top"].to_numpy(), np.arange(every.height), 0))
+            made = every.with_columns(every["from"].gather(tops).alias("deployer")).filter(
+                pl.col("type").is_in(["CREATE", "CREATE2"]) & ~pl.col("reverted")
+            )
+            made = made.with_columns(
+                pl.col("from").alias("factory"),
+                pl.col("to").alias("contract_address"),
+                pl.Series("init_code_hash", [digest(x) for x in made["input"]], dtype=pl.String()),  # per creation
+                pl.Series("code_hash", [digest(x) for x in made["output"]], dtype=pl.String()),
+            )
+            return _frame_table(made, {"call_type": "type", "value": "value"}, self.columns, chain_id, u256)
         rows = []
         deployer = None
         for frame in frames(decoded(bodies)):

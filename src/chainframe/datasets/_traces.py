@@ -85,6 +85,27 @@ def _table(
     return build_arrow(arrays, columns, len(rows), chain_id=chain_id, u256=u256)
 
 
+def _frame_table(
+    frame: pl.DataFrame, sources: Mapping[str, str], columns: tuple[str, ...], chain_id: int, u256: U256
+) -> pa.Table:
+    """A frame of JSON text values (and columns already typed: ints, lists of ints, booleans) -> typed table, the
+    text ones through one Polars select (:func:`convert_frame`)."""
+    arrays: dict[str, pa.Array] = {}
+    kinds: dict[str, tuple[str, Any]] = {}
+    for column in columns:
+        key = sources.get(column, column)
+        if key not in frame.columns:
+            continue
+        kind = COLUMNS[column].kind_for(u256)
+        if (frame.schema[key] == pl.String() and kind != "string") or kind == "string":
+            kinds[column] = (key, kind)
+        else:
+            arrays[column] = pc.cast(frame[key].to_arrow(), COLUMNS[column].arrow_type_for(u256))
+    if kinds:
+        arrays.update(convert_frame(frame, kinds))
+    return build_arrow(arrays, columns, frame.height, chain_id=chain_id, u256=u256)
+
+
 TRACES = "a replayed call's trace, asked of the node: no header field commits to execution traces"
 
 
