@@ -366,8 +366,8 @@ CREATE2 made it and self-destructed it in the same transaction is not named at a
 def test_anvils_replay_route_leaves_out_an_account_destroyed_as_it_is_made(
     chain: Chain, tables: dict[tuple[str, str], pa.Table], name: str, tmp_path: Path
 ) -> None:
-    """The replay route's rows are the prestate route's but for anvil's omission; a verifying run there fails, naming
-    the account and the block whose balances then do not add up."""
+    """The replay route's rows are the prestate route's but for anvil's omission, which a run's summary names; a
+    verifying run there fails, naming the account and the block whose balances then do not add up."""
     replay = _as_changes(name, tables[(name, "replay")].to_pylist())
     prestate = _as_changes(name, tables[(name, "prestate")].to_pylist())
     left_out = {(n, i, a, before, after) for n, i, _, a, *_, before, after in prestate - replay}
@@ -375,6 +375,8 @@ def test_anvils_replay_route_leaves_out_an_account_destroyed_as_it_is_made(
     assert replay <= prestate
     if name != "balance_diffs":
         return
+    plain = extract(name, blocks=f"1:{HEAD}", rpc=chain.node.url, out=tmp_path / "plain", progress=False)
+    assert "may leave out an account that held ether before a CREATE2" in plain.summary()
     with pytest.raises(ChainframeError) as caught:
         extract(name, blocks=f"1:{HEAD}", rpc=chain.node.url, out=tmp_path, verify=True, progress=False)
     said = str(caught.value)

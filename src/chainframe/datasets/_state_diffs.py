@@ -139,11 +139,17 @@ async def _block_level(client: Any, found: list[dict[str, Any]], block_level: Se
 
 
 async def fetch_diffs(
-    client: Any, blocks: BlockRange, *, dataset: str, block_level: Sequence[BlockLevel] = ()
+    client: Any,
+    blocks: BlockRange,
+    *,
+    dataset: str,
+    block_level: Sequence[BlockLevel] = (),
+    replay_gap: str | None = None,
 ) -> list[bytes]:
     """The blocks' state diffs by the first route the node serves, as ``{"route", "numbers", "blocks", "answers"}``:
     the route's batch answers as received (one result a block, in ``numbers``' order by their ids), and in
-    ``blocks`` each block's block-level changes asked for."""
+    ``blocks`` each block's block-level changes asked for. ``replay_gap``: what the replay route may leave out, said
+    in the run's summary (the client's notes) where that route served."""
     from chainframe.rpc import InvalidParams, MethodNotFound
 
     tried: dict[str, str] = {}
@@ -161,6 +167,9 @@ async def fetch_diffs(
                 raise
             tried[method] = f"{exc.detail} [{exc.code}]" if exc.code is not None else exc.detail
             continue
+        notes = getattr(client, "notes", None)
+        if replay_gap is not None and method == REPLAY and isinstance(notes, dict):
+            notes[f"replay gap {dataset}"] = replay_gap
         found: list[dict[str, Any]] = [{"block": n} for n in blocks] if block_level else []
         if block_level:
             await _block_level(client, found, block_level)
@@ -318,6 +327,9 @@ class StateDiffs(Dataset):
     block_level: ClassVar[tuple[BlockLevel, ...]] = ()
     """The changes no transaction makes that touch this field, read beside the diffs as rows of their kind."""
     change_order: ClassVar[Mapping[str, int]] = CHANGE_ORDER
+    replay_gap: ClassVar[str | None] = None
+    """What trace_replayBlockTransactions' stateDiff is known to leave out of this field, said in the summary of a run
+    it served (``--verify`` proves the rows add up, and fails naming the account)."""
     unprovable = {
         "transaction_index": "which transaction made a change is read from replays, which no header field commits to; "
         "the changes are proven to add up from the state at the previous block to the state at the block",
@@ -339,7 +351,9 @@ class StateDiffs(Dataset):
         return found
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
-        return await fetch_diffs(client, blocks, dataset=self.name, block_level=self.block_level)
+        return await fetch_diffs(
+            client, blocks, dataset=self.name, block_level=self.block_level, replay_gap=self.replay_gap
+        )
 
     def columns_of(self, bodies: Sequence[bytes]) -> dict[str, list[Any]]:
         """The changes of this dataset's field whose values differ, column by column (values normalised: integers,
@@ -474,6 +488,11 @@ class BalanceDiffs(StateDiffs):
     field = "balance"
     before, after = "balance_before", "balance_after"
     block_level = ("withdrawals",)
+    replay_gap = (
+        "balance_diffs read by trace_replayBlockTransactions (stateDiff), which may leave out an account that held "
+        "ether before a CREATE2 made and destroyed it in one transaction (anvil 1.7.1 does): --verify proves each "
+        "block's balances add up and names such an account"
+    )
     row_checks = RowChecks(keys=("block_number", "address", "balance_before", "balance_after"))
     proof = PROOF
 
