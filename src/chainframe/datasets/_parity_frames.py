@@ -131,8 +131,13 @@ def _frames(traces: pl.DataFrame, gas: pl.DataFrame, errors: Mapping[str, str]) 
     if isinstance(arrow, pa.ChunkedArray):
         arrow = arrow.combine_chunks()
     arrow = pa.concat_arrays([arrow]) if arrow.offset else arrow  # offsets from 0
-    offsets = np.asarray(arrow.offsets.to_numpy(), dtype=np.int64)  # Polars' lists are large lists: int64 offsets
-    values = np.asarray(arrow.values.to_numpy(zero_copy_only=False), dtype=np.int64)
+    items = arrow.values
+    if items.null_count:
+        return None
+    # From the buffers: pyarrow's to_numpy imports pandas (0.2 s). Polars' lists are large lists: int64 offsets.
+    wide = pa.types.is_large_list(arrow.type)
+    offsets = np.frombuffer(arrow.buffers()[1], dtype=np.int64 if wide else np.int32)[: n + 1].astype(np.int64)
+    values = np.frombuffer(items.buffers()[1], dtype=np.int64)[items.offset : items.offset + len(items)]
     depth = np.diff(offsets).astype(np.int64)
     block = traces["blockNumber"].to_numpy()
     position = traces["transactionPosition"].to_numpy()
