@@ -170,3 +170,56 @@ def test_schema_says_what_is_counted(name: str, capsys: pytest.CaptureFixture[st
     assert "every column is proven" in out
     if name == "address_appearances":
         assert "first 12 bytes are zero" in out
+
+
+def test_appearances_are_each_seen_row_once_on_random_tables() -> None:
+    """derive (numpy: sorted, repeats dropped) against a Python set, on random transactions, receipts and logs with
+    repeated addresses, null recipients, null contract addresses, null topic lists, topics that hold addresses, and
+    two transactions under one (block, index) with other hashes (a node contradicting itself: both kept, apart)."""
+    import random
+
+    import pyarrow as pa
+
+    rng = random.Random(5)
+    dataset = DATASETS["address_appearances"]
+    pool = [bytes([i]) * 20 for i in range(6)]
+    b32, b20, u64 = pa.binary(32), pa.binary(20), pa.uint64()
+    keys = {"block_number": u64, "block_hash": b32, "transaction_index": u64, "transaction_hash": b32}
+
+    def table(items: list[tuple[Any, ...]], more: dict[str, pa.DataType]) -> pa.Table:
+        types = {**keys, **more}
+        return pa.table({name: pa.array([r[i] for r in items], t) for i, (name, t) in enumerate(types.items())})
+
+    for _ in range(150):
+        txs = []
+        for number in range(rng.randint(0, 3)):
+            for index in range(rng.randint(0, 3)):
+                twins = 2 if rng.random() < 0.3 else 1
+                txs += [(number, bytes([number, twin]) * 16, index, bytes([number, index, twin]) + bytes(29))
+                        for twin in range(twins)]  # fmt: skip
+        rows = [(*key, rng.choice(pool), rng.choice([None, *pool]), rng.choice([None, None, *pool])) for key in txs]
+        logs = []
+        for key in txs:
+            for _ in range(rng.randint(0, 3)):
+                topics = None if rng.random() < 0.1 else [
+                    bytes(12) + rng.choice(pool) if rng.random() < 0.6 else bytes([1]) * 32
+                    for _ in range(rng.randint(0, 4))
+                ]  # fmt: skip
+                logs.append((*key, rng.choice(pool[:2]), topics))
+        rng.shuffle(logs)  # a twin's logs among the other's: a repeat is then not next to its first
+        transactions = table(rows, {"from_address": b20, "to_address": b20, "contract_address": b20})
+        emitted = table(logs, {"address": b20, "topics": pa.list_(b32)})
+        expected = set()
+        for number, block_hash, index, tx_hash, sender, recipient, made in rows:
+            seen = [(sender, "sender"), (recipient, "recipient"), (made, "created_contract")]
+            expected |= {(number, block_hash, index, tx_hash, a, how) for a, how in seen if a is not None}
+        for number, block_hash, index, tx_hash, address, topics in logs:
+            expected.add((number, block_hash, index, tx_hash, address, "log_emitter"))
+            expected |= {(number, block_hash, index, tx_hash, t[12:], "log_topic")
+                         for t in topics or () if t[:12] == bytes(12)}  # fmt: skip
+        got = dataset.derive(transactions, transactions, emitted, chain_id=1).to_pylist()
+        names = ("block_number", "block_hash", "transaction_index", "transaction_hash", "address", "relationship")
+        found = [tuple(r[c] for c in names) for r in got]
+        assert len(found) == len(set(found))
+        assert set(found) == expected
+        assert [(r[0], r[2], r[4], r[5]) for r in found] == sorted((r[0], r[2], r[4], r[5]) for r in found)

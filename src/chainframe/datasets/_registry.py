@@ -31,7 +31,7 @@ REGISTRY: dict[str, Entry] = {
     "traces": Entry("_block_traces", "TRACES", numpy_free=False),
     "native_transfers": Entry("_block_traces", "NATIVE_TRANSFERS", numpy_free=False),
     "contracts": Entry("_block_traces", "CONTRACTS", numpy_free=False),
-    "address_appearances": Entry("_derived", "ADDRESS_APPEARANCES", numpy_free=True),
+    "address_appearances": Entry("_derived", "ADDRESS_APPEARANCES", numpy_free=False),
     "four_byte_counts": Entry("_derived", "FOUR_BYTE_COUNTS", numpy_free=True),
     # tokens
     "erc20_transfers": Entry("_transfers", "ERC20_TRANSFERS", numpy_free=False),
