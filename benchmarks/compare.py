@@ -42,7 +42,7 @@ TOOLS = {
     "transactions": ("chainframe", "cli", "cryo", "raw"),
     "receipts": ("chainframe", "cli", "pure", "raw"),  # cryo has no receipts dataset
     "logs": ("chainframe", "cli", "pure", "cryo", "raw", "web3"),
-    "traces": ("chainframe", "cli", "cryo"),  # both by trace_block (ours with the blocks' receipts, for the top gas)
+    "traces": ("chainframe", "cli", "cryo"),  # both by trace_block (ours with a no-step tracer's gas and the headers)
     "native_transfers": ("chainframe", "cli", "cryo"),  # both by trace_block alone: no gas in their columns
     "contracts": ("chainframe", "cli", "cryo"),
     "address_appearances": ("chainframe", "cli", "cryo"),
