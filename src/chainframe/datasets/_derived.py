@@ -2,7 +2,8 @@
 
 Each is fetched as the datasets it is made of are fetched (their own ``fetch``: full blocks batched, and
 eth_getBlockReceipts with its per-transaction fallback; only those it needs, ``derived_fetched``: address_appearances
-reads the receipts alone), decoded by their own transforms, and then derived column-wise in Polars. Its answers are
+reads the receipts alone), decoded by their own transforms, and then derived column-wise (four_byte_counts in Polars,
+address_appearances with numpy on the columns' buffers). Its answers are
 those datasets' answers behind one leading line saying where the transactions' end, so ``transform`` stays a pure
 function of the bytes. It is proven by proving those inputs (the transactions root and the senders' signatures, the
 receipts root with the logs; what its fetch did not read, its proof reads) and computing the rows again from them.
