@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,10 @@ _KEYS = frozenset({"url", "url_env", "requests_per_second", "credits_per_second"
 
 def read_providers(path: Path) -> list[Provider]:
     """The endpoints of an endpoints file, in its order; an :class:`InputError` naming the file and entry otherwise."""
+    # Imported here: tomllib compiles its regular expressions at import, 15 CPU-ms of every run's start-up, and
+    # only a run given a providers file reads one (kept for start-up time).
+    import tomllib
+
     try:
         text = path.read_text()
     except OSError as exc:
