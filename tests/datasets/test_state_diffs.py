@@ -18,7 +18,7 @@ import pytest
 from Crypto.Hash import keccak
 
 from chainframe import collect, extract
-from chainframe.devnet import DEV_ACCOUNTS, Devnet
+from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings, MissingMethod
 from chainframe.engine import verify_stored
 from tests.nodes.answers import batch
 
@@ -296,6 +296,24 @@ def test_block_level_changes_are_rows_of_their_kind(devnet: Devnet, tables: dict
         assert _int(row["storage_value_after"]) == int(header["parentHash"], 16)
     for name in ("balance_diffs", "nonce_diffs", "code_diffs"):
         assert set(tables[name]["change_type"].to_pylist()) == {"transaction"}, name
+
+
+def test_the_history_slots_are_read_one_by_one_where_eth_getproof_is_refused(
+    devnet: Devnet, tables: dict[str, pa.Table]
+) -> None:
+    """EIP-2935's slots are read for a piece with two eth_getProof (before it and at its end), not two eth_getStorageAt
+    a block; where the node refuses eth_getProof (geth's -32601 here) they are read at each block: the same rows."""
+    assert devnet.gateway is not None
+    span, blocks = f"{BLOCKS[0]}:{BLOCKS[1]}", BLOCKS[1] - BLOCKS[0] + 1
+    devnet.gateway.reset_stats()
+    assert collect("storage_diffs", blocks=span, rpc=devnet.http_url, progress=False).equals(tables["storage_diffs"])
+    calls = devnet.gateway.stats()["calls"]
+    assert calls.get("eth_getProof", 0) >= 2, calls
+    assert calls.get("eth_getStorageAt", 0) == 0, calls
+    devnet.gateway.configure(GatewaySettings(missing=(MissingMethod(method="eth_getProof"),)))
+    devnet.gateway.reset_stats()
+    assert collect("storage_diffs", blocks=span, rpc=devnet.http_url, progress=False).equals(tables["storage_diffs"])
+    assert devnet.gateway.stats()["calls"].get("eth_getStorageAt", 0) == 2 * blocks
 
 
 def test_a_removed_system_call_row_fails_verify(devnet: Devnet, stored: dict[str, Path]) -> None:

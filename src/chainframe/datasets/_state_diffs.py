@@ -38,9 +38,10 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+import anyio
 import pyarrow as pa
 
-from chainframe._errors import DecodeError
+from chainframe._errors import DecodeError, first_error
 from chainframe.datasets import _buffers
 from chainframe.datasets._block_traces import _document, batch_or_raise
 from chainframe.datasets._columns import COLUMNS, U256
@@ -181,6 +182,22 @@ async def fetch_diffs(
     the route's batch answers as received (one result a block, in ``numbers``' order by their ids), and in
     ``blocks`` each block's block-level changes asked for. ``replay_gap``: what the replay route may leave out, said
     in the run's summary (the client's notes) where that route served."""
+    found: list[dict[str, Any]] = [{"block": n} for n in blocks] if block_level else []
+    try:
+        async with anyio.create_task_group() as tg:
+            if block_level:  # beside the diffs, not after them: the same state, round trips of their own
+                tg.start_soon(_block_level, client, found, block_level)
+            method, answers = await _diffs(client, blocks, dataset=dataset)
+    except BaseExceptionGroup as group:  # the typed error (MethodNotFound), as a caller catches it
+        raise first_error(group) from None
+    notes = getattr(client, "notes", None)
+    if replay_gap is not None and method == REPLAY and isinstance(notes, dict):
+        notes[f"replay gap {dataset}"] = replay_gap
+    return [_document({"route": method, "numbers": list(blocks), "blocks": found, "answers": answers})]
+
+
+async def _diffs(client: Any, blocks: BlockRange, *, dataset: str) -> tuple[str, list[bytes]]:
+    """The route that served the blocks' diffs, and its batch answers as received."""
     from chainframe.rpc import InvalidParams, MethodNotFound
 
     tried: dict[str, str] = {}
@@ -192,19 +209,11 @@ async def fetch_diffs(
         try:
             # The answers as received, spliced into the document unparsed and read once by the transform: parsing
             # them here and writing them out again cost two of three passes over the JSON (as for trace_block).
-            answers = list(await client.batch_bytes([(method, [hex(n), params]) for n in blocks]))
+            return method, list(await client.batch_bytes([(method, [hex(n), params]) for n in blocks]))
         except (MethodNotFound, InvalidParams) as exc:
             if isinstance(exc, InvalidParams) and method == REPLAY:
                 raise
             tried[method] = f"{exc.detail} [{exc.code}]" if exc.code is not None else exc.detail
-            continue
-        notes = getattr(client, "notes", None)
-        if replay_gap is not None and method == REPLAY and isinstance(notes, dict):
-            notes[f"replay gap {dataset}"] = replay_gap
-        found: list[dict[str, Any]] = [{"block": n} for n in blocks] if block_level else []
-        if block_level:
-            await _block_level(client, found, block_level)
-        return [_document({"route": method, "numbers": list(blocks), "blocks": found, "answers": answers})]
     said = "; ".join(f"{m}: {answer}" for m, answer in tried.items())
     raise MethodNotFound(
         f"{dataset} needs state diffs and the node serves neither trace_replayBlockTransactions (stateDiff) nor "
