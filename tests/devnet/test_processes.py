@@ -79,3 +79,19 @@ def test_devnet_command_serves_until_ctrl_c(tmp_path: Path) -> None:
         assert proc.wait(30) == 130
     with pytest.raises(httpx.ConnectError):  # the gateway is gone
         httpx.post(lines["HTTP"], json=call("eth_chainId"), timeout=2)
+
+
+def test_a_child_that_exits_or_never_gets_ready_says_which() -> None:
+    from chainframe.devnet import DevnetError
+    from chainframe.devnet._process import Child
+
+    def never(line: str) -> None:
+        return None
+
+    with pytest.raises(DevnetError, match=r"quitter exited with code 3; its last output:\nbye"):
+        Child("quitter", [sys.executable, "-c", "print('bye'); raise SystemExit(3)"], ready=never, timeout=30)
+    started = time.monotonic()
+    with pytest.raises(DevnetError, match=r"sleeper was not ready within 1 s; its last output:\nhello"):
+        Child("sleeper", [sys.executable, "-c", "print('hello', flush=True); import time; time.sleep(60)"],
+              ready=never, timeout=1)  # fmt: skip
+    assert time.monotonic() - started < 10  # the sleeper was stopped, not waited for

@@ -96,8 +96,14 @@ class Child:
         t.join(max(0.0, deadline - time.monotonic()))
         if result:
             return result[0]
+        if t.is_alive():
+            reason = f"was not ready within {timeout:.0f} s"
+        else:  # its output ended before it was ready: it is exiting (read its code before stop() ends it)
+            try:
+                reason = f"exited with code {self._proc.wait(timeout=5)}"
+            except subprocess.TimeoutExpired:
+                reason = "closed its output before it was ready"
         self.stop()
-        reason = "exited" if self._proc.poll() is not None else f"was not ready within {timeout:.0f} s"
         tail = "\n".join(self._tail[-15:])
         raise DevnetError(f"{self.name} {reason}; its last output:\n{tail}")
 
