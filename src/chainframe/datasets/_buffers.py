@@ -117,5 +117,5 @@ def wei(values: Sequence[int | None], column: str) -> pa.Array:
             f"{column}: {largest} does not fit decimal128(38, 0) (values are never wrapped or rounded); this chain "
             "holds larger amounts: decode with u256='binary' to store wei columns as 32-byte words"
         )
-    data = b"".join((0 if v is None else v).to_bytes(16, "little") for v in values)
+    data = b"".join((0 if v is None else v).to_bytes(16, sys.byteorder) for v in values)
     return pa.Array.from_buffers(pa.decimal128(38, 0), len(values), [_validity(values), pa.py_buffer(data)])
