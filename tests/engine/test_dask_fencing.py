@@ -26,6 +26,7 @@ import pytest
 import s3fs
 
 from chainframe import scan
+from chainframe.cli import main
 from chainframe.devnet import Devnet
 from chainframe.store import ObjectPath, is_delta_table, location, snapshot_uris, table_version
 from chainframe.store._delta import storage_options
@@ -98,7 +99,7 @@ class Cluster:
                 for i in dead:
                     self.processes[i] = self._worker(self.NAMES[i - 1])
                 client.wait_for_workers(len(self.NAMES), timeout=60)
-            _wait(lambda: not any(client.processing().values()), 120, "the workers to be idle")
+            _wait(lambda: not any(client.processing().values()), 120, "the workers to be idle", every=0.5)
         return self.address, self.processes
 
     def stop(self) -> None:
@@ -124,22 +125,35 @@ def cluster(module_cluster: Cluster) -> tuple[str, list[subprocess.Popen[bytes]]
     return module_cluster.ready()
 
 
-def _wait(condition: Callable[[], bool], seconds: float, what: str) -> None:
+def _wait(condition: Callable[[], bool], seconds: float, what: str, *, every: float = 0.1) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
+        time.sleep(every)
 
 
 def _env() -> dict[str, str]:
     return {**os.environ, "CHAINFRAME_LEASE_SECONDS": str(LEASE)}
 
 
-def _command(devnet: Devnet, out: str, *more: str, blocks: str = BLOCKS) -> list[str]:
+def _argv(devnet: Devnet, out: str, *more: str, blocks: str = BLOCKS) -> list[str]:
     return [
-        sys.executable, "-m", "chainframe.cli", "extract", *DATASETS, "--blocks", blocks, "--rpc", devnet.http_url,
-        "--out", out, "--chunk-size", str(CHUNK), "--no-progress", *more,
+        "extract", *DATASETS, "--blocks", blocks, "--rpc", devnet.http_url, "--out", out, "--chunk-size", str(CHUNK),
+        "--no-progress", *more,
     ]  # fmt: skip
+
+
+def _command(devnet: Devnet, out: str, *more: str, blocks: str = BLOCKS) -> list[str]:
+    return [sys.executable, "-m", "chainframe.cli", *_argv(devnet, out, *more, blocks=blocks)]
+
+
+def _in_process(argv: list[str]) -> None:
+    """Run a take-over's command line in this process, with the coordinators' lease: the same run as the command's,
+    without a new interpreter importing chainframe, Polars, delta-rs and s3fs again (1-2 CPU-s each time). The
+    runs under test (the paused and killed ones) stay processes of their own."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CHAINFRAME_LEASE_SECONDS", str(LEASE))
+        assert main(argv) == 0, argv
 
 
 def _committed(out: str) -> int:
@@ -152,18 +166,16 @@ def _versions(out: str) -> dict[str, int]:
     return {name: table_version(location(f"{out}/{name}")) for name in DATASETS}
 
 
-def _idle(address: str) -> bool:
-    """Whether the cluster's workers hold no task (the dead run's tasks ran out)."""
+def _wait_idle(address: str, what: str) -> None:
+    """Wait until the cluster's workers hold no task (the dead run's tasks ran out): one client asking twice a
+    second, where a client a look cost the scheduler and this process a connection and its handshake each time."""
     with distributed.Client(address, timeout=30) as client:
-        return not any(client.processing().values())
+        _wait(lambda: not any(client.processing().values()), 120, what, every=0.5)
 
 
-def _take_over(devnet: Devnet, out: str, *more: str, blocks: str = BLOCKS) -> subprocess.CompletedProcess[str]:
-    """A second run, unpaced, in this process's environment: it must take the prefix over and finish."""
-    done = subprocess.run(_command(devnet, out, *more, blocks=blocks), capture_output=True, text=True, timeout=180,
-                          env=_env())  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done
+def _take_over(devnet: Devnet, out: str, *more: str, blocks: str = BLOCKS) -> None:
+    """A second run, unpaced, in this process (``_in_process``): it must take the prefix over and finish."""
+    _in_process(_argv(devnet, out, *more, blocks=blocks))
 
 
 def _written(out: str) -> bool:
@@ -181,9 +193,13 @@ def _written(out: str) -> bool:
 
 def _started(first: subprocess.Popen[str], out: str) -> None:
     """Wait until the first run has committed a chunk (and so is well under way): its snapshots are looked at once a
-    chunk file was written (a commit follows its file)."""
+    chunk file was written (a commit follows its file), and twice a second (each look lists a table on moto's
+    server, whose CPU the first run needs; its first commit comes 9-21 s in, 10 s before its end)."""
     _wait(
-        lambda: first.poll() is not None or (_written(out) and _committed(out) > 0), 90, "the first run's first commit"
+        lambda: first.poll() is not None or (_written(out) and _committed(out) > 0),
+        90,
+        "the first run's first commit",
+        every=0.5,
     )
     assert first.poll() is None, "the first run ended before it could be stopped"
 
@@ -222,15 +238,15 @@ def test_a_killed_coordinators_tasks_finish_later_and_publish_nothing(
         first.kill()
     _take_over(chain, out)
     versions = _versions(out)
-    _wait(lambda: _idle(address), 120, "the dead run's tasks to end on the workers")
+    _wait_idle(address, "the dead run's tasks to end on the workers")
     assert _versions(out) == versions  # not one commit after the run that took over
     assert_same_as_local(chain, out, tmp_path, datasets=DATASETS, chunk_size=CHUNK, blocks=BLOCKS)
 
 
-TAKE_OVERS = {
-    "extract": lambda devnet, out: _command(devnet, out),
-    "vacuum": lambda devnet, out: [sys.executable, "-m", "chainframe.cli", "vacuum", out, "--retention-hours", "0"],
-    "repair": lambda devnet, out: [sys.executable, "-m", "chainframe.cli", "repair", out, "--rpc", devnet.http_url],
+TAKE_OVERS: dict[str, Callable[[Devnet, str], list[str]]] = {
+    "extract": lambda devnet, out: _argv(devnet, out),
+    "vacuum": lambda devnet, out: ["vacuum", out, "--retention-hours", "0"],
+    "repair": lambda devnet, out: ["repair", out, "--rpc", devnet.http_url],
 }
 """What takes a paused run's prefix over: another extraction, a vacuum that deletes every file no commit names (the
 paused run's workers wrote some meanwhile), and a repair (which changes nothing here, but claims every table)."""
@@ -250,12 +266,9 @@ def test_a_paused_coordinator_wakes_to_a_typed_error_not_a_success(
                           stderr=subprocess.PIPE, text=True, env=_env()) as first:  # fmt: skip
         _started(first, out)
 
-        def take_over() -> None:
-            taken = subprocess.run(TAKE_OVERS[other](chain, out), capture_output=True, text=True, timeout=180,
-                                   env=_env())  # fmt: skip
-            assert taken.returncode == 0, taken.stderr
-
-        versions, stopped, stdout, stderr = _paused_past_lease(first, out, take_over)
+        versions, stopped, stdout, stderr = _paused_past_lease(
+            first, out, lambda: _in_process(TAKE_OVERS[other](chain, out))
+        )
     assert first.returncode != 0, stdout
     errors = [line for line in stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1, stderr
@@ -264,7 +277,7 @@ def test_a_paused_coordinator_wakes_to_a_typed_error_not_a_success(
     assert chain.key not in stdout + stderr
     print(f"{other}: the continued coordinator stopped {stopped:.1f} s after SIGCONT")
     assert stopped < LEASE + CLOSE, f"the continued run took {stopped:.1f} s to stop"
-    _wait(lambda: _idle(address), 120, "the paused run's tasks to end on the workers")
+    _wait_idle(address, "the paused run's tasks to end on the workers")
     assert _versions(out) == versions
     _every_version_whole(out)
     if other == "extract":
