@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from chainframe import InputError
+from chainframe.cli import main
 from chainframe.datasets import BLOCKS, LOGS, RECEIPTS, TRANSACTIONS, BlockRange
 from chainframe.devnet import DEV_ACCOUNTS, Devnet, FaultRule, GatewaySettings, LogLimits
 from chainframe.engine import collect, extract, folder_info, open_duckdb, scan, series_folder
@@ -267,29 +268,41 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_cli(devnet: Devnet, tmp_path: Path) -> None:
-    helped = _cli("extract", "--help")
+def _in_process(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The command line's exit code, stdout and stderr, run in this process: a process of its own would cost a start
+    and chainframe's imports each time, and what is checked is the command's, not the interpreter's."""
+    try:
+        code = main(list(args))
+    except SystemExit as exit:  # argparse's errors end with status 2
+        code = int(exit.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli(devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    helped = _cli("extract", "--help")  # one real process: `python -m chainframe.cli` is the entry point
     assert helped.returncode == 0
     assert "examples:" in helped.stdout
     assert "the end is included" in helped.stdout
-    bad = _cli("extract", "logs", "--blocks", "x:y", "--rpc", devnet.http_url, "--out", str(tmp_path))
-    assert bad.returncode == 2
-    assert "error: block range 'x:y'" in bad.stderr
-    done = _cli(
-        "extract", "logs", "--blocks", "0:20", "--rpc", devnet.http_url, "--out", str(tmp_path), "--no-progress"
+    code, _, err = _in_process(capsys, "extract", "logs", "--blocks", "x:y", "--rpc", devnet.http_url, "--out",
+                               str(tmp_path))  # fmt: skip
+    assert code == 2
+    assert "error: block range 'x:y'" in err
+    code, out, err = _in_process(
+        capsys, "extract", "logs", "--blocks", "0:20", "--rpc", devnet.http_url, "--out", str(tmp_path), "--no-progress"
     )
-    assert done.returncode == 0, done.stderr
-    assert f"{sum(devnet.truth.logs_per_block()[:21]):,} rows" in done.stdout
-    assert devnet.key not in done.stdout + done.stderr
-    info = _cli("info", str(tmp_path))
-    assert info.returncode == 0
-    assert "0..20" in info.stdout
-    called = _cli("call", "eth_getBlockByNumber", "1", "false", "--rpc", devnet.http_url)
-    assert called.returncode == 0, called.stderr
-    assert json.loads(called.stdout)["number"] == "0x1"
-    wrong = _cli("call", "eth_getBlockByNumber", "soon", "--rpc", devnet.http_url)
-    assert wrong.returncode == 2
-    assert "block must be a block number" in wrong.stderr
+    assert code == 0, err
+    assert f"{sum(devnet.truth.logs_per_block()[:21]):,} rows" in out
+    assert devnet.key not in out + err
+    code, out, _ = _in_process(capsys, "info", str(tmp_path))
+    assert code == 0
+    assert "0..20" in out
+    code, out, err = _in_process(capsys, "call", "eth_getBlockByNumber", "1", "false", "--rpc", devnet.http_url)
+    assert code == 0, err
+    assert json.loads(out)["number"] == "0x1"
+    code, _, err = _in_process(capsys, "call", "eth_getBlockByNumber", "soon", "--rpc", devnet.http_url)
+    assert code == 2
+    assert "block must be a block number" in err
 
 
 @pytest.mark.parametrize("u256", ["decimal", "binary"])
