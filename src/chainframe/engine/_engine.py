@@ -342,8 +342,9 @@ async def _attempt(
         sink = InOrder(task.fetch_start, write)
         check = ChunkCheck(task.dataset, finalized)
         proven = Proven() if task.verify and group is None else None
-        # As its series: the answers it shares with the run's other series are kept until it has read them.
-        with asking(series_name(task.dataset, task.filters, task.u256)):
+        # As its series: the answers it shares with the run's other series are kept until it has read them; one of a
+        # block above the finalized one that another series read is a witness its commit checks (engine._shared).
+        with asking(series_name(task.dataset, task.filters, task.u256), check.witnesses):
             await fetch_and_decode(task, run, sink=sink, check=check, proven=proven, group=group)
         if group is not None:  # published once every member's rows are proven with the others'
             if place is not None:

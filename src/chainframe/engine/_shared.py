@@ -13,7 +13,11 @@ traces, native_transfers and contracts):
   are kept, new answers are not: a series ahead of the others must not push out what those behind are about to
   read (they ask the node again for what was not kept);
 - a call asked and not yet answered is waited for, not asked twice;
-- answers of blocks above the run's finalized block are never shared (the chain there may move between askers);
+- an answer of a block above the run's finalized block (where the chain may move between askers) is handed to
+  another asker with the block hash it carries, as a witness of the asker's chunk (:func:`asking`): the chunk is
+  written only if the chain it commits to still has that block (same block hash, same answer), else it is read
+  again, as when its own reads saw the chain move. An answer that carries no block hash (an empty block's receipts)
+  is asked again, and so are the headers the chunks' checks read: never shared above the finalized block;
 - answers of blocks whose rows failed a check, or moved to another fork, are forgotten (:meth:`SharedAnswers.forget`)
   before they are fetched again, so a retry asks the node.
 
@@ -26,6 +30,7 @@ answers does not prove again (:meth:`Received.proven`); answers asked again are 
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -60,6 +65,12 @@ Kind = tuple[str, tuple[Any, ...]]
 Key = tuple[str, int, tuple[Any, ...]]
 
 _ASKER: ContextVar[str] = ContextVar("chainframe_asker", default="")
+_WITNESSES: ContextVar[list[tuple[int, bytes | None, bytes | None]] | None] = ContextVar(
+    "chainframe_witnesses", default=None
+)
+
+_HEADER: Kind = ("eth_getBlockByNumber", (False,))
+"""What the chunks' chain checks read: above the finalized block each asks it itself."""
 
 
 def reads(dataset: Dataset) -> set[Kind]:
@@ -69,12 +80,16 @@ def reads(dataset: Dataset) -> set[Kind]:
 
 
 @contextmanager
-def asking(asker: str) -> Iterator[None]:
-    """The calls made inside are ``asker``'s (a series of the run)."""
+def asking(asker: str, witnesses: list[tuple[int, bytes | None, bytes | None]] | None = None) -> Iterator[None]:
+    """The calls made inside are ``asker``'s (a series of the run). ``witnesses`` (a chunk's
+    :attr:`~chainframe.engine._canonical.ChunkCheck.witnesses`): where answers of blocks above the finalized one
+    that another asker read are noted, ``(block, its hash, its hash)``; without it they are asked again."""
     token = _ASKER.set(asker)
+    seen = _WITNESSES.set(witnesses)
     try:
         yield
     finally:
+        _WITNESSES.reset(seen)
         _ASKER.reset(token)
 
 
@@ -86,6 +101,8 @@ class _Answer:
     id_at: int
     """Where its id's digits start (and ``id_end``, end): numbered again for each asker."""
     id_end: int
+    block_hash: bytes | None = None
+    """The hash of the block it answers, once read (above the finalized block only; empty: it carries none)."""
     proven: frozenset[Hashable] = frozenset()
     """What a dataset of the run proved it to be (a :class:`~chainframe.datasets.Proof`: its header, its
     transactions, its receipts)."""
@@ -132,8 +149,8 @@ def receiving() -> Iterator[Received]:
 
 
 class SharedAnswers:
-    """``client`` with its block calls' answers shared between askers (see the module). Everything else, and every
-    call above ``through``, goes to ``client`` as it is."""
+    """``client`` with its block calls' answers shared between askers (see the module). Everything else, and the
+    headers of blocks above ``through``, go to ``client`` as they are."""
 
     def __init__(self, client: Any, *, through: int, kept_bytes: int = KEPT_BYTES) -> None:
         self._client = client
@@ -185,8 +202,14 @@ class SharedAnswers:
                 found[i] = answer
         for event in waits:
             await event.wait()
+        witnesses = _WITNESSES.get()
         for i, key in enumerate(wanted):
-            found[i] = found[i] or self._kept.get(key)
+            if found[i] is None and (held := self._kept.get(key)) is not None:
+                if key[1] <= self._through:
+                    found[i] = held
+                elif witnesses is not None and (stamp := _stamp(held)):  # the chunk commits to this block's hash
+                    witnesses.append((key[1], stamp, stamp))
+                    found[i] = held
         missing = [i for i, answer in enumerate(found) if answer is None]
         if missing:  # not kept, forgotten, failed or not shareable meanwhile: asked again, as any call
             again = await self._client.batch_bytes([calls[i] for i in missing])
@@ -259,9 +282,10 @@ class SharedAnswers:
             number = int(params[0], 16)
         except ValueError:  # a tag ("latest"): its block is not fixed
             return None
-        if number > self._through:
+        kind = (method, tuple(params[1:]))
+        if number > self._through and kind == _HEADER:
             return None
-        return method, number, tuple(params[1:])
+        return method, number, kind[1]
 
 
 async def _cut(bodies: Sequence[bytes], calls: int) -> list[list[Held]] | None:
@@ -290,6 +314,22 @@ def _envelopes(bodies: Sequence[bytes], calls: int) -> list[list[Held]] | None:
                 return None
             each.append((_Answer(len(head), len(head) + len(digits)), body[start:end]))
     return out if sum(map(len, out)) == calls else None
+
+
+def _stamp(held: Held) -> bytes | None:
+    """The hash of the block ``held`` answers (a full body's own, a receipt's or a trace's ``blockHash``), or None
+    (an empty list, a missing block, an answer of another shape). Read once per answer, and only above the finalized
+    block: a few dozen blocks a run."""
+    answer, envelope = held
+    if answer.block_hash is None:
+        try:
+            result = json.loads(envelope).get("result")
+            item = result[0] if isinstance(result, list) and result else result
+            text = item.get("hash" if isinstance(result, dict) else "blockHash") if isinstance(item, dict) else None
+            answer.block_hash = bytes.fromhex(text[2:]) if isinstance(text, str) and text.startswith("0x") else b""
+        except (ValueError, AttributeError):
+            answer.block_hash = b""
+    return answer.block_hash or None
 
 
 def _note(body: bytes, answers: Sequence[_Answer]) -> None:
