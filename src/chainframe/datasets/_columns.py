@@ -19,6 +19,7 @@ Type rules (also in docs/datasets-and-decoding.md):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 import pyarrow as pa
@@ -268,4 +269,11 @@ COLUMNS: dict[str, Column] = _table(
 
 def schema(names: tuple[str, ...], u256: U256 = "decimal") -> pa.Schema:
     """The Arrow schema of a dataset with these columns, from the one table."""
+    return _schema(tuple(names), u256)
+
+
+@cache
+def _schema(names: tuple[str, ...], u256: U256) -> pa.Schema:
+    # Made once per dataset and u256 form, not for every piece: a schema is immutable, and the chain families' columns
+    # made building one each time a cost of every piece (issue 43).
     return pa.schema([pa.field(n, COLUMNS[n].arrow_type_for(u256)) for n in names])
