@@ -18,9 +18,8 @@ Type rules (also in docs/datasets-and-decoding.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import pyarrow as pa
 
@@ -73,8 +72,9 @@ ARROW: dict[Kind, pa.DataType] = {
 }
 
 
-@dataclass(frozen=True)
-class Column:
+# A NamedTuple, not a frozen dataclass: every run imports this module, and a dataclass's generated methods cost about
+# 1.5 CPU-ms at import (issue 43: start-up since b6ac909).
+class Column(NamedTuple):
     name: str
     kind: Kind
     doc: str
