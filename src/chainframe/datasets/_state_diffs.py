@@ -530,6 +530,13 @@ class BalanceDiffs(StateDiffs):
     field = "balance"
     before, after = "balance_before", "balance_after"
     block_level = ("withdrawals",)
+    unreported_rewards = (
+        "a block before the merge (difficulty > 0) credits its miner, and its uncles' miners, a reward after its last "
+        "transaction that neither trace_replayBlockTransactions' stateDiff nor prestateTracer reports: their last "
+        "value after and unexplained changes are not checked (the miner's; every account's in a block with uncles, "
+        "whose miners are in uncle headers not read)"
+    )
+    """Why a pre-merge block's rewarded accounts are not proven at the block (read by the verifier)."""
     replay_gap = (
         "balance_diffs read by trace_replayBlockTransactions (stateDiff), which may leave out an account that held "
         "ether before a CREATE2 made and destroyed it in one transaction (anvil 1.7.1 does): --verify proves each "

@@ -9,6 +9,10 @@ proven against the two headers' state roots:
 - ``last_after``: its last row's value after is the state at the block;
 - ``unexplained``: a value that differs between the two blocks has rows at all (a removed row fails here).
 
+Before the merge a block credits its miner and its uncles' miners a reward no diff route reports; where the dataset
+declares so (``unreported_rewards``) those accounts' ``last_after`` and ``unexplained`` are skipped with that reason
+on a block whose header has a difficulty: the miner's, and every account's of a block with uncles.
+
 A failure names the account (and slot), the block and the transaction.
 """
 
@@ -68,6 +72,17 @@ def prove_state_diffs(piece: Piece) -> None:
     for row in ordered:
         groups.setdefault(tuple(row[k] for k in keys), []).append(row)
     name, failures = piece.name, report.failures
+    rewarded = _rewarded(piece.headers, getattr(dataset, "unreported_rewards", ""))
+    skipped: set[int] = set()
+
+    def unrewarded(number: int, address: Any) -> bool:
+        """Not an account a pre-merge reward may have changed at this block (else its skip is counted)."""
+        accounts = rewarded.get(number)
+        if accounts is None or (accounts and address not in accounts):
+            return True
+        skipped.add(number)
+        return False
+
     for key, series in groups.items():
         number = key[0]
         where = _where(key)
@@ -87,16 +102,39 @@ def prove_state_diffs(piece: Piece) -> None:
                                         f"{'state at the previous block' if row is series[0] else 'the previous row'}"
                                         f" says {_show(previous)}", row=tx))  # fmt: skip
             previous = value(row[after_column])
-        if previous != proven[(number, *key[1:])]:
+        if previous != proven[(number, *key[1:])] and unrewarded(number, key[1]):
             failures.append(Failure(name, number, "last_after", f"{where} {after_column} {_show(previous)}",
                                     f"state at the block says {_show(proven[(number, *key[1:])])}",
                                     row=where))  # fmt: skip
     for (number, *rest), at in sorted(proven.items(), key=lambda item: repr(item[0])):
         earlier = proven.get((number - 1, *rest))
-        if number in piece.blocks and earlier is not None and earlier != at and (number, *rest) not in groups:
+        if (
+            number in piece.blocks
+            and earlier is not None
+            and earlier != at
+            and (number, *rest) not in groups
+            and unrewarded(number, rest[0])
+        ):
             where = _where((number, *rest))
             failures.append(Failure(name, number, "unexplained", f"{where}: no row", f"state changed from "
                                     f"{_show(earlier)} at the previous block to {_show(at)}", row=where))  # fmt: skip
+
+    if skipped:
+        reason: str = getattr(dataset, "unreported_rewards")  # noqa: B009
+        report.skip(name, "last_after", reason, blocks=len(skipped))
+        report.skip(name, "unexplained", reason, blocks=len(skipped))
+
+
+def _rewarded(headers: pa.Table, reason: str) -> dict[int, frozenset[bytes]]:
+    """By pre-merge block, the accounts whose reward no row reports: its miner, or every account (an empty set) if it
+    has uncles; none where the dataset declares no such reason."""
+    if not reason or not headers.num_rows:
+        return {}
+    found: dict[int, frozenset[bytes]] = {}
+    for row in headers.select(["block_number", "difficulty", "miner", "uncles"]).to_pylist():
+        if row["difficulty"] is not None and _number(row["difficulty"]) > 0:
+            found[row["block_number"]] = frozenset() if row["uncles"] else frozenset({bytes(row["miner"])})
+    return found
 
 
 def _proven(field: str, accounts: pa.Table | None, storage: pa.Table | None) -> dict[tuple[Any, ...], Hashable]:
