@@ -1,12 +1,12 @@
-"""A run pays only for what it uses: the ``chainframe`` command extracting blocks, transactions, logs, receipts or
-state diffs loads neither numpy (its process imports pyarrow without it: :mod:`chainframe.cli._process`), Polars (the native
+"""A run pays only for what it uses: the ``chainframe`` command extracting blocks, transactions, logs, receipts or state
+diffs loads neither numpy (its process imports pyarrow without it: :mod:`chainframe.cli._process`), Polars (the native
 scanner and Arrow kernels serve), DuckDB, the progress bar, the WebSocket and HTTP/2 clients, the client's typed result
 classes, the verification or decoding code, the devnet, pyarrow.compute (:mod:`chainframe._kernels` calls its kernels),
 tenacity before a request fails, nor pandas (which pyarrow imports for a Python value turned into an Arrow array or
-scalar). Each of these cost start-up time before (``python -X importtime``, and pandas 0.3 s in the first piece of
-every run). A first run stops short of the head and a second extends its chunk to the head, so copying kept rows and
-checking unfinalized rows run too. What a process loaded is read from its ``-X importtime`` lines, which it prints as
-it imports: the command leaves without a teardown, so nothing can be asked of it at its end.
+scalar). Each of these cost start-up time before (``python -X importtime``, and pandas 0.3 s in the first piece of every
+run). A first run stops short of the head and a second extends its chunk to the head, so copying kept rows and checking
+unfinalized rows run too. What a process loaded is read from its ``-X importtime`` lines, which it prints as it imports:
+the command leaves without a teardown, so nothing can be asked of it at its end.
 """
 
 from __future__ import annotations
