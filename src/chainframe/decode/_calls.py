@@ -55,17 +55,8 @@ def call_fields(functions: Sequence[Function], *, taken: Sequence[str], u256: U2
     """The argument columns of ``functions`` beside the columns ``taken``: one per parameter name, shared by functions
     whose parameter of that name has the same type; a name with two types is refused (decode them separately)."""
     taken = [*taken, *(f.name for f in CALL)]
-    fields: dict[str, pa.Field] = {}
-    for function in functions:
-        for param, name in zip(function.params, argument_names(function, taken), strict=True):
-            field = pa.field(name, arrow_type(param.type, u256))
-            if name in fields and not fields[name].equals(field):
-                raise InputError(
-                    f"functions {', '.join(f.signature for f in functions)} have a parameter {name!r} of two types "
-                    f"({fields[name].type} and {field.type}); extract them as separate series"
-                )
-            fields[name] = field
-    return list(fields.values())
+    named = [(f.params, argument_names(f, taken)) for f in functions]
+    return _shared_fields(functions, named, "have a parameter", u256)
 
 
 def output_names(function: Function) -> list[str]:
@@ -76,13 +67,21 @@ def output_names(function: Function) -> list[str]:
 def output_fields(functions: Sequence[Function], *, u256: U256) -> list[pa.Field]:
     """The output columns of ``functions``: one per output name, shared by functions whose output of that name has
     the same type; a name with two types is refused (decode them separately)."""
+    return _shared_fields(functions, [(f.outputs, output_names(f)) for f in functions], "return", u256)
+
+
+def _shared_fields(
+    functions: Sequence[Function], named: Sequence[tuple[Sequence[Any], list[str]]], verb: str, u256: U256
+) -> list[pa.Field]:
+    """One column per name over every function's ``(parameters, their column names)``; a name given two
+    types is refused, saying which functions ``verb`` it."""
     fields: dict[str, pa.Field] = {}
-    for function in functions:
-        for param, name in zip(function.outputs, output_names(function), strict=True):
+    for params, names in named:
+        for param, name in zip(params, names, strict=True):
             field = pa.field(name, arrow_type(param.type, u256))
             if name in fields and not fields[name].equals(field):
                 raise InputError(
-                    f"functions {', '.join(f.signature for f in functions)} return {name!r} of two types "
+                    f"functions {', '.join(f.signature for f in functions)} {verb} {name!r} of two types "
                     f"({fields[name].type} and {field.type}); extract them as separate series"
                 )
             fields[name] = field
