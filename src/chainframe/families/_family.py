@@ -8,11 +8,11 @@ of its chain (:func:`chainframe.families.family_of`) and never tests a chain id 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, ClassVar, NamedTuple
 
-from chainframe._rlp import RlpItem, uint
+from chainframe._rlp import RlpItem, python_rlp, uint
 
 Row = Mapping[str, Any]
 """A stored row as Python values, column -> value."""
@@ -25,6 +25,13 @@ def integer(value: Any) -> bytes:
     if isinstance(value, bytes):
         return uint(int.from_bytes(value, "big"))
     return uint(int(value) if isinstance(value, Decimal) else value)
+
+
+def typed_receipt(kind: int, receipt: Row, logs: list[RlpItem], extra: Sequence[str] = ()) -> bytes:
+    """A typed receipt's trie value: ``kind || rlp([status, cumulativeGasUsed, logsBloom, logs, *extra])``, the
+    ``extra`` columns (a deposit's nonce and receipt version) as integers."""
+    body: list[RlpItem] = [uint(receipt["status"]), uint(receipt["cumulative_gas_used"]), receipt["logs_bloom"], logs]
+    return bytes([kind]) + python_rlp(body + [uint(receipt[name]) for name in extra])
 
 
 # NamedTuples, not frozen dataclasses: every run imports the families, and a dataclass's generated methods cost

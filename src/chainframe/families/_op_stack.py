@@ -28,7 +28,15 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from chainframe._rlp import RlpItem, python_rlp, uint
-from chainframe.families._family import ChainFamily, FromHardfork, ReceiptType, Row, TransactionType, integer
+from chainframe.families._family import (
+    ChainFamily,
+    FromHardfork,
+    ReceiptType,
+    Row,
+    TransactionType,
+    integer,
+    typed_receipt,
+)
 
 DEPOSIT = 0x7E
 
@@ -84,9 +92,7 @@ def _deposit_receipt_fields(timestamp: int, chain_id: int | None) -> tuple[str, 
 
 
 def _deposit_receipt(receipt: Row, logs: list[RlpItem], timestamp: int, chain_id: int | None) -> bytes:
-    body: list[RlpItem] = [uint(receipt["status"]), uint(receipt["cumulative_gas_used"]), receipt["logs_bloom"], logs]
-    body += [uint(receipt[name]) for name in _deposit_receipt_fields(timestamp, chain_id)]
-    return bytes([DEPOSIT]) + python_rlp(body)
+    return typed_receipt(DEPOSIT, receipt, logs, _deposit_receipt_fields(timestamp, chain_id))
 
 
 class OpStack(ChainFamily):

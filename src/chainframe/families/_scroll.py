@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from chainframe._rlp import RlpItem, python_rlp, uint
-from chainframe.families._family import ChainFamily, ReceiptType, Row, TransactionType, integer
+from chainframe.families._family import ChainFamily, ReceiptType, Row, TransactionType, integer, typed_receipt
 
 L1_MESSAGE = 0x7E
 _L1_FEE = (
@@ -41,8 +41,7 @@ def _receipt_fields(timestamp: int, chain_id: int | None) -> tuple[str, ...]:
 
 
 def _l1_message_receipt(receipt: Row, logs: list[RlpItem], timestamp: int, chain_id: int | None) -> bytes:
-    body: list[RlpItem] = [uint(receipt["status"]), uint(receipt["cumulative_gas_used"]), receipt["logs_bloom"], logs]
-    return bytes([L1_MESSAGE]) + python_rlp(body)
+    return typed_receipt(L1_MESSAGE, receipt, logs)
 
 
 class Scroll(ChainFamily):
