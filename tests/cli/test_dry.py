@@ -65,6 +65,27 @@ def test_the_predicted_calls_and_credits_are_the_runs_within_10_percent(
     assert abs(credits - real_credits) <= 0.1 * real_credits, (credits, real_credits)
 
 
+def test_the_trace_familys_gas_reads_are_predicted_by_the_runs_pacing(
+    devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """traces reads its top frames' gas from the no-step tracer and the headers unless credits price the receipts
+    lower: with no credit budget --dry names those two reads, not the receipts, and the calls the gateway then counts
+    are within 10% of its total (with Infura's credits, the case above: the receipts)."""
+    assert devnet.gateway is not None
+    argv = ["traces", "--blocks", "0:239", "--rpc", devnet.http_url, "--out", str(tmp_path), "--chunk-size", "100"]
+    printed = "\n".join(_dry(capsys, *argv))
+    assert "+ 240 debug_traceBlockByNumber + 240 eth_getBlockByNumber calls" in printed, printed
+    assert "eth_getBlockReceipts" not in printed.split("  total:")[0], printed
+    found = re.search(r"^  total: ([\d,]+) calls", printed, re.M)
+    assert found is not None, printed
+    calls = int(found.group(1).replace(",", ""))
+    devnet.gateway.reset_stats()
+    assert main(["extract", *argv, "--no-progress"]) == 0
+    counted = devnet.gateway.stats()["calls"]
+    assert counted.get("eth_getBlockReceipts", 0) <= 1, sorted(counted.items())  # at most the routes' check's
+    assert abs(calls - sum(counted.values())) <= 0.1 * sum(counted.values()), (calls, counted)
+
+
 @pytest.mark.parametrize(
     "datasets", [["logs"], ["transactions", "receipts"], ["blocks", "transactions", "receipts", "logs"]]
 )

@@ -79,11 +79,12 @@ class Estimate:
         return self.calls + sum(self.others.values()) + self.overhead + preflight
 
 
-def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool = False,
-             finalized: int | None = None, method: str | None = None) -> Estimate:  # fmt: skip
+def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool = False, finalized: int | None = None,
+             method: str | None = None, pacing: Pacing | None = None) -> Estimate:  # fmt: skip
     """What ``series``' tasks cost: its method's calls (eth_getLogs from ``density``, else a floor), and with
     ``finalized`` known the run's own reads (chain state, the headers of blocks above it, each chunk's ends);
-    ``method``: the one its route on the node calls instead (:func:`routed`)."""
+    ``method``: the one its route on the node calls instead (:func:`routed`); ``pacing``: the run's, by which a
+    dataset may pick what else it reads (:meth:`~chainframe.datasets.Dataset.other_calls`)."""
     dataset = DATASETS[series.dataset]
     chunks = [BlockRange(t.fetch_start, t.end) for t in series.tasks]
     blocks = sum(map(len, chunks))
@@ -101,7 +102,7 @@ def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool 
         if asked:
             overhead, batches = overhead + 1, batches + (len(asked) > 1)
             checked = tuple(asked)
-    others = dataset.other_calls(blocks, series.filters)
+    others = dataset.other_calls(blocks, series.filters, pacing)
     return Estimate(series, blocks, method or dataset.method, calls, floor, overhead, batches, checked, others)
 
 
@@ -177,12 +178,13 @@ def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mappi
     rpc, confirmations = args.rpc, args.confirmations
     densities, cheap, finalized = anyio.run(sampled, found, options, rpc, args.network, confirmations)
     methods = anyio.run(routed, found, options, rpc, args.network)
-    estimates = [estimate(s, densities.get(s.series), cheap=cheap, finalized=finalized, method=methods.get(s.dataset))
-                 for s in found.series]  # fmt: skip
-    proofs = proof_calls(estimates, finalized) if getattr(args, "verify", False) else {}
     given = rpc if isinstance(rpc, list | tuple) else [rpc]
     providers = [Provider.of(one) for one in given] if args.network is None else []
     providers = [p if p.pacing is not None else Provider(p.endpoint, options.get("pacing")) for p in providers]
+    pacing = providers[0].pacing if len(providers) == 1 else options.get("pacing")
+    estimates = [estimate(s, densities.get(s.series), cheap=cheap, finalized=finalized, method=methods.get(s.dataset),
+                          pacing=pacing) for s in found.series]  # fmt: skip
+    proofs = proof_calls(estimates, finalized) if getattr(args, "verify", False) else {}
     print(_report(args, found, estimates, densities, proofs, routed_by=sorted(methods), providers=providers))
     return 0
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from chainframe.datasets._parity_frames import Read
+    from chainframe.rpc import Pacing
 else:
     from chainframe._lazy import polars as pl
 
@@ -133,10 +134,9 @@ _NO_STEPS = {"disableStack": True, "disableMemory": True, "disableStorage": True
 """The default (struct) tracer asked for no steps: its answer is each transaction's ``gas``, ``failed`` and hash."""
 
 
-def _tracer_is_cheaper(client: Any) -> bool:
+def _tracer_is_cheaper(pacing: Pacing | None) -> bool:
     """Whether the tracer's figures and the headers cost less than the receipts: always, unless the run is paced by
     credits whose price table says otherwise (Infura: 1,000 + 80 against 1,000; Alchemy: 1,000 + 20 against 500)."""
-    pacing = getattr(getattr(client, "pacer", None), "pacing", None)
     if pacing is None or pacing.credits_per_second is None:
         return True
     return bool(pacing.cost([BLOCK_TRACER, "eth_getBlockByNumber"]) < pacing.cost(["eth_getBlockReceipts"]))
@@ -157,7 +157,8 @@ async def _top_gas_used(client: Any, blocks: BlockRange) -> dict[int, list[str]]
     from chainframe.rpc import MethodNotFound
 
     out: dict[int, list[str]] = {}
-    if BLOCK_TRACER not in getattr(client, "missing_methods", {}) and _tracer_is_cheaper(client):
+    pacing = getattr(getattr(client, "pacer", None), "pacing", None)
+    if BLOCK_TRACER not in getattr(client, "missing_methods", {}) and _tracer_is_cheaper(pacing):
         try:
             traced = await client.batch([(BLOCK_TRACER, [hex(n), _NO_STEPS]) for n in blocks])
         except MethodNotFound:
@@ -526,11 +527,15 @@ class _BlockTraced(Dataset):
     figure): its first route then reads the blocks' receipts too. A dataset must not read what its columns do not
     need: on a log-heavy chain the receipts cost the node and us many times what the traces do."""
 
-    def other_calls(self, blocks: int, filters: Mapping[str, Any]) -> dict[str, int]:
-        # As a run paced by Infura's or Alchemy's credits reads them (_tracer_is_cheaper): the receipts. A run without
-        # a credit budget reads the tracer's figures and the headers instead (one call more per block, 20 times
-        # fewer bytes); --dry is not told which pacing the run will have here.
-        return {"eth_getBlockReceipts": blocks} if self.top_gas_used else {}
+    def other_calls(self, blocks: int, filters: Mapping[str, Any], pacing: Pacing | None = None) -> dict[str, int]:
+        # What _top_gas_used reads for the top frames' gas: the tracer's figures and the headers (one call more per
+        # block than the receipts, 20 times fewer bytes), or the receipts where the run's credits price them lower
+        # (Infura's and Alchemy's tables) or the node serves no debug_traceBlockByNumber (not known to --dry).
+        if not self.top_gas_used:
+            return {}
+        if _tracer_is_cheaper(pacing):
+            return {BLOCK_TRACER: blocks, "eth_getBlockByNumber": blocks}
+        return {"eth_getBlockReceipts": blocks}
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await fetch_traces(client, blocks, dataset=self.name, top_gas_used=self.top_gas_used)

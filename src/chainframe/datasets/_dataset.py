@@ -24,6 +24,8 @@ from chainframe.datasets._proof import Proof
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from chainframe.rpc import Pacing
 else:
     from chainframe._lazy import polars as pl
 
@@ -143,9 +145,10 @@ class Dataset(ABC):
         ranges)."""
         return blocks * (len(filters[self.per_block]) if self.per_block else 1)
 
-    def other_calls(self, blocks: int, filters: Mapping[str, Any]) -> dict[str, int]:
+    def other_calls(self, blocks: int, filters: Mapping[str, Any], pacing: Pacing | None = None) -> dict[str, int]:
         """The calls of other methods ``blocks`` blocks take beside :attr:`method`'s, by method (``--dry`` counts
-        and prices them at their own weights): a receipts batch read with the blocks, say."""
+        and prices them at their own weights): a receipts batch read with the blocks, say. ``pacing``: the run's,
+        where the dataset picks what it reads by its price table."""
         return {}
 
     def log_filter(self, filters: Mapping[str, Any]) -> dict[str, Any]:

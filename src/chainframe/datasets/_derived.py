@@ -32,6 +32,8 @@ from chainframe.datasets._receipts import RECEIPTS
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from chainframe.rpc import Pacing
 else:
     from chainframe._lazy import polars as pl
 
@@ -59,7 +61,7 @@ class Derived(Dataset):
     def _receipts(self) -> bool:
         return RECEIPTS in self.derived_from
 
-    def other_calls(self, blocks: int, filters: Any) -> dict[str, int]:
+    def other_calls(self, blocks: int, filters: Any, pacing: Pacing | None = None) -> dict[str, int]:
         return {"eth_getBlockReceipts": blocks} if self._receipts and TRANSACTIONS in self.fetched_from else {}
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:

@@ -52,6 +52,7 @@ from chainframe.datasets._registry import datasets
 
 if TYPE_CHECKING:
     from chainframe.datasets._dataset import Dataset as _Dataset
+    from chainframe.rpc import Pacing
 
 REPLAY = "trace_replayBlockTransactions"
 BLOCK_TRACER = "debug_traceBlockByNumber"
@@ -378,7 +379,7 @@ class StateDiffs(Dataset):
         "change_type": "read from replays, as transaction_index",
     }
 
-    def other_calls(self, blocks: int, filters: Mapping[str, Any]) -> dict[str, int]:
+    def other_calls(self, blocks: int, filters: Mapping[str, Any], pacing: Pacing | None = None) -> dict[str, int]:
         """The headers of the blocks, for their block-level changes, and for the system calls each piece's two
         eth_getCode and two eth_getProof of EIP-2935's slots (EIP-4788's two slots are read only where its contract
         has code: four more a block, not counted; a withdrawn account's balance, one per account a block's
