@@ -263,11 +263,13 @@ def _report(
             if rate:
                 lines.append(f"  at {rate:,g} {unit}/s: {'at least ' if floor else ''}{amount / rate:,.0f} s")
     sampled = sum(d.calls for d in densities.values())
+    reads = any(DATASETS[e.plan.dataset].reads_state and e.plan.tasks for e in estimates)
     lines.append(
         "  to plan it the node was asked, in one batch as a run asks: eth_chainId, eth_blockNumber, "
         "eth_getBlockByNumber; then the finalized block"
         + (f" and {sampled} small eth_getLogs (the logs' density)" if sampled else "")
         + (f"; the routes' check of {', '.join(routed_by)} (priced by the route the node serves)" if routed_by else "")
+        + ("; eth_getBalance at the oldest block whose state a series reads (that the node keeps it)" if reads else "")
         + ". Counted: the run's chain state, its routes' check, the headers of blocks above the finalized one (checked "
         "block by block) and each chunk's ends. A folder holding series already also has them checked against the "
         "chain (not counted)."

@@ -97,6 +97,9 @@ class Dataset(ABC):
     tracer): what ``chainframe probe`` checks. Empty: ``method`` alone."""
     reads_state: ClassVar[bool] = False
     """Reads the state at each block: an old block needs a node that keeps history (an archive)."""
+    state_before: ClassVar[int] = 0
+    """How many blocks before each asked block the state it reads is (a replay starts from its parent's: 1): a run
+    starting below the node's oldest state plus this is refused before any work (``engine._state_window``)."""
     fetched: ClassVar[Fetch] = Fetch.PIECES
     chunk_size: ClassVar[int] = 1000
     """Blocks per file by default."""

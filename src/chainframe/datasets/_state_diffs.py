@@ -363,7 +363,8 @@ class StateDiffs(Dataset):
         "code with eth_getStorageAt at the block and the one before)"
     )
     chunk_size = 100
-    reads_state = True  # a replay needs the state before each block
+    reads_state = True
+    state_before = 1  # a replay starts from the state before each block
     sort: tuple[str, ...] = ("block_number", "transaction_index", "address")
     proof: ClassVar[Proof | None]
     block_level: ClassVar[tuple[BlockLevel, ...]] = ()

@@ -6,8 +6,10 @@ state, at the latest block (block 0 for whole-block traces, which cost a block's
 arguments that exist nowhere (a zero transaction hash); (3, 4) eth_getLogs' limits: a wide range matching nothing,
 then a span sized to hold about 10,001 logs (:func:`_log_limits`); (5, 6) batches of 50 and then 100 ``eth_chainId``
 calls, the sizes a run sends (``batch_size``) and that Erigon and Nethermind allow by default. A node without batches
-gets each call alone instead, and no size test. A method counts as missing only when the node says so in any real
-node's words (:class:`~chainframe.rpc.MethodNotFound`); any other error is shown as answered.
+gets each call alone instead, and no size test. Where block 1's state is refused as dropped, the oldest block served
+is then bisected, one ``eth_getBalance`` a halving (:mod:`chainframe.engine._state_window`). A method counts as
+missing only when the node says so in any real node's words (:class:`~chainframe.rpc.MethodNotFound`); any other
+error is shown as answered.
 
 It lives in the engine because the engine is what will use it: a run picks each dataset's route up front from it.
 """
@@ -24,6 +26,7 @@ from chainframe._twins import carry_over
 from chainframe.datasets import DATASETS, Dataset, Fetch
 from chainframe.engine._client import endpoint_of, make_client
 from chainframe.engine._portal import blocking
+from chainframe.engine._state_window import oldest_state
 from chainframe.families import choose_family, family_named
 from chainframe.rpc import (
     AsyncClient,
@@ -32,6 +35,7 @@ from chainframe.rpc import (
     MethodNotFound,
     RetryPolicy,
     RPCError,
+    StateUnavailable,
     TerminalError,
     TransientError,
 )
@@ -132,6 +136,12 @@ class Capabilities:
     archive: bool | None
     """Whether old state is served (block 1 against the latest); None where no method could tell."""
     archive_by: str
+    state_from: int | None = None
+    """The oldest block whose state is served: where block 1's is refused in the node's words for dropped state,
+    found by bisection of ``eth_getBalance`` (:mod:`chainframe.engine._state_window`); where it is served, 0 or 1 as
+    block 0's is; None where no method could tell."""
+    state_calls: int = 0
+    """The ``eth_getBalance`` calls :attr:`state_from` took beyond the first check."""
     log_results: int | None = None
     """The most eth_getLogs results the node answers in one call, where its refusal said (Infura: 10,000); None: no
     limit met (see ``log_limits``)."""
@@ -176,7 +186,7 @@ class Capabilities:
             *self._family(),
             f"batches    {batches}",
             f"tags       finalized {_yes(self.finalized)}, safe {_yes(self.safe)}",
-            f"old state  {archive} ({self.archive_by})",
+            f"old state  {archive} ({self.archive_by}){self._window()}",
             f"getLogs    {self.log_limits or 'not tried'}",
             "",
         ]
@@ -193,6 +203,11 @@ class Capabilities:
         missing = ", ".join(self.missing) or "none"
         lines += ["", f"missing methods: {missing}", f"{self.requests} requests, {self.calls} calls"]
         return "\n".join(lines) + "\n"
+
+    def _window(self) -> str:
+        if self.state_from is None:
+            return ""
+        return f"; state served from block {self.state_from} on ({self.state_calls} more eth_getBalance calls)"
 
     def _family(self) -> list[str]:
         family = self.family
@@ -352,12 +367,14 @@ async def aprobe(
         old = hex(min(1, head))
         asked = [*_asked(block), (f"eth_getBalance at {int(old, 16)}", ("eth_getBalance", [_ZERO_ADDRESS, old])),
                  (f"eth_getProof at {int(old, 16)}", ("eth_getProof", [_ZERO_ADDRESS, [], old]))]  # fmt: skip
-        results = await _ask(client, [c for _, c in asked], batches)
+        genesis: Call = ("eth_getBalance", [_ZERO_ADDRESS, "0x0"])  # the oldest state, where block 1's is served
+        *results, at_genesis = await _ask(client, [*(c for _, c in asked), genesis], batches)
         _first(results)
         checks = [_check("eth_getBlockByNumber", block, endpoint)]
         checks += [_check(name, r, endpoint) for (name, _), r in zip(asked, results, strict=True)]
         found = {c.name: c for c in checks}
         archive, archive_by = _archive(found, old)
+        state_from, state_calls = await _state_from(client, results[-2], at_genesis, int(old, 16), head)
         log_results, log_blocks, log_limits = (
             await _log_limits(client, head, batches) if found["eth_getLogs"].ok else (None, None, "")
         )
@@ -374,6 +391,8 @@ async def aprobe(
             safe=isinstance(safe, dict),
             archive=archive,
             archive_by=archive_by,
+            state_from=state_from,
+            state_calls=state_calls,
             log_results=log_results,
             log_blocks=log_blocks,
             log_limits=log_limits,
@@ -535,6 +554,19 @@ def _archive(found: Mapping[str, Check], old: str) -> tuple[bool | None, str]:
         if check.status == "error":
             return False, f"{method} at block {at}: {check.answer}"
     return None, "neither eth_getBalance nor eth_getProof is served"
+
+
+async def _state_from(client: AsyncClient, answer: Any, at_genesis: Any, at: int, head: int) -> tuple[int | None, int]:
+    """The oldest block whose state is served, and the ``eth_getBalance`` calls it took beyond the probe's batch:
+    where block ``at``'s (``answer``) is served, 0 or ``at`` as block 0's (``at_genesis``) is; where it is refused in
+    the node's words for dropped state, bisected (:func:`~chainframe.engine._state_window.oldest_state`); else
+    unknown."""
+    if not isinstance(answer, RPCError):
+        return (0 if not isinstance(at_genesis, RPCError) else at), 0
+    if isinstance(answer, StateUnavailable) and head > at:
+        window = await oldest_state(client, at, head)
+        return window.oldest, window.calls
+    return None, 0
 
 
 def _no_head(endpoint: Endpoint) -> RPCError:

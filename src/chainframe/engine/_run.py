@@ -27,6 +27,7 @@ from chainframe.datasets import DATASETS, BlockRange
 from chainframe.engine._canonical import ChainUnstable, Repair, find_stale, head_and_stale
 from chainframe.engine._plan import ChunkTask, Wanted, plan
 from chainframe.engine._runcontext import RunContext
+from chainframe.engine._state_window import check_state_served
 from chainframe.store import (
     Layout,
     Location,
@@ -118,6 +119,7 @@ async def extract_round(
     repairs = await find_stale(client, list(every.values()), head)
     tasks = _plan_round(found, repairs, blocks, result, chain_id=chain_id, overwrite=overwrite, head=head,
                         layout=publisher.layout, delete=publisher.delete)  # fmt: skip
+    await check_state_served(client, tasks, head)  # state older than the node keeps: refused before any work
     # Take over every table this round may write before any work: an older run's commit there is refused from now.
     schemas = {_series_of(t).name: t.schema() for t in tasks}
     await anyio.to_thread.run_sync(

@@ -16,6 +16,7 @@ from chainframe.engine._portal import typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, chain_state, resolve_blocks
 from chainframe.engine._ranges import BlocksArg as Blocks
 from chainframe.engine._run import asked_series, plan_asked
+from chainframe.engine._state_window import check_state_served
 from chainframe.store import Layout, Location, series_name
 
 
@@ -87,23 +88,25 @@ async def aplan(
         proxy_calls: dict[str, int] = {}
         if with_abis is not None:
             stretches, proxy_calls = await with_abis.stretches_planned(client, resolved)
-    run.check_step(resolved)
-    planned = aligned(resolved, run.wanted) if align else resolved
-    plans: dict[str, SeriesPlan] = {}
-    for ranges, wanted in stretches:
-        ranges = aligned(ranges, wanted) if align else ranges
-        found = await asked_series(run.folder, wanted, state.chain_id)
-        tasks, _ = plan_asked(found, ranges or None, chain_id=state.chain_id, overwrite=overwrite, head=state.head,
-                              layout=run.publisher.layout)  # fmt: skip
-        for name, want in found.asked.items():
-            mine = [t for t in tasks if series_name(t.dataset, t.filters, t.u256) == name]
-            size = found.sizes[name]
-            slots_asked = {s.start // size for r in ranges for s in slots(r, size)}
-            skipped = len(slots_asked - {t.start // size for t in mine})
-            before = plans.get(name)  # a series of several stretches (abi_dir): their tasks together
-            plans[name] = SeriesPlan(dataset=want.dataset, series=name, filters=want.filters,
-                                     tasks=[*(before.tasks if before else ()), *mine],
-                                     skipped=skipped + (before.skipped if before else 0))  # fmt: skip
+        run.check_step(resolved)
+        planned = aligned(resolved, run.wanted) if align else resolved
+        plans: dict[str, SeriesPlan] = {}
+        for ranges, wanted in stretches:
+            ranges = aligned(ranges, wanted) if align else ranges
+            found = await asked_series(run.folder, wanted, state.chain_id)
+            tasks, _ = plan_asked(found, ranges or None, chain_id=state.chain_id, overwrite=overwrite, head=state.head,
+                                  layout=run.publisher.layout)  # fmt: skip
+            for name, want in found.asked.items():
+                mine = [t for t in tasks if series_name(t.dataset, t.filters, t.u256) == name]
+                size = found.sizes[name]
+                slots_asked = {s.start // size for r in ranges for s in slots(r, size)}
+                skipped = len(slots_asked - {t.start // size for t in mine})
+                before = plans.get(name)  # a series of several stretches (abi_dir): their tasks together
+                plans[name] = SeriesPlan(dataset=want.dataset, series=name, filters=want.filters,
+                                         tasks=[*(before.tasks if before else ()), *mine],
+                                         skipped=skipped + (before.skipped if before else 0))  # fmt: skip
+        # state older than the node keeps: refused as the run refuses it, before any work
+        await check_state_served(client, [t for p in plans.values() for t in p.tasks], state.head)
     hull = BlockRange(planned[0].start, planned[-1].end) if planned else None
     return RunPlan(blocks=hull, ranges=planned, head=state.head, chain_id=state.chain_id, out=run.folder,
                    series=list(plans.values()), proxy_calls=dict(proxy_calls))  # fmt: skip

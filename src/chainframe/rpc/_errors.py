@@ -155,6 +155,11 @@ class StateUnavailable(TerminalError):
     states. Not a reorganization, and asking again cannot help: an archive node, or a block within the node's recent
     window, serves it. Known by each client's own words (``docs/research/pruned-state.md``)."""
 
+    def __init__(self, detail: str, *, said: str = "", **kw: Any) -> None:
+        super().__init__(detail, **kw)
+        self.said = said
+        """The node's own words, as it answered."""
+
 
 class ServerError(TerminalError):
     """Any other JSON-RPC error; ``code`` and ``data`` are the service's."""
@@ -316,9 +321,11 @@ def classify(
         # path) names none and stays an unexpected status.
         return MethodNotFound(text, **kw)
     if _no_state(text, data):
+        said = text.strip()[:200]
         return StateUnavailable(
-            f"the node keeps no state for this block ({text.strip()[:200]}): it is a full node, not an archive; read "
-            "this block's state from an archive node, or ask for blocks within the node's recent window",
+            f"the node keeps no state for this block ({said}): it is a full node, not an archive; read this block's "
+            "state from an archive node, or ask for blocks within the node's recent window",
+            said=said,
             **kw,
         )
     if code == -32602:
