@@ -46,6 +46,7 @@ def test_probe_finds_the_oldest_state_a_pruned_node_serves(devnet: Devnet, like:
         counted == 3 + found.state_calls + 2
     )  # the probe's batch (the head's, block 1's, block 0's), the bisection, ours
     assert "state served from block 100 on" in found.table()
+    assert found.route("balances").note == "old state not served: state from block 100 on only"
 
 
 def test_an_archive_serves_state_from_genesis_at_no_extra_call(devnet: Devnet) -> None:

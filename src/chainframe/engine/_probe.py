@@ -281,9 +281,10 @@ async def _batch_size(client: AsyncClient) -> tuple[int, int | None]:
     return answered, None
 
 
-def routes(found: Mapping[str, Check], archive: bool | None) -> tuple[Route, ...]:
+def routes(found: Mapping[str, Check], archive: bool | None, state_from: int | None = None) -> tuple[Route, ...]:
     """Each dataset's route on a node that answered ``found`` (check name -> check): the first of the ways it
-    declares (``Dataset.routes``) whose every method the node serves."""
+    declares (``Dataset.routes``) whose every method the node serves; a state-reading dataset's note says from which
+    block the node serves state (``state_from``), where old state is not served."""
 
     def ok(name: str) -> bool:
         check = found.get(name)
@@ -300,7 +301,9 @@ def routes(found: Mapping[str, Check], archive: bool | None) -> tuple[Route, ...
                 reasons.append(f"the node refuses {name}: {check.answer}")
         return "; ".join(dict.fromkeys(reasons))
 
-    old = "old state not served: recent blocks only" if archive is False else ""
+    old = "" if archive is not False else "old state not served: recent blocks only"
+    if archive is False and state_from is not None:
+        old = f"old state not served: state from block {state_from} on only"
     if ok("eth_getBlockReceipts"):
         over = "a block over a limit: eth_getBlockReceipts"
     elif ok("eth_getBlockByNumber") and ok("eth_getTransactionReceipt"):
@@ -397,7 +400,7 @@ async def aprobe(
             log_blocks=log_blocks,
             log_limits=log_limits,
             checks=tuple(checks),
-            datasets=routes(found, archive),
+            datasets=routes(found, archive, state_from),
             requests=client.stats.requests,
             calls=client.stats.calls,
             family=Family.of(int(chain_id, 16), int(block["timestamp"], 16), chain_family),
