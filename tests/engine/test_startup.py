@@ -104,3 +104,18 @@ def test_the_command_alone_loads_no_subcommand(argv: list[str]) -> None:
     own = ("chainframe.cli._main", "chainframe.cli._process", "chainframe.cli._commands")
     subcommands = {m for m in loaded if m.startswith("chainframe.cli._") and m not in own}
     assert sorted({m for m in loaded if m.startswith(heavy)} | subcommands) == []
+
+
+def test_keccak_is_the_c_one_loaded_as_a_leaf() -> None:
+    """chainframe._keccak serves the C keccak of chainframe.verify._native without importing the chainframe.verify
+    package (0.2 CPU-s) or pycryptodome's keccak (50-170 ms: cffi parses C declarations), and chainframe.verify later
+    finds that same module."""
+    code = (
+        "import sys; from chainframe._keccak import keccak256\n"
+        "assert keccak256(b'').hex() == 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470'\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('Crypto', 'chainframe.verify'))))\n"
+        "from chainframe.verify._hashing import NATIVE; assert NATIVE is sys.modules['chainframe.verify._native']\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "['chainframe.verify._native']"

@@ -678,10 +678,11 @@ class Contracts(_BlockTraced):
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         import numpy as np
-        from Crypto.Hash import keccak
+
+        from chainframe._keccak import keccak256
 
         def digest(hex_data: str | None) -> str:
-            return "0x" + keccak.new(digest_bits=256, data=bytes.fromhex((hex_data or "0x")[2:])).hexdigest()
+            return "0x" + keccak256(bytes.fromhex((hex_data or "0x")[2:])).hex()
 
         fast = vectorized(bodies)
         if fast is not None:
