@@ -119,3 +119,19 @@ def test_keccak_is_the_c_one_loaded_as_a_leaf() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "['chainframe.verify._native']"
+
+
+def test_decoding_small_integers_and_bools_loads_no_pandas() -> None:
+    """pa.array(ndarray) imports pandas (about 0.4 CPU-s) to ask whether it was given a Series: the decoder hands
+    Arrow the buffers of a bool or a 64-bit-or-less integer column instead."""
+    code = (
+        "import sys, numpy as np\n"
+        "from chainframe.decode._abi import parse_type\nfrom chainframe.decode._words import decode_words\n"
+        "words = np.zeros((3, 32), np.uint8); words[:, 31] = (1, 0, 1); words[2, 30] = 0\n"
+        "out = [decode_words(words, parse_type(t), column='c', u256='decimal', locate=str).to_pylist()\n"
+        "       for t in ('bool', 'uint64', 'int8')]\n"
+        "print(out, 'pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[[True, False, True], [1, 0, 1], [1, 0, 1]] False"

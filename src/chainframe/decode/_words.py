@@ -86,7 +86,9 @@ def decode_words(
         return _fixed(words[:, 12:], 20)
     if t.base == "bool":
         _bad(words[:, :31].any(axis=1) | (words[:, 31] > 1), column, t, locate, faults)
-        return pa.array(words[:, 31] == 1, pa.bool_())
+        # pa.array(ndarray) imports pandas (0.3 s) to ask whether it was given a Series: the buffers are handed over
+        bits = np.packbits(words[:, 31] == 1, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(words), [None, pa.py_buffer(bits)])
     if t.base.startswith("bytes"):
         width = int(t.base[5:])
         _bad(words[:, width:].any(axis=1), column, t, locate, faults)
@@ -100,7 +102,8 @@ def decode_words(
         _bad(words[:, :pad].any(axis=1), column, t, locate, faults)
     if t.bits <= 64:
         low = np.ascontiguousarray(words[:, 24:]).view(">i8" if signed else ">u8").ravel()
-        return pa.array(low.astype(arrow_type(t, u256).to_pandas_dtype()))
+        arrow = arrow_type(t, u256)
+        return pa.Array.from_buffers(arrow, len(low), [None, pa.py_buffer(low.astype(arrow.to_pandas_dtype()))])
     if u256 == "binary":
         return _fixed(words, 32)
     return _decimal(words, signed, column=column, locate=locate, faults=faults)
