@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from chainframe.devnet import Devnet, GatewaySettings
+from tests.store.s3server import moto_server
 
 SECOND_NETWORK = "sepolia"
 SECOND_CHAIN_ID = 11155111
@@ -23,6 +24,14 @@ def anyio_backend() -> str:
 def devnet_session() -> Iterator[Devnet]:
     with Devnet(extra_networks={SECOND_NETWORK: SECOND_CHAIN_ID}) as devnet:
         yield devnet
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """moto's S3 server, one process for the session (a worker's): six modules use it, each through its own module's
+    ``s3_endpoint`` (tests/store/test_s3.py), and each start costs 1 CPU-s and seconds of wall."""
+    with moto_server(tmp_path_factory.mktemp("moto") / "moto.log") as url:
+        yield url
 
 
 @pytest.fixture

@@ -49,7 +49,6 @@ from chainframe.store import (
 from chainframe.store._delta import storage_options
 from tests.devnets import chain, module_devnet, node, node_rpc
 from tests.engine.test_living import reorg
-from tests.store.s3server import moto_server
 
 # the fixtures this module uses (and the other S3 and Delta files import from here): a devnet of its own, whose chain
 # the tests mine and reorganize (tests/devnets.py)
@@ -66,10 +65,11 @@ SECRET = "cfsecret" + secrets.token_hex(16)
 
 
 @pytest.fixture(scope="module")
-def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """moto's S3 server in a process of its own, and the AWS_* variables every reader uses pointed at it."""
-    isolated = tmp_path_factory.mktemp("aws")
-    with moto_server(isolated / "moto.log") as url, pytest.MonkeyPatch.context() as patch:
+def s3_endpoint(s3_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The session's moto S3 server (its own process: tests/conftest.py), and the AWS_* variables every reader uses
+    pointed at it for this module (each test makes its own bucket)."""
+    isolated, url = tmp_path_factory.mktemp("aws"), s3_server
+    with pytest.MonkeyPatch.context() as patch:
         env = {
             "AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET, "AWS_ENDPOINT_URL": url,
             "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
