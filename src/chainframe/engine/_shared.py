@@ -43,7 +43,15 @@ import anyio
 from chainframe.datasets import BlockRange, Dataset
 from chainframe.rpc import split_answers
 
-SHARED_METHODS = frozenset({"eth_getBlockByNumber", "eth_getBlockReceipts", "trace_block"})
+SHARED_METHODS = frozenset(
+    {
+        "eth_getBlockByNumber",
+        "eth_getBlockReceipts",
+        "trace_block",
+        "trace_replayBlockTransactions",
+        "debug_traceBlockByNumber",
+    }
+)
 """The block methods whose answers the datasets of a run read for each other."""
 
 KEPT_BYTES = 64_000_000
@@ -75,8 +83,14 @@ _HEADER: Kind = ("eth_getBlockByNumber", (False,))
 
 def reads(dataset: Dataset) -> set[Kind]:
     """The calls per block whose answers are a block's whole that extracting ``dataset`` makes (without ``verify``):
-    its own (:attr:`Dataset.block_params`), and a derived dataset's those of the datasets its fetch reads."""
-    return {(d.method, d.block_params) for d in (dataset, *dataset.fetched_from) if d.block_params is not None}
+    its own (:attr:`Dataset.block_params`, and the fallback routes it declares so: ``block_fallbacks``, kinds), and a
+    derived dataset's those of the datasets its fetch reads."""
+    found: set[Kind] = set()
+    for d in (dataset, *dataset.fetched_from):
+        if d.block_params is not None:
+            found.add((d.method, d.block_params))
+        found.update(getattr(d, "block_fallbacks", ()))
+    return found
 
 
 @contextmanager
@@ -282,10 +296,20 @@ class SharedAnswers:
             number = int(params[0], 16)
         except ValueError:  # a tag ("latest"): its block is not fixed
             return None
-        kind = (method, tuple(params[1:]))
+        kind = (method, tuple(_frozen(p) for p in params[1:]))
         if number > self._through and kind == _HEADER:
             return None
         return method, number, kind[1]
+
+
+def _frozen(param: Any) -> Hashable:
+    """A call's parameter as a kind holds it: a list (trace_replayBlockTransactions' ``["stateDiff"]``) as a tuple, a
+    mapping as its sorted items, so that a dataset's :attr:`~chainframe.datasets.Dataset.block_params` name it."""
+    if isinstance(param, list | tuple):
+        return tuple(_frozen(p) for p in param)
+    if isinstance(param, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in param.items()))
+    return param  # type: ignore[no-any-return]
 
 
 async def _cut(bodies: Sequence[bytes], calls: int) -> list[list[Held]] | None:
