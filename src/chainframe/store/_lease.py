@@ -10,7 +10,8 @@ object (owner token, host, boot id, pid, expiry; no credentials):
 - **take over** a lease that is stale (its expiry passed, with :data:`SKEW` seconds of allowance for clocks, or its
   holder was a process on this machine that is gone, as after a SIGKILL): ``PUT`` ``If-Match`` the stale ETag, so of
   two runs taking over together exactly one wins;
-- **release**: ``DELETE`` ``If-Match`` our ETag.
+- **release**: ``DELETE`` ``If-Match`` our ETag, waited for at most :data:`RELEASE` seconds (a lease left behind
+  expires; a run on this machine takes it over at once once its holder's process is gone).
 
 Every commit (a chunk's PUT, a deletion) first checks that the lease is held and was renewed within :data:`VALID`
 seconds; a run that cannot renew it (a network partition, a process paused for a minute) stops writing before its
@@ -51,6 +52,8 @@ VALID = 30.0
 """A commit needs a renewal (or the acquisition) at most this many seconds old."""
 SKEW = 30.0
 """Seconds past its expiry before another machine may take a lease over (clocks are not exactly in step)."""
+RELEASE = 1.0
+"""Seconds a run's end may wait for S3 to release its lease (the renewal in flight, then the DELETE)."""
 LEASE_VARIABLE = "CHAINFRAME_LEASE_SECONDS"
 
 
@@ -200,15 +203,35 @@ class ObjectLease:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        """Release the lease within :meth:`release_budget` seconds whatever S3 does (Ctrl-C stops within a second).
+        Releasing is a courtesy: a lease left behind (a renewal or the DELETE still unanswered when the budget ends)
+        is taken over at once by a run on this machine once this process is gone, and by any run once it expired."""
+        deadline = time.monotonic() + self.release_budget()
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=self.renew + 70)  # a renewal in flight is bounded by the client's timeouts
+            self._thread.join(timeout=deadline - time.monotonic())
         self.objects.leases.remove(self)
-        if self._etag is not None and not self._lost:
+        idle = self._thread is None or not self._thread.is_alive()  # else a renewal is in flight: our ETag is moot
+        if self._etag is not None and not self._lost and idle:
             path = self.path
             with contextlib.suppress(Exception):  # an expired lease is taken over by the next run anyway
-                self.objects.fs.call_s3("delete_object", Bucket=path.bucket, Key=path.key, IfMatch=self._etag)
+                _bounded(self.objects, deadline - time.monotonic(), "delete_object", Bucket=path.bucket, Key=path.key,
+                         IfMatch=self._etag)  # fmt: skip
         self._etag = None
+
+    def release_budget(self) -> float:
+        """Seconds the release may wait for S3 in all: :data:`RELEASE`, less for a lease under four times as long."""
+        return min(RELEASE, self.ttl / 4)
+
+
+def _bounded(objects: S3Objects, seconds: float, operation: str, **params: Any) -> None:
+    """One S3 call given at most ``seconds`` (then cancelled: fsspec's ``sync`` raises its timeout error). The
+    client's own timeouts (60 s a read, 4 attempts) suit a chunk's upload, not a wait at exit."""
+    from fsspec.asyn import sync
+
+    if seconds <= 0:
+        raise TimeoutError(f"no time left for {operation}")
+    sync(objects.fs.loop, objects.fs._call_s3, operation, timeout=seconds, **params)
 
 
 def _read_body(objects: S3Objects, body: Any) -> bytes:

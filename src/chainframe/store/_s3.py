@@ -108,6 +108,15 @@ class Leases:
             lease.check()
 
 
+CLIENT_CONFIG: dict[str, Any] = {
+    "connect_timeout": 10,
+    "read_timeout": 60,
+    "retries": {"max_attempts": 4, "mode": "standard"},
+}
+"""botocore's settings for every S3 client of a run: each wait bounded (a call that must end sooner, as a lease's
+release, is given its own deadline)."""
+
+
 class S3Objects:
     """An S3 bucket (or an S3-compatible server) through s3fs; see the module docstring."""
 
@@ -127,11 +136,7 @@ class S3Objects:
                 raise InputError("s3:// output needs s3fs: pip install 'chainframe[s3]'") from None
             self._fs = s3fs.S3FileSystem(
                 use_listings_cache=False,
-                config_kwargs={
-                    "connect_timeout": 10,
-                    "read_timeout": 60,
-                    "retries": {"max_attempts": 4, "mode": "standard"},
-                },
+                config_kwargs=CLIENT_CONFIG,
             )
         return self._fs
 
