@@ -92,6 +92,10 @@ class Dataset(ABC):
     """Where each block's answer is one call of ``method`` (the block's number, then these parameters), as a block's
     headers, bodies and receipts are: the datasets of a run that verifies share those answers (one's rows are
     another's proof). None: its answers are not a block's whole."""
+    block_fallbacks: ClassVar[tuple[tuple[str, tuple[Any, ...]], ...]] = ()
+    """Other calls that answer a block's whole for it where a node lacks ``method``: each a method and its parameters
+    after the block's number (lists as tuples, mappings as their sorted items), shared between the datasets of a run
+    as :attr:`block_params` is."""
     routes: ClassVar[tuple[tuple[str, ...], ...]] = ()
     """The ways a node can serve it, best first, each the methods it needs (``debug_traceCall callTracer`` for a
     tracer): what ``chainframe probe`` checks. Empty: ``method`` alone."""

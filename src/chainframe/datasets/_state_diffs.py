@@ -356,9 +356,7 @@ class StateDiffs(Dataset):
     # trace_replayBlockTransactions(N, ["stateDiff"]): a block's diffs, one call, which the four diff datasets of a
     # run share, and so the debug_traceBlockByNumber route's (engine._shared.reads; its params as a kind holds them).
     block_params = (("stateDiff",),)
-    block_fallbacks: ClassVar[tuple[tuple[str, tuple[Any, ...]], ...]] = (
-        (BLOCK_TRACER, ((("tracer", "prestateTracer"), ("tracerConfig", (("diffMode", True),))),)),
-    )
+    block_fallbacks = ((BLOCK_TRACER, ((("tracer", "prestateTracer"), ("tracerConfig", (("diffMode", True),))),)),)
     # The probe's checks of the two routes, each asked as it is read here (at block 0, cheap everywhere).
     routes = ((f"{REPLAY} stateDiff",), (f"{BLOCK_TRACER} prestateTracer diffMode",))
     fetched_with = (

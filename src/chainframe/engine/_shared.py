@@ -83,13 +83,13 @@ _HEADER: Kind = ("eth_getBlockByNumber", (False,))
 
 def reads(dataset: Dataset) -> set[Kind]:
     """The calls per block whose answers are a block's whole that extracting ``dataset`` makes (without ``verify``):
-    its own (:attr:`Dataset.block_params`, and the fallback routes it declares so: ``block_fallbacks``, kinds), and a
+    its own (:attr:`Dataset.block_params`, and :attr:`Dataset.block_fallbacks`), and a
     derived dataset's those of the datasets its fetch reads."""
     found: set[Kind] = set()
     for d in (dataset, *dataset.fetched_from):
         if d.block_params is not None:
             found.add((d.method, d.block_params))
-        found.update(getattr(d, "block_fallbacks", ()))
+        found.update(d.block_fallbacks)
     return found
 
 
