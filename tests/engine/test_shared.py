@@ -146,6 +146,37 @@ async def test_askers_get_the_nodes_answers_in_their_calls_order_each_asked_once
 
 
 @pytest.mark.anyio
+async def test_a_kind_no_asker_expects_goes_to_the_node_as_it_is(devnet: Devnet) -> None:
+    """A call of a shared method whose kind no series of the run reads (the trace family's callTracer through
+    debug_traceBlockByNumber, here full bodies where only headers are expected) is neither kept nor cut into
+    envelopes nor numbered again: each asker's calls reach the node, their batch answers handed on as received (one
+    per batch of 20 calls; before, the second asker's were asked again and handed on cut and joined into one)."""
+    assert devnet.gateway is not None
+    last = _last_final(devnet)
+    bodies = [("eth_getBlockByNumber", [hex(n), True]) for n in range(last + 1)]
+    async with AsyncClient(devnet.http_url, batch_size=20) as client:
+        truth = [r for body in await client.batch_bytes(bodies) for r in _results(body)]
+        devnet.gateway.reset_stats()
+        shared = SharedAnswers(client, through=last)
+        for asker in ("a", "b"):
+            shared.expect(asker, [("eth_getBlockByNumber", (False,))])
+        got: dict[str, list[bytes]] = {}
+
+        async def ask(asker: str) -> None:
+            with asking(asker):
+                got[asker] = await shared.batch_bytes(bodies)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask, "a")
+            tg.start_soon(ask, "b")
+        assert devnet.gateway.stats()["calls"]["eth_getBlockByNumber"] == 2 * (last + 1)
+        assert [r for body in got["a"] for r in _results(body)] == truth
+        assert [r for body in got["b"] for r in _results(body)] == truth
+        assert len(got["a"]) == len(got["b"]) == -(-(last + 1) // 20)
+        assert not shared._kept
+
+
+@pytest.mark.anyio
 async def test_what_is_kept_is_bounded_forgotten_on_failure_and_never_above_the_final_block(devnet: Devnet) -> None:
     assert devnet.gateway is not None
     last = _last_final(devnet)

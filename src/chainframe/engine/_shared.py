@@ -297,6 +297,8 @@ class SharedAnswers:
         except ValueError:  # a tag ("latest"): its block is not fixed
             return None
         kind = (method, tuple(_frozen(p) for p in params[1:]))
+        if kind not in self._askers and kind != _HEADER:
+            return None  # no series of the run reads it (the trace family's callTracer through a shared method)
         if number > self._through and kind == _HEADER:
             return None
         return method, number, kind[1]
