@@ -165,11 +165,13 @@ class ServerError(TerminalError):
     """Any other JSON-RPC error; ``code`` and ``data`` are the service's."""
 
 
-_QUOTA = re.compile(r"daily|payment required|credit limit|quota", re.IGNORECASE)
-_RATE = re.compile(r"rate exceeded|rate.?limit|too many requests|request rate", re.IGNORECASE)
+# The texts below are matched case-insensitively with re.search (:func:`_found`), compiled at their first use from
+# re's own cache: compiling them all at import cost about 9 ms of every run's start-up, and most runs meet no error.
+_QUOTA = r"daily|payment required|credit limit|quota"
+_RATE = r"rate exceeded|rate.?limit|too many requests|request rate"
 _N = r"([\d][\d,._]*k?)"  # a block count as providers write it: 10000, 10,000, 10.000, 10k
 # Every provider's eth_getLogs limit text we know of (docs/research/providers.md, and the texts Ponder's
-# getLogsRetryHelper matches), matched case-insensitively. The first group, where there is one, is the widest
+# getLogsRetryHelper matches). The first group, where there is one, is the widest
 # range the provider allows; ranges hinted as [from, to] are read by parse_hint.
 _LIMIT_TEXTS: tuple[tuple[LimitReason, str], ...] = (
     # too many results or too large an answer
@@ -206,37 +208,39 @@ _LIMIT_TEXTS: tuple[tuple[LimitReason, str], ...] = (
     ("range", r"range limit exceeded|exceeds maximum rpc range|range exceeds max|max range"),  # Besu, generic
     ("range", r"retry with the range"),  # reth, with a from-to hint
 )
-_LIMITS = tuple((reason, re.compile(text, re.IGNORECASE)) for reason, text in _LIMIT_TEXTS)
 _METHOD = r"[a-z][a-z0-9]*_[a-z0-9_]+"  # eth_getBlockReceipts, debug_traceCall, trace_block
-_MISSING_METHOD = re.compile(
+_MISSING_METHOD = (
     rf"\bmethod {_METHOD} (?:does not exist|is not available|is not supported|not supported|not found)"  # geth, Hardhat
     rf"|\b(?:method not found|unsupported method|method not supported)\b"  # EIP-1474; Alchemy "Unsupported method"
-    rf"|\b{_METHOD} (?:is not supported|is not available|does not exist)",  # "eth_getBlockReceipts is not supported"
-    re.IGNORECASE,
+    rf"|\b{_METHOD} (?:is not supported|is not available|does not exist)"  # "eth_getBlockReceipts is not supported"
 )
 _METHOD_NOT_FOUND_CODES = frozenset({-32601, -32004})
 
 
-_NO_STATE = re.compile(
+_NO_STATE = (
     r"missing ?trie ?node"  # geth; Nethermind's MissingTrieNodeException
     r"|historical state [0-9a-fx]* ?(is )?not available|state [0-9a-fx]* ?is not available"  # geth
     r"|changes purged for block"  # Erigon
     r"|state at block #?\d+ is pruned"  # reth
     r"|no state available for block"  # Nethermind
     r"|world state unavailable"  # Besu
-    r"|running with state pruning",  # OpenEthereum, Parity
-    re.IGNORECASE,
+    r"|running with state pruning"  # OpenEthereum, Parity
 )
-_ANVIL_HEIGHT = re.compile(r"block height is (\d+) but requested was (\d+)", re.IGNORECASE)
+_ANVIL_HEIGHT = r"block height is (\d+) but requested was (\d+)"
+
+
+def _found(pattern: str, text: str) -> re.Match[str] | None:
+    """``pattern`` (one of the texts above) in ``text``, case-insensitively."""
+    return re.search(pattern, text, re.IGNORECASE)
 
 
 def _no_state(text: str, data: Any) -> bool:
     """Whether a node's error says it keeps no state for the asked block (see :class:`StateUnavailable`). anvil's
     ``BlockOutOfRangeError`` counts only for a block at or below its height: above it, anvil is rolling a
     reorganization back."""
-    if _NO_STATE.search(text) or (isinstance(data, str) and _NO_STATE.search(data)):
+    if _found(_NO_STATE, text) or (isinstance(data, str) and _found(_NO_STATE, data)):
         return True
-    height = _ANVIL_HEIGHT.search(text)
+    height = _found(_ANVIL_HEIGHT, text)
     return height is not None and int(height.group(2)) <= int(height.group(1))
 
 
@@ -247,8 +251,8 @@ def _count(text: str) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
-_HINT_BRACKETS = re.compile(r"\[\s*(0x[0-9a-f]+)\s*,\s*(0x[0-9a-f]+)\s*\]", re.IGNORECASE)
-_HINT_RETH = re.compile(r"retry with the range (\d+)\s*-\s*(\d+)", re.IGNORECASE)
+_HINT_BRACKETS = r"\[\s*(0x[0-9a-f]+)\s*,\s*(0x[0-9a-f]+)\s*\]"
+_HINT_RETH = r"retry with the range (\d+)\s*-\s*(\d+)"
 
 
 def _number(value: Any) -> int | None:
@@ -269,7 +273,7 @@ def parse_hint(message: str, data: Any) -> tuple[int, int] | None:
         if lo is not None and hi is not None:
             return lo, hi
     for pattern, base in ((_HINT_BRACKETS, 16), (_HINT_RETH, 10)):
-        m = pattern.search(message)
+        m = _found(pattern, message)
         if m:
             return int(m.group(1), base), int(m.group(2), base)
     return None
@@ -306,17 +310,17 @@ def classify(
     text = message or f"HTTP {http_status}"
     if http_status in (401, 403):
         return KeyRefused(f"the service refused the API key ({text.strip()}); check the key and its settings", **kw)
-    if http_status == 402 or _QUOTA.search(text):
+    if http_status == 402 or _found(_QUOTA, text):
         return QuotaExhausted(f"quota exhausted ({text.strip()}); wait for the daily reset or upgrade", **kw)
-    if http_status == 429 or _RATE.search(text):
+    if http_status == 429 or _found(_RATE, text):
         return RateLimited(text, backoff=parse_backoff(headers, data), **kw)
-    for reason, pattern in _LIMITS:
-        if match := pattern.search(text):
+    for reason, pattern in _LIMIT_TEXTS:
+        if match := _found(pattern, text):
             width = _count(match.group(1)) if match.groups() and match.group(1) else None
             return LimitExceeded(text, reason=reason, hint=parse_hint(text, data), max_blocks=width, **kw)
-    if code in _METHOD_NOT_FOUND_CODES or _MISSING_METHOD.search(text):
+    if code in _METHOD_NOT_FOUND_CODES or _found(_MISSING_METHOD, text):
         return MethodNotFound(text, **kw)
-    if http_status in (404, 405) and re.search(rf"\b{_METHOD}\b", text, re.IGNORECASE):
+    if http_status in (404, 405) and _found(rf"\b{_METHOD}\b", text):
         # A gateway routing by method refuses the request in HTTP's terms, naming the method; a bare 404 (a wrong
         # path) names none and stays an unexpected status.
         return MethodNotFound(text, **kw)
