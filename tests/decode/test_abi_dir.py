@@ -137,6 +137,7 @@ def _series(out: Path, dataset: str) -> dict[str, list[tuple[str, pa.Table]]]:
         filters = {json.dumps(json.loads(pq.read_metadata(f).metadata[b"chainframe.filters"])) for f in files}
         assert len(filters) == 1  # one filter in every chunk of a series
         (text,) = json.loads(filters.pop())["event" if dataset == "logs" else "function"]  # one entry a series
+        assert folder.name.split("__")[1] == text.split("(")[0]  # named after it (issue 39)
         found.setdefault(text.split("(")[0], []).append(
             (folder.name, pa.concat_tables(pq.read_table(f) for f in files))
         )
@@ -173,7 +174,7 @@ def test_extract_decodes_each_side_with_its_implementation(chain: ProxyChain, tm
     code, plan, err = run_cli([*argv, "--dry"])  # first the plan: the proxy's reads made and counted, nothing written
     assert code == 0, err
     assert not out.exists()
-    planned = set(re.findall(r"^  ((?:transactions|logs)__f\w+) +chunks:", plan, flags=re.M))
+    planned = set(re.findall(r"^  ((?:transactions|logs)__\w+) +chunks:", plan, flags=re.M))
     (line,) = [line for line in plan.splitlines() if line.startswith("  --abi-dir: ")]
     reads = dict((m, int(n)) for n, m in re.findall(r"([\d,]+) (eth_\w+)", line.split("(")[0]))
 

@@ -79,7 +79,7 @@ def test_logs_with_event_store_decoded_columns_in_their_own_series(devnet: Devne
     report = extract("logs", blocks="0:latest", out=tmp_path, rpc=devnet.http_url, chunk_size=50, progress=False,
                      event=[ping], address=emitter)  # fmt: skip
     folder = series_folder(tmp_path, "logs", event=[ping], address=emitter)
-    assert folder.name.startswith("logs__f")
+    assert folder.name.startswith("logs__Ping__f")  # named after its one event (store._series)
     assert folder != series_folder(tmp_path, "logs")  # a filtered series never mixes with the plain one
     stored = scan(tmp_path, "logs", event=[ping], address=emitter).collect()
     plain = scan(tmp_path, "logs").collect()

@@ -95,7 +95,9 @@ def test_an_edited_file_fails_naming_block_and_check(
     copy = tmp_path / "copy"
     shutil.copytree(folder, copy)
     found = next(
-        p for p in copy.iterdir() if p.name == series or (series.endswith("__f") and p.name.startswith(series))
+        p
+        for p in copy.iterdir()
+        if p.name == series or (series.endswith("__f") and p.name.startswith(series[:-1]) and "__f" in p.name)
     )
     target = max(found.glob("*.parquet"), key=lambda f: pq.read_metadata(f).num_rows)
     _edit(target, column, change)

@@ -21,6 +21,7 @@ from chainframe.store import (
     is_delta_table,
     load_series,
     location,
+    series_folder,
     series_name,
     snapshot_uris,
 )
@@ -76,7 +77,7 @@ def export_series(
     assert isinstance(folder, Path)
     for want in wanted:
         name = series_name(want.dataset, want.filters, want.u256)
-        series = folder / name
+        series = series_folder(folder, name)  # an older chainframe's name for it, where it wrote it
         files = (snapshot_uris(series) if is_delta_table(series)
                  else [str(c.path) for c in load_series(series).chunks])  # fmt: skip
         target = export_path(folder, name, report.blocks[0], report.blocks[1], format, compression)

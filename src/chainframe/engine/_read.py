@@ -23,6 +23,7 @@ from chainframe.store import (
     snapshot_uris,
     storage,
 )
+from chainframe.store import series_folder as store_series_folder
 
 if TYPE_CHECKING:
     import polars as pl
@@ -33,7 +34,7 @@ def series_folder(folder: str | Location, dataset: str, **filters: Any) -> Locat
     path, or an ``s3://bucket/prefix`` URL)."""
     u256 = filters.pop("u256", "decimal")
     (dataset,) = check_datasets([dataset])
-    return location(folder) / series_name(dataset, check_filters(dataset, filters), u256)
+    return store_series_folder(folder, series_name(dataset, check_filters(dataset, filters), u256))
 
 
 def scan(

@@ -35,9 +35,9 @@ from chainframe.store import (
     Series,
     load_series,
     location,
-    series_folders,
     series_name,
     series_of_file,
+    stored_series,
 )
 
 CHECK_ROUNDS = 3
@@ -199,7 +199,7 @@ async def _every_series(folder: Location, asked: list[str] | None = None) -> dic
     changes nothing, so Ctrl-C need not wait for it."""
 
     def read() -> dict[str, Series]:
-        every = {p.name: load_series(p) for p in series_folders(folder)}
+        every = stored_series(folder)  # by series name: a folder an older chainframe named is found under it
         for name in asked or ():
             if name not in every:  # not found there yet: loaded as empty (setdefault would load every one again)
                 every[name] = load_series(folder / name)

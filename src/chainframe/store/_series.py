@@ -5,6 +5,17 @@ An output folder holds one sub-folder per series, named ``<dataset>`` for the da
 ``__binary`` suffix for ``u256="binary"``. So a plain glob ``OUT/logs/*.parquet`` never mixes logs of another filter or
 encoding, and one output folder holds one chain.
 
+A series that decodes one event or one function (``event=``/``function=`` of one entry: what ``--abi-dir`` writes,
+one series per entry) is named after it too: ``<dataset>__<name>__f<digest>`` (``logs__Transfer__f1a2b3c4d``,
+``transactions__transfer__f5e6f7a8b``), the name cut to letters, digits and ``_`` (safe in every file system, S3 key,
+Delta table path and glob: no ``(``, ``,``, ``[``), at most 64 of them. The digest stays: a name is a function of the
+footer's filters alone, so every writer and reader (another machine, another bucket client) finds the same folder
+without reading any, and one event name is several tables: ERC-20's and ERC-721's ``Transfer`` (another indexed
+parameter), WETH's (other parameter names), one event of two ``--address`` sets, two overloads of one function.
+The footer holds the entry's full text (types, names, ``indexed``, ``returns``): what decoded the folder.
+A folder an older chainframe named ``<dataset>__f<digest>`` for such a series is that series still
+(:func:`legacy_name`): runs extend it in place, readers find it (:func:`stored_series`, :func:`series_folder`).
+
 A series folder holds at most one file per slot (see :mod:`chainframe.store._chunks`). Adjacent files are *linked*
 when the later one's ``first_parent_hash`` is the earlier one's ``last_block_hash``: a linked run of files is one
 stretch of one chain, pinned by its last hash. :meth:`Series.segments` gives those runs, from the footers alone.
@@ -18,6 +29,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from chainframe._errors import InputError
 from chainframe.store._backends import storage
 from chainframe.store._chunks import (
     DATASET_NAME,
@@ -33,12 +45,71 @@ from chainframe.store._file_types import KEY
 from chainframe.store._storage import Location, location
 
 BINARY_SUFFIX = "__binary"
+NAMED_BY = ("event", "function")
+"""The inputs whose one entry (an event's or a function's text) names its series."""
+_LABEL_SIZE = 64
+_NAMED = re.compile(r"^(?P<dataset>[a-z0-9]+(?:_[a-z0-9]+)*)__(?:[A-Za-z0-9_]+)__(?P<rest>f[0-9a-f]{8}(?:__binary)?)$")
+
+
+def _label(filters: Mapping[str, Any] | None) -> str:
+    """The event's or function's name a series of one of them is named after ("" for any other series)."""
+    named = [v for k, v in (filters or {}).items() if k in NAMED_BY and v]
+    if len(named) != 1:
+        return ""
+    entries = named[0] if isinstance(named[0], list | tuple) else [named[0]]
+    if len(entries) != 1 or not isinstance(entries[0], str) or "(" not in entries[0]:
+        return ""  # several entries share the series (told apart by a column), or an ABI entry as given
+    head = entries[0].split("(", 1)[0].split()  # "Transfer", or "event Transfer" as some ABIs' texts are written
+    word = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", head[-1] if head else ""))
+    return word.strip("_")[:_LABEL_SIZE].strip("_")  # no "__" in it, none at its ends: "__" separates the parts
 
 
 def series_name(dataset: str, filters: Mapping[str, Any] | None, u256: str) -> str:
-    """The folder name of a series: ``logs``, ``logs__f1a2b3c4d``, ``blocks__binary``, ..."""
+    """The folder name of a series: ``logs``, ``logs__f1a2b3c4d``, ``logs__Transfer__f1a2b3c4d``,
+    ``blocks__binary``, ..."""
     digest = filters_digest(filters)
-    return dataset + (f"__f{digest}" if digest else "") + (BINARY_SUFFIX if u256 == "binary" else "")
+    label = _label(filters) if digest else ""
+    return (
+        dataset + (f"__{label}" if label else "") + (f"__f{digest}" if digest else "")
+        + (BINARY_SUFFIX if u256 == "binary" else "")
+    )  # fmt: skip
+
+
+def legacy_name(name: str) -> str:
+    """The name an older chainframe gave the series named ``name``: without its event's or function's name
+    (``logs__Transfer__f1a2b3c4d`` -> ``logs__f1a2b3c4d``); other names are their own."""
+    named = _NAMED.match(name)
+    return f"{named.group('dataset')}__{named.group('rest')}" if named else name
+
+
+def series_folder(out: Location | str, name: str) -> Location:
+    """The folder of the series named ``name`` under ``out``: ``out/name``, or the folder an older chainframe
+    named it (:func:`legacy_name`) where only that one holds it."""
+    out = location(out)
+    old = legacy_name(name)
+    if old != name and not _exists(out / name) and _exists(out / old):
+        return out / old
+    return out / name
+
+
+def _exists(folder: Location) -> bool:
+    return is_table(folder) or bool(storage(folder).files(folder))
+
+
+def stored_series(out: Location | str) -> dict[str, Series]:
+    """Every series under ``out`` by its name (:attr:`Series.key`: a folder an older chainframe named holds the
+    series of the name this one gives it). Two folders holding one series (both names) refused: a reader of either
+    would miss the other's rows."""
+    found: dict[str, Series] = {}
+    for folder in series_folders(out):
+        series = load_series(folder)
+        if series.key in found:
+            raise InputError(
+                f"{found[series.key].folder} and {folder} both hold series {series.key!r} (one under the name an "
+                "older chainframe gave it): keep one of them"
+            )
+        found[series.key] = series
+    return found
 
 
 def dataset_of(name: str) -> str | None:
@@ -59,8 +130,9 @@ class StoredChunk:
 
     @property
     def series(self) -> str:
-        """The series' name: its folder's."""
-        return self.folder.name
+        """The series' name (:attr:`Series.key`): its folder's, or, in a folder an older chainframe named, the name
+        this one gives it."""
+        return series_name(self.meta.dataset, self.meta.filters, self.meta.u256)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,7 +168,15 @@ class Series:
 
     @property
     def name(self) -> str:
+        """Its folder's name."""
         return self.folder.name
+
+    @property
+    def key(self) -> str:
+        """The series' name as :func:`series_name` gives it from its chunks' footers: its folder's, unless an older
+        chainframe named the folder (:func:`legacy_name`); an empty folder's own."""
+        meta = self.meta
+        return series_name(meta.dataset, meta.filters, meta.u256) if meta is not None else self.name
 
     @property
     def dataset(self) -> str:
@@ -226,8 +306,9 @@ def _not_member(path: Location, meta: ChunkMeta | None, name: str, dataset: str 
     """Why ``path`` is not a chunk of the series folder ``name`` ("" when it is one)."""
     if meta is None:
         return "not a complete chunk of this chainframe layout (foreign, truncated, unfinished or older)"
-    if meta.dataset != dataset or series_name(meta.dataset, meta.filters, meta.u256) != name:
-        return f"a chunk of series {series_name(meta.dataset, meta.filters, meta.u256)!r}"
+    named = series_name(meta.dataset, meta.filters, meta.u256)
+    if meta.dataset != dataset or name not in (named, legacy_name(named)):
+        return f"a chunk of series {named!r}"
     named = chunk_path(path.parent, dataset=meta.dataset, chain_id=meta.chain_id, slot=meta.slot).name
     if (path.name.rsplit("__", 1)[0] + ".parquet" if delta else path.name) != named:
         return f"covers blocks {meta.start}..{meta.end} but is not named for their slot"
