@@ -31,6 +31,7 @@ parse-error code; a gateway's HTTP 404 or 405 counts when its text names a metho
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Mapping
@@ -165,8 +166,8 @@ class ServerError(TerminalError):
     """Any other JSON-RPC error; ``code`` and ``data`` are the service's."""
 
 
-# The texts below are matched case-insensitively with re.search (:func:`_found`), compiled at their first use from
-# re's own cache: compiling them all at import cost about 9 ms of every run's start-up, and most runs meet no error.
+# The texts below are matched case-insensitively (:func:`_found`), each compiled at its first use: compiling them
+# all at import cost about 9 ms of every run's start-up, and most runs meet no error.
 _QUOTA = r"daily|payment required|credit limit|quota"
 _RATE = r"rate exceeded|rate.?limit|too many requests|request rate"
 _N = r"([\d][\d,._]*k?)"  # a block count as providers write it: 10000, 10,000, 10.000, 10k
@@ -231,7 +232,12 @@ _ANVIL_HEIGHT = r"block height is (\d+) but requested was (\d+)"
 
 def _found(pattern: str, text: str) -> re.Match[str] | None:
     """``pattern`` (one of the texts above) in ``text``, case-insensitively."""
-    return re.search(pattern, text, re.IGNORECASE)
+    return _compiled(pattern).search(text)
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
 
 
 def _no_state(text: str, data: Any) -> bool:
