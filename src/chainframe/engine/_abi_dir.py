@@ -17,8 +17,8 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio
 
@@ -54,8 +54,8 @@ class _Counted:
         return getattr(self._client, name)
 
 
-@dataclass(frozen=True)
-class AbisResolved:
+# A NamedTuple, not a frozen dataclass: every run imports it, and a dataclass costs about 1.2 ms to make (issue 43).
+class AbisResolved(NamedTuple):
     """What some addresses decode with over some blocks."""
 
     chain_id: int
@@ -100,8 +100,8 @@ def decoding_json(d: Decoding, chain_id: int) -> dict[str, Any]:
     }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class AbiDirAsked:
+# A NamedTuple, not a frozen dataclass: every run imports it, and a dataclass costs about 1.2 ms to make (issue 43).
+class AbiDirAsked(NamedTuple):
     """An ``abi_dir`` extraction's inputs, checked before any request."""
 
     folder: AbiFolder
