@@ -51,10 +51,15 @@ class Stalling:
         while True:
             try:
                 client, _ = self.listener.accept()
-            except OSError:
+            except OSError:  # closed
                 return
-            server = socket.create_connection(self.upstream)
-            self.sockets += [client, server]
+            self.sockets.append(client)
+            try:
+                server = socket.create_connection(self.upstream)
+            except OSError:  # S3 gone (the session ending): the client sees its connection closed
+                client.close()
+                continue
+            self.sockets.append(server)
             for source, target in ((client, server), (server, client)):
                 threading.Thread(target=self._pump, args=(source, target), daemon=True).start()
 
