@@ -50,7 +50,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import polars as pl  # here, not at the top: every other command would pay for the devnet's import
 
-    from chainframe.devnet import Devnet
+    from chainframe.devnet import Devnet  # deferred: the devnet and httpx
     from chainframe.engine import extract, open_duckdb, scan
 
     print("starting the local devnet (the first start builds and caches the workload chain)...")

@@ -43,6 +43,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: the devnet and httpx, only for this command
     from chainframe.devnet import (
         BENCH_WORKLOAD,
         NODES_WORKLOAD,

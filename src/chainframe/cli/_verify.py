@@ -128,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
     elif not Path(folder).is_dir():
         raise InputError(f"{folder} is not a folder")
     else:
+        # deferred: the verify wing (chainframe.verify), only when verifying
         from chainframe.verify import verify_folder
 
         report = verify_folder(folder, chain_family=args.chain_family)

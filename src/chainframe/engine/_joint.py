@@ -133,6 +133,7 @@ class Group:
         gives them (in a decode thread)."""
         if not (self.own_logs and name == RECEIPTS.name):
             return {}
+        # deferred: the verify wing (chainframe.verify), only when verifying
         from chainframe.verify import receipts_and_logs
 
         return {LOGS.name: receipts_and_logs(bodies, chain_id=self.chain_id)[1]}
@@ -149,7 +150,7 @@ class Group:
     async def prove(self, decode: Any) -> None:
         """Prove each part's windows as the members give their rows, until every part has proven every block or the
         group is broken."""
-        from chainframe.verify import Report
+        from chainframe.verify import Report  # deferred: the verify wing (chainframe.verify), only when verifying
 
         report = Report()
         while not self._done.is_set():
@@ -231,6 +232,7 @@ def _first_after(table: pa.Table, block: int) -> int:
 
 def _prove(tables: dict[str, Any], chain_id: int, family: ChainFamily | None = None) -> Report:
     """One part's window: the headers by their hashes, or the other tables against them."""
+    # deferred: the verify wing (chainframe.verify), only when verifying
     from chainframe.verify import Report, check_receipts_from_transactions, verify_tables
 
     report = Report()

@@ -48,7 +48,7 @@ async def averify_stored(
     against fetched material in pieces of ``piece_blocks`` blocks (memory bounded by a piece), every failure
     collected rather than raised. ``chain_family``: the family the user named (``--chain-family``), refused once the
     chain id is known if it denies it, before any block is asked for; None: the chain id's."""
-    from chainframe.verify import Failure, Report
+    from chainframe.verify import Failure, Report  # deferred: the verify wing (chainframe.verify), only when verifying
 
     report = Report()
     chain_id = await client.chain_id()
@@ -113,6 +113,7 @@ async def _together(
 ) -> dict[str, set[int]]:
     """What a local folder's plain series prove of each other, offline (added to ``report``), with the stored
     headers' hashes compared with the node's: the blocks each series is proven in so."""
+    # deferred: the verify wing (chainframe.verify), only when verifying
     from chainframe.verify import prove_together, together_reads
 
     whole = [name for name in together_reads() if name in every and not every[name].damaged and not every[name].foreign]
@@ -144,6 +145,7 @@ async def _together(
 async def _from_logs(folder: Location, every: dict[str, Series], together: dict[str, set[int]], report: Report) -> None:
     """The series made of logs (filtered, decoded, token transfers), proven in the blocks where the folder's raw logs
     were proven with the others (:func:`_together`) from those logs, as offline: added to ``together``."""
+    # deferred: the verify wing (chainframe.verify), only when verifying
     from chainframe.verify import prove_from_logs, together_reads
 
     logs = together.get(LOGS.name)
@@ -159,7 +161,7 @@ async def _from_logs(folder: Location, every: dict[str, Series], together: dict[
 
 async def _same_hashes(client: Any, rows: pa.Table, report: Report, name: str) -> None:
     """Each stored header's hash is the node's for its block (the header proven to be itself, it is the node's)."""
-    from chainframe.verify import Failure
+    from chainframe.verify import Failure  # deferred: the verify wing (chainframe.verify), only when verifying
 
     stored = dict(zip(rows["block_number"].to_pylist(), rows["block_hash"].to_pylist(), strict=True))
     numbers = sorted(n for n in stored if n is not None)
@@ -179,6 +181,7 @@ async def _lists(
     """The stored blocks' lists of transaction and uncle hashes that the folder does not prove (its transactions or
     uncles are not stored beside them), against the node's transactions and uncles of the block, which are proven
     against the header (whose hash is compared with the node's where the header is proven)."""
+    # deferred: the verify wing (chainframe.verify), only when verifying
     from chainframe.verify import Report, unproven_lists, verify_tables
 
     wrong = {f.block_number for f in report.failures if f.dataset == BLOCKS.name}  # not the node's (or not itself)
@@ -203,7 +206,7 @@ async def _lists(
 
 def _same_rows(stored: pa.Table, kept: pa.Table, report: Report, name: str, column: str) -> None:
     """A series' stored rows against the rows its filter keeps of the node's proven raw rows, block by block."""
-    from chainframe.verify import Failure
+    from chainframe.verify import Failure  # deferred: the verify wing (chainframe.verify), only when verifying
 
     mine: dict[int, list[dict[str, Any]]] = {}
     theirs: dict[int, list[dict[str, Any]]] = {}

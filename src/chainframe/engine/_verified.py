@@ -130,7 +130,7 @@ def prove(
     failures and skips to ``report``. ``received``: the shared answers among the piece's (in an extraction: what
     another dataset proved of them is not proven again). ``family``: the chain family whose rules the rows follow
     (None: the chain id's)."""
-    from chainframe.verify import Piece
+    from chainframe.verify import Piece  # deferred: the verify wing (chainframe.verify), only when verifying
 
     dataset, rows, part, bodies = of.dataset, of.table, of.part, of.bodies
     name = of.name or dataset.name

@@ -299,7 +299,7 @@ class AsyncClient(TypedMethods):
         if isinstance(self._transport_kind, Transport):
             return self._transport_kind
         if self._transport_kind == "ws" and endpoint.ws_url is not None:
-            from chainframe.rpc._transports.ws import WebSocketTransport
+            from chainframe.rpc._transports.ws import WebSocketTransport  # deferred: websockets, only for a ws endpoint
 
             return WebSocketTransport(
                 endpoint.ws_url, timeout=self._timeout, task_group=task_group, host_header=endpoint.host_header,
@@ -311,6 +311,7 @@ class AsyncClient(TypedMethods):
                     import h2  # noqa: F401
                 except ImportError:
                     raise InputError("http2=True needs the h2 package: pip install 'chainframe[http2]'") from None
+            # deferred: httpx, only for the httpx transport
             from chainframe.rpc._transports.httpx_ import HTTPXTransport
 
             return HTTPXTransport(
