@@ -19,14 +19,14 @@ if TYPE_CHECKING:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command line (``sys.argv[1:]`` when None); returns its exit code."""
-    from chainframe.cli._main import main as run
+    from chainframe.cli._main import main as run  # deferred: the subcommands, after the process is set up
 
     return run(argv)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line's parser (every subcommand)."""
-    from chainframe.cli._main import build_parser as build
+    from chainframe.cli._main import build_parser as build  # deferred: the subcommands
 
     return build()
 

@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     # Here, not at the top: both load the RPC client (asyncio, httpx's types), which --version and --help never need.
     from chainframe.cli._endpoint import resolve_endpoint_options
-    from chainframe.cli._retries import retry_lines
+    from chainframe.cli._retries import retry_lines  # deferred: the RPC client, as above
 
     try:
         resolve_endpoint_options(args)

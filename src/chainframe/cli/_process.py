@@ -66,7 +66,7 @@ def prepare(argv: Sequence[str]) -> None:
 def command() -> NoReturn:
     """The ``chainframe`` command: ``chainframe.cli.main`` on ``sys.argv``, in a process set up for it."""
     prepare(sys.argv[1:])
-    from chainframe.cli._main import main
+    from chainframe.cli._main import main  # deferred: the subcommands, once prepare() has set the process up
 
     leave(main())
 

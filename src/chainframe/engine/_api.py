@@ -317,7 +317,7 @@ async def averify_stored(
 ) -> Any:
     """Prove every series stored under ``out`` against the node's headers (and receipts, for logs): a
     :class:`chainframe.verify.Report` (nothing is written). ``chain_family``: as :func:`aextract`'s."""
-    from chainframe.engine._stored import averify_stored as prove_folder
+    from chainframe.engine._stored import averify_stored as prove_folder  # deferred: verify --rpc and its verify wing
 
     folder = location(out)
     if chain_family is not None:

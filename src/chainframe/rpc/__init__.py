@@ -86,7 +86,7 @@ def __getattr__(name: str) -> object:
     # The typed result classes (the public names not imported above) load on first use: an extraction reads raw
     # answers and does not pay for them.
     if name in __all__:
-        from chainframe.rpc import _types
+        from chainframe.rpc import _types  # deferred: see the comment above
 
         return getattr(_types, name)
     raise AttributeError(f"module 'chainframe.rpc' has no attribute {name!r}")

@@ -51,7 +51,7 @@ class TypedMethods:
 
     async def get_block(self, block: p.BlockParam, *, full_transactions: bool = False) -> Block | None:
         """eth_getBlockByNumber: the block (transactions as hashes, or full objects), or None if there is none."""
-        from chainframe.rpc._types import Block
+        from chainframe.rpc._types import Block  # deferred: the typed result classes; an extraction reads raw answers
 
         if isinstance(block, bytes) or (isinstance(block, str) and len(block) == 66):  # a block hash, not a number
             raw = await self.request("eth_getBlockByHash", [p.hash32(block, "block"), bool(full_transactions)])
@@ -61,7 +61,7 @@ class TypedMethods:
 
     async def get_block_receipts(self, block: p.BlockParam | bytes) -> tuple[Receipt, ...] | None:
         """eth_getBlockReceipts: every receipt of a block (by number, tag or hash), in order; None if no block."""
-        from chainframe.rpc._types import Receipt
+        from chainframe.rpc._types import Receipt  # deferred: the typed result classes; an extraction reads raw answers
 
         ref = (
             p.hash32(block, "block")
@@ -73,13 +73,14 @@ class TypedMethods:
 
     async def get_transaction_receipt(self, transaction_hash: bytes | str) -> Receipt | None:
         """eth_getTransactionReceipt: the receipt, or None (unknown or pending transaction)."""
-        from chainframe.rpc._types import Receipt
+        from chainframe.rpc._types import Receipt  # deferred: the typed result classes; an extraction reads raw answers
 
         raw = await self.request("eth_getTransactionReceipt", [p.hash32(transaction_hash, "transaction_hash")])
         return None if raw is None else self._typed("eth_getTransactionReceipt", Receipt.from_json, raw)
 
     async def get_transaction_by_block_number_and_index(self, block: p.BlockParam, index: int) -> Transaction | None:
         """eth_getTransactionByBlockNumberAndIndex."""
+        # deferred: the typed result classes; an extraction reads raw answers
         from chainframe.rpc._types import Transaction
 
         raw = await self.request("eth_getTransactionByBlockNumberAndIndex", [p.block(block), p.index(index)])
@@ -88,6 +89,7 @@ class TypedMethods:
 
     async def get_transaction_by_block_hash_and_index(self, block_hash: bytes | str, index: int) -> Transaction | None:
         """eth_getTransactionByBlockHashAndIndex."""
+        # deferred: the typed result classes; an extraction reads raw answers
         from chainframe.rpc._types import Transaction
 
         params = [p.hash32(block_hash, "block_hash"), p.index(index)]
@@ -97,14 +99,14 @@ class TypedMethods:
 
     async def get_uncle_by_block_number_and_index(self, block: p.BlockParam, index: int) -> Block | None:
         """eth_getUncleByBlockNumberAndIndex (use ``finalized`` rather than ``safe``, as the spec advises)."""
-        from chainframe.rpc._types import Block
+        from chainframe.rpc._types import Block  # deferred: the typed result classes; an extraction reads raw answers
 
         raw = await self.request("eth_getUncleByBlockNumberAndIndex", [p.block(block), p.index(index)])
         return None if raw is None else self._typed("eth_getUncleByBlockNumberAndIndex", Block.from_json, raw)
 
     async def get_uncle_by_block_hash_and_index(self, block_hash: bytes | str, index: int) -> Block | None:
         """eth_getUncleByBlockHashAndIndex."""
-        from chainframe.rpc._types import Block
+        from chainframe.rpc._types import Block  # deferred: the typed result classes; an extraction reads raw answers
 
         params = [p.hash32(block_hash, "block_hash"), p.index(index)]
         raw = await self.request("eth_getUncleByBlockHashAndIndex", params)
@@ -120,7 +122,7 @@ class TypedMethods:
         topics: Sequence[p.Topic] | None = None,
     ) -> tuple[Log, ...]:
         """eth_getLogs. ``topics``: up to 4 positions, each a topic, a list of topics (OR) or None (any)."""
-        from chainframe.rpc._types import Log
+        from chainframe.rpc._types import Log  # deferred: the typed result classes; an extraction reads raw answers
 
         flt = p.log_filter(
             from_block=from_block, to_block=to_block, block_hash=block_hash, address_=address, topics=topics
@@ -135,6 +137,7 @@ class TypedMethods:
         self, address: bytes | str, storage_keys: Sequence[bytes | str] = (), block: p.BlockParam = "latest"
     ) -> AccountProof:
         """eth_getProof: the account and one storage proof per key, in the order asked."""
+        # deferred: the typed result classes; an extraction reads raw answers
         from chainframe.rpc._types import AccountProof
 
         params = [p.address(address), p.storage_keys(storage_keys), p.block(block)]
@@ -153,6 +156,7 @@ class TypedMethods:
         with_log: bool = False,
     ) -> CallFrame:
         """debug_traceCall with callTracer: the call tree (``calls`` nested), with logs when ``with_log``."""
+        # deferred: the typed result classes; an extraction reads raw answers
         from chainframe.rpc._types import CallFrame
 
         call = p.call_request(to=to, from_=from_, data_=data, value=value, gas=gas)
@@ -174,6 +178,7 @@ class TypedMethods:
         diff_mode: bool = False,
     ) -> Prestate | PrestateDiff:
         """debug_traceCall with prestateTracer: accounts touched (``diff_mode``: their pre and post state)."""
+        # deferred: the typed result classes; an extraction reads raw answers
         from chainframe.rpc._types import Prestate, PrestateDiff
 
         call = p.call_request(to=to, from_=from_, data_=data, value=value, gas=gas)
