@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from chainframe import _kernels as pc
 from chainframe.verify._columns import (
     WIDE,
     bools,
@@ -176,8 +177,6 @@ def _header_columns_hold(
     pieces): False when unsure (a null, a block without its header, another type), and the Polars check decides."""
     from pyarrow._compute import SetLookupOptions, call_function
 
-    from chainframe import _kernels as pc
-
     def whole(column: pa.Array | pa.ChunkedArray) -> pa.Array:
         return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
@@ -263,8 +262,6 @@ def check_not_removed(name: str, rows: pa.Table, report: Report) -> None:
     """A stored log is on the chain its header is: ``removed`` (set only in a reorg's notifications) is never true."""
     if "removed" not in rows.column_names:
         return
-    from chainframe import _kernels as pc
-
     if not rows.num_rows or pc.any(rows["removed"]).as_py() is not True:
         return  # no row removed (most pieces): nothing read
     keys = row_keys("logs") if "log_index" in rows.column_names else ()
@@ -293,8 +290,6 @@ def _lists_screen(blocks: pa.Table, transactions: pa.Table | None, *, alone: boo
     block), uncles listed under the empty uncles hash. None where the columns are not what this reads (the reference
     then reads every row)."""
     import numpy as np
-
-    from chainframe import _kernels as pc
 
     if "transaction_hashes" not in blocks.column_names or "block_number" not in blocks.column_names:
         return None
@@ -353,8 +348,6 @@ def check_block_lists(
     if screened is not None:
         if not screened:
             return
-        from chainframe import _kernels as pc
-
         blocks = pc.take(blocks, positions(screened))
         if transactions is not None:
             numbers = blocks["block_number"].combine_chunks()
@@ -422,8 +415,6 @@ def _paid(rows: pa.Table, kind: Any, blocks: pa.Table) -> tuple[pa.Array, Any] |
     import numpy as np
     from pyarrow._compute import SetLookupOptions, call_function
 
-    from chainframe import _kernels as pc
-
     numbers = blocks["block_number"].combine_chunks()
     price, cap, tip = (wide(rows[n]) for n in ("gas_price", "max_fee_per_gas", "max_priority_fee_per_gas"))
     fees = wide(blocks["base_fee_per_gas"])
@@ -474,8 +465,6 @@ def _fields_screen(table: pa.Table, blocks: pa.Table) -> Any:
 def check_transaction_fields(transactions: pa.Table, blocks: pa.Table, report: Report) -> None:
     """The columns of a transaction outside its type's signed encoding (see the module docstring)."""
     import numpy as np
-
-    from chainframe import _kernels as pc
 
     table = transactions.select([n for n in TX_NAMES if n in transactions.column_names])
     try:
@@ -580,8 +569,6 @@ def _receipts_screen(receipts: pa.Table, transactions: pa.Table, blocks: pa.Tabl
     """The receipts :func:`check_receipts_with_transactions` may find wrong (a superset), as numpy positions."""
     import numpy as np
 
-    from chainframe import _kernels as pc
-
     mine, theirs = _pairs(receipts, transactions)
     rows = pc.take(receipts, positions(mine))
     txs = pc.take(transactions, positions(theirs))
@@ -623,8 +610,6 @@ def check_receipts_with_transactions(
     """A receipt's transaction columns are its proven transaction's; what it paid and created follow from them.
     ``unproven_creations``: transaction type -> why what its creations made follows from nothing proven (skipped)."""
     import numpy as np
-
-    from chainframe import _kernels as pc
 
     # What a receipt is checked against (the nested lists of every transaction are the costly ones to read).
     names = [n for n in TX_NAMES if n in transactions.column_names and n not in NOT_FOR_RECEIPTS]

@@ -51,7 +51,7 @@ def _files(folder: Path, dataset: str, chain_family: str | None = None) -> list[
     """The dataset's Parquet files with the blocks they cover (a chunk's footer says which blocks it holds, those
     without rows included; a file without one covers its slot's blocks, or else the span of its rows).
     ``chain_family``: the family the user named, refused (before any check) for a file of a chain of another."""
-    from chainframe.store import read_meta
+    from chainframe.store import read_meta  # deferred: the store (pyarrow.parquet, pyarrow.fs)
 
     named = family_named(chain_family) if chain_family is not None else None
 
@@ -78,7 +78,7 @@ def _files(folder: Path, dataset: str, chain_family: str | None = None) -> list[
 def _stored(series: Path) -> list[Path]:
     """A series' files: a folder's ``*.parquet``, or a Delta table's files at its latest version (the files a commit
     removed stay on disk until vacuumed, and are not the table)."""
-    from chainframe.store import is_delta_table, snapshot_uris
+    from chainframe.store import is_delta_table, snapshot_uris  # deferred: the store (pyarrow.parquet, pyarrow.fs)
 
     if is_delta_table(series):
         return [Path(uri) for uri in snapshot_uris(series)]
@@ -87,7 +87,7 @@ def _stored(series: Path) -> list[Path]:
 
 def _read(path: Path, columns: list[str] | None = None) -> pa.Table:
     """A Parquet file's rows, in chainframe's exact types (a Delta table's data file holds uint64 as int64)."""
-    from chainframe.store import read_table
+    from chainframe.store import read_table  # deferred: the store (pyarrow.parquet, pyarrow.fs)
 
     return read_table(path, columns=columns)
 
@@ -319,7 +319,7 @@ def _other_series(folder: Path, files: Mapping[str, list[_File]], report: Report
     them, in the blocks where those are proven (:func:`together_reads`'s logs: with their receipts, transactions and
     headers); the rest, and every other series, reported as skipped."""
     from chainframe.datasets import Fetch
-    from chainframe.store import load_series, series_folders
+    from chainframe.store import load_series, series_folders  # deferred: the store (pyarrow.parquet, pyarrow.fs)
 
     logs = _proven_logs(files)
     for path in series_folders(folder):
