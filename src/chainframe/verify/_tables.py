@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from chainframe import _kernels as pc
 from chainframe.families import ChainFamily, family_of
+from chainframe.verify._columns import int_values
 from chainframe.verify._derived import (
     RECEIPT_NAMES,
     check_block_lists,
@@ -39,8 +41,6 @@ else:
 
 def _restrict(table: pa.Table, numbers: pa.Array | pa.ChunkedArray, column: str = "block_number") -> pa.Table:
     """The rows of ``table`` in the blocks ``numbers`` (the table itself when they all are: no copy)."""
-    from chainframe import _kernels as pc
-
     if isinstance(numbers, pa.ChunkedArray):
         numbers = numbers.combine_chunks()
     inside = pc.is_in(table[column], value_set=numbers)
@@ -51,8 +51,6 @@ def _counts_hold(rows: pa.Table, blocks: pa.Table) -> bool:
     """Whether every block's ``transaction_count`` is certainly its rows' count, from numpy (False when unsure: a
     null, a count that differs, a value beyond int64; :func:`_check_counts` then joins in Polars to name the block)."""
     import numpy as np
-
-    from chainframe.verify._columns import int_values
 
     if rows["block_number"].null_count or blocks["block_number"].null_count or blocks["transaction_count"].null_count:
         return False
