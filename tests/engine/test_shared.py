@@ -113,6 +113,22 @@ def _results(body: bytes) -> list[Any]:
     return [e["result"] for e in sorted(json.loads(body), key=lambda e: e["id"])]
 
 
+async def _asked_together(
+    shared: SharedAnswers, calls: dict[str, list[tuple[str, list[Any]]]]
+) -> dict[str, list[bytes]]:
+    """Each asker's calls through ``shared``, the askers concurrently: their batch answers, by asker."""
+    got: dict[str, list[bytes]] = {}
+
+    async def ask(asker: str, own: list[tuple[str, list[Any]]]) -> None:
+        with asking(asker):
+            got[asker] = await shared.batch_bytes(own)
+
+    async with anyio.create_task_group() as tg:
+        for asker, own in calls.items():
+            tg.start_soon(ask, asker, own)
+    return got
+
+
 @pytest.mark.anyio
 async def test_askers_get_the_nodes_answers_in_their_calls_order_each_asked_once(devnet: Devnet) -> None:
     assert devnet.gateway is not None
@@ -124,16 +140,10 @@ async def test_askers_get_the_nodes_answers_in_their_calls_order_each_asked_once
         shared = SharedAnswers(client, through=last)
         shared.expect("a", [("eth_getBlockByNumber", (False,))])
         shared.expect("b", [("eth_getBlockByNumber", (False,))])
-        got: dict[str, list[bytes]] = {}
-
-        async def ask(asker: str, calls: list[tuple[str, list[Any]]]) -> None:
-            with asking(asker):
-                got[asker] = await shared.batch_bytes(calls)
-
         # Overlapping, concurrently, the second in another order: every block asked of the node once.
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(ask, "a", headers[: last // 2 + 10])
-            tg.start_soon(ask, "b", list(reversed(headers[last // 2 - 10 :])))
+        got = await _asked_together(
+            shared, {"a": headers[: last // 2 + 10], "b": list(reversed(headers[last // 2 - 10 :]))}
+        )
         assert devnet.gateway.stats()["calls"]["eth_getBlockByNumber"] == last + 1
         assert [r for body in got["a"] for r in _results(body)] == truth[: last // 2 + 10]
         assert [r for body in got["b"] for r in _results(body)] == list(reversed(truth[last // 2 - 10 :]))
@@ -160,15 +170,7 @@ async def test_a_kind_no_asker_expects_goes_to_the_node_as_it_is(devnet: Devnet)
         shared = SharedAnswers(client, through=last)
         for asker in ("a", "b"):
             shared.expect(asker, [("eth_getBlockByNumber", (False,))])
-        got: dict[str, list[bytes]] = {}
-
-        async def ask(asker: str) -> None:
-            with asking(asker):
-                got[asker] = await shared.batch_bytes(bodies)
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(ask, "a")
-            tg.start_soon(ask, "b")
+        got = await _asked_together(shared, {"a": bodies, "b": bodies})
         assert devnet.gateway.stats()["calls"]["eth_getBlockByNumber"] == 2 * (last + 1)
         assert [r for body in got["a"] for r in _results(body)] == truth
         assert [r for body in got["b"] for r in _results(body)] == truth
