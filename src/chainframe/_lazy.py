@@ -1,5 +1,5 @@
-"""Modules loaded on first use: ``polars`` is imported when an attribute of it is first read, not when a module
-that uses it is imported.
+"""Modules and names loaded on first use: ``polars`` is imported when an attribute of it is first read, not when a
+module that uses it is imported; a package's public names (:func:`names_from`) when they are first read.
 
 A run that needs no Polars (blocks, logs and receipts decoded by the native scanner, checked with Arrow kernels)
 then never pays its import (0.14 s of a CLI run's start-up, by ``python -X importtime``). Modules write::
@@ -15,6 +15,8 @@ so type checkers see the real module.
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -36,3 +38,23 @@ class LazyModule:
 
 
 polars = LazyModule("polars")
+
+
+def names_from(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
+    """A package's module ``__getattr__`` (PEP 562) for the names ``where`` maps to the submodule defining each
+    (``{"extract": "_api"}``): the submodule is imported at the name's first read, and the name then kept in the
+    package like an imported one. The package lists the same names under ``if TYPE_CHECKING:`` for type checkers.
+
+    So importing ``chainframe.engine`` for ``extract`` loads what an extraction runs, not the plan, collect, scan and
+    vacuum modules beside it (each module costs its import on every command's start-up)."""
+    namespace = sys.modules[package].__dict__
+
+    def __getattr__(name: str) -> Any:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__

@@ -20,7 +20,7 @@ from chainframe.datasets._dataset import build, read_fields
 from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._registry import REGISTRY
 from chainframe.devnet import Devnet
-from chainframe.engine._probe import Check, routes
+from chainframe.engine._routes import Check, routes
 
 SRC = Path(chainframe.__file__).parent
 ROOMS = ("engine", "cli", "store", "rpc")
@@ -30,7 +30,7 @@ and a node, and name what they make."""
 NOT_DATASET_NAMES = {
     ("engine/_api.py", "blocks"): "off_chain's record: the key of a block range",
     ("cli/_info.py", "blocks"): "the same record, read",
-    ("engine/_probe.py", "transactions"): "a block answer's JSON field",
+    ("engine/_routes.py", "transactions"): "a block answer's JSON field",
 }
 USERS = {"cli/_demo.py": "the demo is a user's job: it names the datasets it extracts, as any user does"}
 

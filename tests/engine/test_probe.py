@@ -11,7 +11,7 @@ from chainframe import aprobe, probe
 from chainframe.datasets import DATASETS
 from chainframe.devnet import Devnet, GatewaySettings, LogLimits, MissingMethod
 from chainframe.engine import Capabilities
-from chainframe.engine._probe import Check, routes
+from chainframe.engine._routes import Check, routes
 
 TRACES = ("call_traces", "prestate_accounts", "prestate_storage")
 BY_TRANSACTION = "eth_getBlockByNumber + eth_getTransactionReceipt"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import chainframe
+import chainframe.engine._collect
 from chainframe._errors import InputError
 from chainframe.devnet import Devnet
 
@@ -55,7 +56,7 @@ def test_help_on_a_blocking_function_shows_its_async_twin(blocking: str, corouti
 def test_collect_is_typed_by_output(tmp_path: Path) -> None:
     returns = {
         inspect.signature(o).parameters["output"].annotation: inspect.signature(o).return_annotation
-        for o in typing.get_overloads(chainframe.engine._api.collect)
+        for o in typing.get_overloads(chainframe.engine._collect.collect)
     }
     assert returns == {"Literal['arrow']": "pa.Table", "Literal['polars']": "pl.DataFrame", "Literal['pandas']": "Any"}
     (tmp_path / "use.py").write_text(

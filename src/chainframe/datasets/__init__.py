@@ -7,9 +7,10 @@ Every dataset is declared whole by its class (:class:`Dataset`) and listed by on
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from chainframe._lazy import names_from
+from chainframe.datasets._registry import datasets as _catalogue
 from chainframe.datasets._registry import register, unregister
 
 if TYPE_CHECKING:
@@ -67,19 +68,13 @@ _WHERE = {
     "TokenTransfers": "_transfers",
     "UNCLES": "_uncles",
 }
+_named = names_from(__name__, _WHERE)
 
 
 def __getattr__(name: str) -> Any:
-    if name == "DATASETS":
-        from chainframe.datasets._registry import datasets
-
-        return datasets()
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'chainframe.datasets' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"chainframe.datasets.{module}"), name)
-    globals()[name] = value
-    return value
+    if name == "DATASETS":  # not kept: register() and unregister() change it
+        return _catalogue()
+    return _named(name)
 
 
 def __dir__() -> list[str]:

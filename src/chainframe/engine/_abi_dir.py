@@ -158,6 +158,36 @@ class AbiDirAsked(NamedTuple):
         stretches = [([BlockRange(s.first, s.last)], self.wanted(s)) for s in resolved.stretches if s.abis or s.proxies]
         return stretches, dict(counted.calls)
 
+    async def extract(
+        self, client: Any, *, once: Mapping[str, Any], confirmations: int, export: Mapping[str, Any] | None
+    ) -> RunReport:
+        """Resolve the proxies, then run each stretch (``once``: :meth:`Extraction.once`'s options); the reports
+        added up. ``export``: :func:`export_series`'s options, per stretch."""
+        template = self.template
+        ranges = await resolve_blocks(template.spec, client, confirmations=confirmations)
+        resolved = await resolve_abis(client, self.folder, self.addresses, ranges)
+        reports, found = [], []
+        for stretch in resolved.stretches:
+            wanted = self.wanted(stretch)
+            if not stretch.abis and not stretch.proxies:
+                continue  # no ABI decodes these blocks: nothing to decode them with
+            run = Extraction(wanted, parse_blocks(f"{stretch.first}:{stretch.last}"), template.folder,
+                             template.concurrency, template.verify, layout=template.publisher.layout,
+                             chain_family=template.chain_family)  # fmt: skip
+            run.publisher = template.publisher  # one claim on each Delta table for the whole run
+            result = await run.once(client, confirmations=confirmations, **once)
+            if export:
+                exported = functools.partial(export_series, run.folder, run.wanted, result, **export)
+                await anyio.to_thread.run_sync(exported)
+            reports.append(result)
+            found.append((stretch, wanted))
+        if not reports:
+            raise InputError(
+                f"no ABI in {self.folder.path} decodes {', '.join(self.addresses)} over the asked blocks: "
+                + "; ".join(d.why() for d in resolved.decodings)
+            )
+        return added_up(reports, resolved, found)
+
 
 def renamed(found: Sequence[tuple[Stretch, list[Wanted]]]) -> list[str]:
     """Each event or function name decoded into more than one series (its text changed between stretches: other
@@ -176,36 +206,6 @@ def renamed(found: Sequence[tuple[Stretch, list[Wanted]]]) -> list[str]:
         for (dataset, name), series in sorted(by_name.items())
         if len(series) > 1
     ]
-
-
-async def extract_with_abis(
-    asked: AbiDirAsked, client: Any, *, once: Mapping[str, Any], confirmations: int, export: Mapping[str, Any] | None
-) -> RunReport:
-    """Resolve the proxies, then run each stretch (``once``: :meth:`Extraction.once`'s options); the reports added
-    up. ``export``: :func:`export_series`'s options, per stretch."""
-    template = asked.template
-    ranges = await resolve_blocks(template.spec, client, confirmations=confirmations)
-    resolved = await resolve_abis(client, asked.folder, asked.addresses, ranges)
-    reports, found = [], []
-    for stretch in resolved.stretches:
-        wanted = asked.wanted(stretch)
-        if not stretch.abis and not stretch.proxies:
-            continue  # no ABI decodes these blocks: nothing to decode them with
-        run = Extraction(wanted, parse_blocks(f"{stretch.first}:{stretch.last}"), template.folder,
-                         template.concurrency, template.verify, layout=template.publisher.layout,
-                         chain_family=template.chain_family)  # fmt: skip
-        run.publisher = template.publisher  # one claim on each Delta table for the whole run
-        result = await run.once(client, confirmations=confirmations, **once)
-        if export:
-            await anyio.to_thread.run_sync(functools.partial(export_series, run.folder, run.wanted, result, **export))
-        reports.append(result)
-        found.append((stretch, wanted))
-    if not reports:
-        raise InputError(
-            f"no ABI in {asked.folder.path} decodes {', '.join(asked.addresses)} over the asked blocks: "
-            + "; ".join(d.why() for d in resolved.decodings)
-        )
-    return added_up(reports, resolved, found)
 
 
 def added_up(

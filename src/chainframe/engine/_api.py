@@ -1,5 +1,6 @@
 """The Python API: ``extract`` (files), ``follow`` (files kept up to date as the chain grows), ``repair``,
-``off_chain`` and ``verify_stored`` as thin layers over one engine, and the blocking twins of every async entry point.
+``off_chain`` and ``verify_stored`` as thin layers over one engine, and their blocking twins (``plan``'s and
+``collect``'s are beside their async ones, so an extraction does not load them).
 
 Everything the user gives is checked before any request: datasets, filters, the block range's syntax, the output
 folder and the endpoint. The blocking functions run the async ones on a portal thread, so they work in Jupyter.
@@ -15,18 +16,15 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import pyarrow as pa
 
 from chainframe._errors import InputError
 from chainframe._twins import carry_over
 from chainframe.datasets import U256
-from chainframe.engine._abi_dir import AbiDirAsked, extract_with_abis
 from chainframe.engine._canonical import head_and_stale
 from chainframe.engine._client import RPC, endpoint_of, endpoints_of, make_client
-from chainframe.engine._collect import acollect
 from chainframe.engine._executor import checked_executor, runner_for
 from chainframe.engine._exports import check_columns, check_export, export_series
 from chainframe.engine._extraction import Extraction, SeriesAsked
@@ -34,15 +32,26 @@ from chainframe.engine._options import whole
 from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, BlocksArg, parse_blocks
 from chainframe.engine._report import RunReport
-from chainframe.engine._runplan import RunPlan, aplan
 from chainframe.families import family_named
 from chainframe.rpc import AsyncClient, Endpoint
 from chainframe.store import ExportFormat, Layout, Location, choose_layout, load_series, location, series_folders
 
 if TYPE_CHECKING:
-    import polars as pl
+    from chainframe.engine._abi_dir import AbiDirAsked
 
 Blocks = BlocksArg
+
+
+def _with_abis(
+    datasets: str | Sequence[str], abi_dir: Any, filters: Mapping[str, Any], make: Any
+) -> AbiDirAsked | None:
+    """The run's decoding with an ABI folder's ABIs (``abi_dir``), checked; None without a folder. The folder's modules
+    load only then: most runs decode nothing."""
+    if abi_dir is None:
+        return None
+    from chainframe.engine._abi_dir import AbiDirAsked  # deferred: only a run given an ABI folder loads its modules
+
+    return AbiDirAsked.make(datasets, abi_dir, filters, make)
 
 
 @typed_errors
@@ -119,7 +128,7 @@ async def aextract(
                                concurrency=concurrency, verify=verify, table=table,
                                distributed=executor is not None, chain_family=chain_family)  # fmt: skip
 
-    with_abis = AbiDirAsked.make(datasets, abi_dir, filters, make) if abi_dir is not None else None
+    with_abis = _with_abis(datasets, abi_dir, filters, make)
     run = with_abis.template if with_abis else make(filters)
     picked = check_columns(run.wanted, columns, exclude_columns, include_columns)
     first, *more = endpoints = endpoints_of(rpc, network, key)
@@ -130,8 +139,7 @@ async def aextract(
         runner_for(executor, endpoints, client_options, rpc, concurrency) as runner,
     ):
         if with_abis is not None:
-            result = await extract_with_abis(
-                with_abis,
+            result = await with_abis.extract(
                 client,
                 once=once | {"runner": runner},
                 confirmations=confirmations,
@@ -190,7 +198,7 @@ async def afollow(
                                concurrency=concurrency, verify=verify, table=table,
                                distributed=executor is not None, chain_family=chain_family)  # fmt: skip
 
-    with_abis = AbiDirAsked.make(datasets, abi_dir, filters, make) if abi_dir is not None else None
+    with_abis = _with_abis(datasets, abi_dir, filters, make)
     run = with_abis.template if with_abis else make(filters)
     if not isinstance(poll, int | float) or isinstance(poll, bool) or poll <= 0:
         raise InputError(f"poll must be a positive number of seconds; got {poll!r}")
@@ -209,8 +217,8 @@ async def afollow(
                 await anyio.sleep(poll)
             once: dict[str, Any] = {"endpoint": first, "overwrite": False, "align": False, "progress": False}
             if with_abis is not None:
-                last = await extract_with_abis(with_abis, client, once=once | {"runner": runner},
-                                               confirmations=confirmations, export=None)  # fmt: skip
+                last = await with_abis.extract(client, once=once | {"runner": runner}, confirmations=confirmations,
+                                               export=None)  # fmt: skip
             else:
                 last = await run.once(client, confirmations=confirmations, runner=runner, **once)
             rolling = rolling or last.follow_path()
@@ -270,23 +278,6 @@ def extract(datasets: str | Sequence[str], **options: Any) -> RunReport:
     return result
 
 
-def plan(datasets: str | Sequence[str], **options: Any) -> RunPlan:
-    """Blocking :func:`aplan` (works inside Jupyter's running event loop)."""
-    result: RunPlan = blocking(aplan, datasets, **options)
-    return result
-
-
-@overload
-def collect(dataset: str, *, output: Literal["arrow"] = "arrow", **options: Any) -> pa.Table: ...
-@overload
-def collect(dataset: str, *, output: Literal["polars"], **options: Any) -> pl.DataFrame: ...
-@overload
-def collect(dataset: str, *, output: Literal["pandas"], **options: Any) -> Any: ...  # pandas ships no types
-def collect(dataset: str, **options: Any) -> Any:
-    """Blocking :func:`acollect` (works inside Jupyter's running event loop)."""
-    return blocking(acollect, dataset, **options)
-
-
 def off_chain(out: str | Location, **options: Any) -> list[dict[str, Any]]:
     """Blocking :func:`aoff_chain`."""
     result: list[dict[str, Any]] = blocking(aoff_chain, out, **options)
@@ -333,7 +324,6 @@ def verify_stored(out: str | Location, **options: Any) -> Any:
 
 
 # help(), IPython's ``?`` and editors inspecting live objects show the options and the whole docstring.
-for _twin, _coroutine in ((extract, aextract), (collect, acollect), (follow, afollow), (repair, arepair),
-                                   (off_chain, aoff_chain), (verify_stored, averify_stored),
-                                   (plan, aplan)):  # fmt: skip
+for _twin, _coroutine in ((extract, aextract), (follow, afollow), (repair, arepair), (off_chain, aoff_chain),
+                          (verify_stored, averify_stored)):  # fmt: skip
     carry_over(_twin, _coroutine)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
 import pyarrow as pa
 
 from chainframe._errors import InputError
+from chainframe._twins import carry_over
 from chainframe.datasets import U256
 from chainframe.engine._canonical import ChainUnstable, ChunkCheck, on_one_fork
 from chainframe.engine._client import endpoint_of, make_client
@@ -18,7 +19,7 @@ from chainframe.engine._engine import ATTEMPTS, DECODE_THREADS, RunCounters, cha
 from chainframe.engine._logs import SplitState
 from chainframe.engine._options import chunk_size_of, dataset_inputs
 from chainframe.engine._plan import ChunkTask, slots
-from chainframe.engine._portal import typed_errors
+from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, chain_state, parse_blocks, resolve_blocks
 from chainframe.engine._ranges import BlocksArg as Blocks
 from chainframe.engine._report import Progress
@@ -117,3 +118,17 @@ async def _collect_chunk(task: ChunkTask, run: ChunkContext) -> pa.Table:
         if done:
             return pa.concat_tables(pieces) if pieces else task.schema().empty_table()
     raise ChainUnstable(f"{task.dataset} blocks {task.start}..{task.end}: the chain kept reorganizing under it")
+
+
+@overload
+def collect(dataset: str, *, output: Literal["arrow"] = "arrow", **options: Any) -> pa.Table: ...
+@overload
+def collect(dataset: str, *, output: Literal["polars"], **options: Any) -> pl.DataFrame: ...
+@overload
+def collect(dataset: str, *, output: Literal["pandas"], **options: Any) -> Any: ...  # pandas ships no types
+def collect(dataset: str, **options: Any) -> Any:
+    """Blocking :func:`acollect` (works inside Jupyter's running event loop)."""
+    return blocking(acollect, dataset, **options)
+
+
+carry_over(collect, acollect)  # help() and editors show acollect's options and docstring

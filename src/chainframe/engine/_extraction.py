@@ -15,10 +15,10 @@ from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._folder import check_out, prepare_out
 from chainframe.engine._options import check_chunk_size, dataset_inputs, whole
 from chainframe.engine._plan import Wanted
-from chainframe.engine._probe import preflight
 from chainframe.engine._ranges import BlocksArg as Blocks
 from chainframe.engine._ranges import BlockSpec, chain_state, parse_blocks, resolve_blocks
 from chainframe.engine._report import Covered, Progress, RunReport, now
+from chainframe.engine._routes import preflight
 from chainframe.engine._run import extract_round
 from chainframe.engine._runcontext import RunContext
 from chainframe.families import choose_family, family_by, family_named
@@ -55,7 +55,7 @@ class Extraction:
         self.publisher = Publisher(folder, layout)
         """One for the whole run (every round of a follow): it holds the run's claim on each Delta table."""
         self.routes_picked = False
-        """Each dataset's route was picked from the node's answers (:func:`~chainframe.engine._probe.preflight`):
+        """Each dataset's route was picked from the node's answers (:func:`~chainframe.engine._routes.preflight`):
         once a run, before its first round's work."""
 
     @classmethod

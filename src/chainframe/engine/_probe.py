@@ -11,7 +11,8 @@ is then bisected, one ``eth_getBalance`` a halving (:mod:`chainframe.engine._sta
 missing only when the node says so in any real node's words (:class:`~chainframe.rpc.MethodNotFound`); any other
 error is shown as answered.
 
-It lives in the engine because the engine is what will use it: a run picks each dataset's route up front from it.
+It lives in the engine because the engine uses its checks: a run picks each dataset's route up front from the same
+checks and the same choice (:mod:`chainframe.engine._routes`), asking only those its datasets need.
 """
 
 from __future__ import annotations
@@ -20,19 +21,18 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
 from chainframe._twins import carry_over
-from chainframe.datasets import DATASETS, Dataset, Fetch
 from chainframe.engine._client import endpoint_of, make_client
 from chainframe.engine._portal import blocking
+from chainframe.engine._routes import ZERO_ADDRESS, Call, Check, Route, ask, check_of, checks_at, routes
 from chainframe.engine._state_window import oldest_state
 from chainframe.families import choose_family, family_named
 from chainframe.rpc import (
     AsyncClient,
     Endpoint,
     LimitExceeded,
-    MethodNotFound,
     RetryPolicy,
     RPCError,
     StateUnavailable,
@@ -40,9 +40,6 @@ from chainframe.rpc import (
     TransientError,
 )
 
-Status = Literal["served", "missing", "error"]
-"""``served``: a result (null included); ``missing``: the node says it has no such method; ``error``: any other
-error (the method is there, but refused these arguments, this tracer or this block)."""
 BATCH_SIZES = (50, 100)
 """Batch sizes tried, in turn, until one is not answered whole."""
 SPEC_METHODS = (
@@ -57,38 +54,6 @@ SPEC_METHODS = (
     "eth_getProof",
 )
 """The spec's read methods but debug_traceCall, which is asked once per tracer (``debug_traceCall callTracer``)."""
-TRACERS = ("callTracer", "prestateTracer")
-TRACE_METHODS = ("trace_block", "debug_traceBlockByNumber", "debug_traceTransaction")
-_ZERO_ADDRESS = "0x" + "00" * 20
-_ZERO_HASH = "0x" + "00" * 32
-_DIFF_MODE = {"tracer": "prestateTracer", "tracerConfig": {"diffMode": True}}
-
-
-@dataclass(frozen=True, kw_only=True)
-class Check:
-    """One thing asked of the node."""
-
-    name: str
-    """The method, or the method and what was asked of it (``debug_traceCall callTracer``, ``eth_getBalance at 1``)."""
-    status: Status
-    answer: str = ""
-    """The node's error (message and code), or ``null``; empty for a result."""
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "served"
-
-
-@dataclass(frozen=True, kw_only=True)
-class Route:
-    """Whether a dataset will work on the node, and how it would be fetched."""
-
-    dataset: str
-    works: bool
-    route: str
-    """The methods it would be fetched with; where it does not work, what it needs."""
-    note: str = ""
-    """A fallback taken, a limit, or what the node lacks."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -229,37 +194,6 @@ def _yes(value: bool) -> str:
     return "yes" if value else "no"
 
 
-Call = tuple[str, Sequence[Any]]
-
-
-async def _ask(client: AsyncClient, calls: Sequence[Call], batches: bool) -> list[Any]:
-    """Each call's result or its :class:`RPCError`: in one batch, or one by one."""
-    if batches:
-        return await client.batch(calls)
-    results: list[Any] = []
-    for method, params in calls:
-        try:
-            results.append(await client.request(method, params))
-        except TerminalError as exc:
-            results.append(exc)
-    return results
-
-
-def _check(name: str, result: Any, endpoint: Endpoint, *, null_is_no: bool = False) -> Check:
-    if isinstance(result, MethodNotFound):
-        return Check(name=name, status="missing", answer=_said(result, endpoint))
-    if isinstance(result, RPCError):
-        return Check(name=name, status="error", answer=_said(result, endpoint))
-    if result is None and null_is_no:
-        return Check(name=name, status="error", answer="null")
-    return Check(name=name, status="served")
-
-
-def _said(error: RPCError, endpoint: Endpoint) -> str:
-    code = f" [{error.code}]" if error.code is not None else ""
-    return endpoint.redact(" ".join(error.detail.split())[:160]) + code
-
-
 def _first(results: Sequence[Any]) -> None:
     """Raise what the node could not answer at all: unreachable, or no chain id or head."""
     failed = [r for r in results if isinstance(r, TransientError)]
@@ -279,51 +213,6 @@ async def _batch_size(client: AsyncClient) -> tuple[int, int | None]:
             return answered, size
         answered = size
     return answered, None
-
-
-def routes(found: Mapping[str, Check], archive: bool | None, state_from: int | None = None) -> tuple[Route, ...]:
-    """Each dataset's route on a node that answered ``found`` (check name -> check): the first of the ways it
-    declares (``Dataset.routes``) whose every method the node serves; a state-reading dataset's note says from which
-    block the node serves state (``state_from``), where old state is not served."""
-
-    def ok(name: str) -> bool:
-        check = found.get(name)
-        return check is not None and check.ok
-
-    def why_not(names: Sequence[str]) -> str:
-        """What keeps a way from working: the methods the node lacks, or what it refused."""
-        reasons = []
-        for name in names:
-            check = found.get(name)
-            if check is None or check.status == "missing":
-                reasons.append(f"the node lacks {name.split()[0]}")
-            elif not check.ok:
-                reasons.append(f"the node refuses {name}: {check.answer}")
-        return "; ".join(dict.fromkeys(reasons))
-
-    old = "" if archive is not False else "old state not served: recent blocks only"
-    if archive is False and state_from is not None:
-        old = f"old state not served: state from block {state_from} on only"
-    if ok("eth_getBlockReceipts"):
-        over = "a block over a limit: eth_getBlockReceipts"
-    elif ok("eth_getBlockByNumber") and ok("eth_getTransactionReceipt"):
-        over = "a block over a limit: eth_getBlockByNumber + eth_getTransactionReceipt"
-    else:
-        over = "a block over a limit cannot be read"
-    out: list[Route] = []
-    for dataset in DATASETS.values():
-        ways = dataset.all_routes()
-        usable = next((way for way in ways if all(map(ok, way))), None)
-        if usable is None:
-            out.append(Route(dataset=dataset.name, works=False, route=" or ".join(" + ".join(w) for w in ways),
-                             note=why_not([m for w in ways for m in w])))  # fmt: skip
-            continue
-        notes = [why_not(ways[0]) if usable != ways[0] else ""]
-        notes += [old if dataset.reads_state else "", over if dataset.fetched is Fetch.LOGS else ""]
-        out.append(
-            Route(dataset=dataset.name, works=True, route=" + ".join(usable), note="; ".join(filter(None, notes)))
-        )
-    return tuple(out)
 
 
 async def aprobe(
@@ -358,7 +247,7 @@ async def aprobe(
             answers = await client.batch(first)
         except TerminalError:  # the whole batch refused: a node (or proxy) without batches
             batches = False
-            answers = await _ask(client, first, batches)
+            answers = await ask(client, first, batches)
         _first(answers)
         for answer in answers[:2]:  # chain id and head: nothing to go on without them
             if isinstance(answer, RPCError):
@@ -368,13 +257,13 @@ async def aprobe(
             raise _no_head(endpoint)
         head = int(block["number"], 16)
         old = hex(min(1, head))
-        asked = [*_asked(block), (f"eth_getBalance at {int(old, 16)}", ("eth_getBalance", [_ZERO_ADDRESS, old])),
-                 (f"eth_getProof at {int(old, 16)}", ("eth_getProof", [_ZERO_ADDRESS, [], old]))]  # fmt: skip
-        genesis: Call = ("eth_getBalance", [_ZERO_ADDRESS, "0x0"])  # the oldest state, where block 1's is served
-        *results, at_genesis = await _ask(client, [*(c for _, c in asked), genesis], batches)
+        asked = [*checks_at(block), (f"eth_getBalance at {int(old, 16)}", ("eth_getBalance", [ZERO_ADDRESS, old])),
+                 (f"eth_getProof at {int(old, 16)}", ("eth_getProof", [ZERO_ADDRESS, [], old]))]  # fmt: skip
+        genesis: Call = ("eth_getBalance", [ZERO_ADDRESS, "0x0"])  # the oldest state, where block 1's is served
+        *results, at_genesis = await ask(client, [*(c for _, c in asked), genesis], batches)
         _first(results)
-        checks = [_check("eth_getBlockByNumber", block, endpoint)]
-        checks += [_check(name, r, endpoint) for (name, _), r in zip(asked, results, strict=True)]
+        checks = [check_of("eth_getBlockByNumber", block, endpoint)]
+        checks += [check_of(name, r, endpoint) for (name, _), r in zip(asked, results, strict=True)]
         found = {c.name: c for c in checks}
         archive, archive_by = _archive(found, old)
         state_from, state_calls = await _state_from(client, results[-2], at_genesis, int(old, 16), head)
@@ -420,8 +309,8 @@ async def _log_limits(client: AsyncClient, head: int, batches: bool) -> tuple[in
     it, naming its count). Limits found, and what was tried, in words."""
     wide = max(0, head - RANGE_TRIED + 1)
     recent = max(0, head - 9)
-    (range_answer, sample) = await _ask(client, [
-        ("eth_getLogs", [{"fromBlock": hex(wide), "toBlock": hex(head), "address": _ZERO_ADDRESS}]),
+    (range_answer, sample) = await ask(client, [
+        ("eth_getLogs", [{"fromBlock": hex(wide), "toBlock": hex(head), "address": ZERO_ADDRESS}]),
         ("eth_getLogs", [{"fromBlock": hex(recent), "toBlock": hex(head)}]),
     ], batches)  # fmt: skip
     blocks_limit, said = None, []
@@ -440,7 +329,7 @@ async def _log_limits(client: AsyncClient, head: int, batches: bool) -> tuple[in
     if not per_block:
         return None, blocks_limit, "; ".join([*said, "results: not tried (no logs in the last 10 blocks)"])
     span = min(SPAN_MOST, blocks_limit or SPAN_MOST, head + 1, max(1, math.ceil(RESULTS_TRIED / per_block)))
-    (answer,) = await _ask(client, [("eth_getLogs", [{"fromBlock": hex(head - span + 1), "toBlock": hex(head)}])],
+    (answer,) = await ask(client, [("eth_getLogs", [{"fromBlock": hex(head - span + 1), "toBlock": hex(head)}])],
                            batches)  # fmt: skip
     if isinstance(answer, LimitExceeded) and answer.reason == "results":
         most = _results(answer.detail)
@@ -455,97 +344,6 @@ def _results(text: str) -> int | None:
     """The count a results limit's text names ("query returned more than 10000 results", "10,000 logs")."""
     found = re.search(r"(\d[\d,_]*)\s*(?:results|logs)", text)
     return int(re.sub(r"[,_]", "", found.group(1))) if found else None
-
-
-def _asked(block: Mapping[str, Any]) -> list[tuple[str, Call]]:
-    """Each check's name and call, at the head ``block`` (its number, hash and first transaction) or at block 0 for
-    whole-block traces (cheap everywhere), with arguments that exist nowhere where none is at hand."""
-    n, block_hash = block["number"], block["hash"]
-    transaction = next(iter(block.get("transactions") or ()), _ZERO_HASH)
-    call = {"to": _ZERO_ADDRESS}
-    return [
-        ("eth_getTransactionByBlockNumberAndIndex", ("eth_getTransactionByBlockNumberAndIndex", [n, "0x0"])),
-        ("eth_getTransactionByBlockHashAndIndex", ("eth_getTransactionByBlockHashAndIndex", [block_hash, "0x0"])),
-        ("eth_getUncleByBlockNumberAndIndex", ("eth_getUncleByBlockNumberAndIndex", [n, "0x0"])),
-        ("eth_getUncleByBlockHashAndIndex", ("eth_getUncleByBlockHashAndIndex", [block_hash, "0x0"])),
-        ("eth_getTransactionReceipt", ("eth_getTransactionReceipt", [transaction])),
-        ("eth_getBlockReceipts", ("eth_getBlockReceipts", [n])),
-        ("eth_getLogs", ("eth_getLogs", [{"fromBlock": n, "toBlock": n}])),
-        ("eth_getProof", ("eth_getProof", [_ZERO_ADDRESS, [], n])),
-        ("eth_getBalance", ("eth_getBalance", [_ZERO_ADDRESS, n])),
-        ("eth_getTransactionCount", ("eth_getTransactionCount", [_ZERO_ADDRESS, n])),
-        ("eth_getCode", ("eth_getCode", [_ZERO_ADDRESS, n])),
-        ("eth_getStorageAt", ("eth_getStorageAt", [_ZERO_ADDRESS, "0x0", n])),
-        ("eth_call", ("eth_call", [call, n])),
-        *((f"debug_traceCall {t}", ("debug_traceCall", [call, n, {"tracer": t}])) for t in TRACERS),
-        ("trace_block", ("trace_block", ["0x0"])),
-        ("debug_traceBlockByNumber", ("debug_traceBlockByNumber", ["0x0", {"tracer": "callTracer"}])),
-        ("debug_traceTransaction", ("debug_traceTransaction", [transaction, {"tracer": "callTracer"}])),
-        # The state diffs' two routes, asked as they read (a node may serve a method but not this trace or mode).
-        ("trace_replayBlockTransactions stateDiff", ("trace_replayBlockTransactions", ["0x0", ["stateDiff"]])),
-        ("debug_traceBlockByNumber prestateTracer diffMode", ("debug_traceBlockByNumber", ["0x0", _DIFF_MODE])),
-    ]
-
-
-_EVERY_NODE = frozenset({"eth_getBlockByNumber", "eth_getLogs"})
-"""Methods every node serves: a run does not ask them first (an eth_getLogs asked before the work is one more call
-of the most expensive kind, and waits as long as any answer of the node's)."""
-
-
-def _preflown(datasets: Sequence[Dataset]) -> tuple[list[Dataset], list[str]]:
-    """The datasets :func:`preflight` decides (every method of their routes known to the probe), and the checks
-    (names) it asks for them."""
-    names = {name for name, _ in _asked({"number": "0x0", "hash": _ZERO_HASH})}
-    checked = [d for d in datasets if all(m in names or m in _EVERY_NODE for w in d.all_routes() for m in w)]
-    return checked, sorted({m for d in checked for way in d.all_routes() for m in way if m in names} - _EVERY_NODE)
-
-
-def preflight_methods(datasets: Sequence[Dataset]) -> list[str]:
-    """The methods a run's :func:`preflight` asks for ``datasets`` (``--dry`` counts them), beside the head's header."""
-    return [name.split()[0] for name in _preflown(datasets)[1]]
-
-
-async def preflight(client: AsyncClient, datasets: Sequence[Dataset], head: int) -> dict[str, Route]:
-    """Each of ``datasets``' routes on the run's node, picked before any work, from one batch asking just the methods
-    their routes need, as :func:`aprobe` asks them (a method the node lacks is then known to the client, so no piece
-    asks it). A route other than a dataset's first is said in the run's summary (``client.notes``); a dataset the node
-    can serve no way is :class:`~chainframe.rpc.MethodNotFound` at once, naming the dataset, the methods, the node's
-    answers and what would serve it. Datasets whose routes name a method the probe does not know are left to their
-    own fetch."""
-    checked, needed = _preflown(datasets)
-    if not needed:
-        return {}  # blocks and transactions, logs: the methods every node serves
-    block = await client.request("eth_getBlockByNumber", [hex(head), False])
-    if not isinstance(block, dict):
-        return {}
-    table = dict(_asked(block))
-    try:
-        results = await client.batch([table[m] for m in needed])
-    except TerminalError:  # the whole request refused (a gateway routing by method, HTTP 404/405): one by one
-        results = await _ask(client, [table[m] for m in needed], batches=False)
-    for result in results:
-        if isinstance(result, TransientError):
-            raise result  # what the run's first request would meet: no verdict on a node that did not answer
-    found = {m: _check(m, r, client.endpoint) for m, r in zip(needed, results, strict=True)}
-    found |= {m: Check(name=m, status="served") for m in _EVERY_NODE}  # assumed, not asked
-    names = {d.name for d in checked}
-    picked = {r.dataset: r for r in routes(found, None) if r.dataset in names}
-    for dataset in checked:
-        route = picked[dataset.name]
-        if not route.works:
-            first = " + ".join(dataset.all_routes()[0])
-            failed = dict.fromkeys(m for w in dataset.all_routes() for m in w if not found[m].ok)
-            answers = "; ".join(f"{m}: {found[m].answer}" for m in failed)
-            error = MethodNotFound(
-                f"{dataset.name}: the node serves no way to read it ({route.route}); it answered {answers}; a node "
-                f"that serves {first} would"
-            )
-            lacking = next((m.split()[0] for m in failed), dataset.method)
-            error.attach(method=lacking, blocks=None, endpoint=client.endpoint.display, secret=client.endpoint.key)
-            raise error
-        if route.route != " + ".join(dataset.all_routes()[0]):
-            client.notes[f"route {dataset.name}"] = f"{dataset.name} read by {route.route} ({route.note})"
-    return picked
 
 
 def _archive(found: Mapping[str, Check], old: str) -> tuple[bool | None, str]:

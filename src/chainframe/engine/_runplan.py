@@ -7,12 +7,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chainframe._twins import carry_over
 from chainframe.datasets import U256, BlockRange
 from chainframe.engine._abi_dir import AbiDirAsked
 from chainframe.engine._client import RPC, endpoints_of, make_client
 from chainframe.engine._extraction import Extraction, SeriesAsked, aligned
 from chainframe.engine._plan import ChunkTask, Wanted, slots
-from chainframe.engine._portal import typed_errors
+from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, chain_state, resolve_blocks
 from chainframe.engine._ranges import BlocksArg as Blocks
 from chainframe.engine._run import asked_series, plan_asked
@@ -110,3 +111,12 @@ async def aplan(
     hull = BlockRange(planned[0].start, planned[-1].end) if planned else None
     return RunPlan(blocks=hull, ranges=planned, head=state.head, chain_id=state.chain_id, out=run.folder,
                    series=list(plans.values()), proxy_calls=dict(proxy_calls))  # fmt: skip
+
+
+def plan(datasets: str | Sequence[str], **options: Any) -> RunPlan:
+    """Blocking :func:`aplan` (works inside Jupyter's running event loop)."""
+    result: RunPlan = blocking(aplan, datasets, **options)
+    return result
+
+
+carry_over(plan, aplan)  # help() and editors show aplan's options and docstring

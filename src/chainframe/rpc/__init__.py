@@ -1,6 +1,9 @@
 """The JSON-RPC client: endpoints and keys, HTTP and WebSocket transports, batches, classified errors, retries,
 pacing, failover, and typed wrappers for every method of the service spec."""
 
+from typing import TYPE_CHECKING
+
+from chainframe._lazy import names_from
 from chainframe.rpc._client import ANSWER_BYTES, AsyncClient, ClientStats
 from chainframe.rpc._endpoint import INFURA_NETWORKS, KEY_ENV, Endpoint
 from chainframe.rpc._errors import (
@@ -22,11 +25,29 @@ from chainframe.rpc._errors import (
 )
 from chainframe.rpc._pacing import DEFAULT_CREDITS, INFURA_CREDITS, PRICE_TABLES, Pacing, PriceTable
 from chainframe.rpc._pool import EndpointCounts, Provider
-from chainframe.rpc._providers_file import read_providers
 from chainframe.rpc._retry import RetryPolicy
-from chainframe.rpc._split import split_answers
-from chainframe.rpc._sync import Client
 from chainframe.rpc._transports import MemoryTransport, Reply, Timeout, Transport
+
+if TYPE_CHECKING:
+    from chainframe.rpc._providers_file import read_providers
+    from chainframe.rpc._split import split_answers
+    from chainframe.rpc._sync import Client
+    from chainframe.rpc._types import (
+        AccessListEntry,
+        AccountProof,
+        Authorization,
+        Block,
+        CallFrame,
+        CallLog,
+        Log,
+        Prestate,
+        PrestateAccount,
+        PrestateDiff,
+        Receipt,
+        StorageProof,
+        Transaction,
+        Withdrawal,
+    )
 
 __all__ = [
     "ANSWER_BYTES",
@@ -82,11 +103,9 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    # The typed result classes (the public names not imported above) load on first use: an extraction reads raw
-    # answers and does not pay for them.
-    if name in __all__:
-        from chainframe.rpc import _types  # deferred: see the comment above
-
-        return getattr(_types, name)
-    raise AttributeError(f"module 'chainframe.rpc' has no attribute {name!r}")
+# Loaded on first use: the blocking client, the providers file, the batch splitter, and the typed result classes (an
+# extraction reads raw answers and does not pay for them).
+_TYPES = ("AccessListEntry", "AccountProof", "Authorization", "Block", "CallFrame", "CallLog", "Log", "Prestate",
+          "PrestateAccount", "PrestateDiff", "Receipt", "StorageProof", "Transaction", "Withdrawal")  # fmt: skip
+_WHERE = {"Client": "_sync", "read_providers": "_providers_file", "split_answers": "_split"}
+__getattr__ = names_from(__name__, _WHERE | dict.fromkeys(_TYPES, "_types"))
