@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from chainframe._errors import InputError
-from chainframe.rpc import KEY_ENV, read_providers
+from chainframe.rpc import KEY_ENV
 
 ETH_RPC_URL = "ETH_RPC_URL"
 """cryo's and foundry's variable for the endpoint: used when no --rpc, --rpc-env, --rpc-file or --network is given."""
@@ -56,6 +56,8 @@ def resolve_endpoint_options(args: argparse.Namespace) -> None:
         name = ETH_RPC_URL  # cryo's and foundry's default; redacted like every URL (the runner registers it)
     endpoints = getattr(args, "endpoints", None)
     if endpoints is not None:
+        from chainframe.rpc import read_providers  # deferred: only a run given an endpoints file loads its reader
+
         args.rpc = read_providers(endpoints)
     elif name:
         urls = os.environ.get(name, "").split()

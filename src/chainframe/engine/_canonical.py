@@ -21,7 +21,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import pyarrow as pa
 
@@ -74,8 +74,7 @@ class ChainUnstable(ChainframeError):
     """The chain kept reorganizing: a chunk could not be read from one fork in several attempts."""
 
 
-@dataclass(frozen=True, slots=True)
-class Header:
+class Header(NamedTuple):
     number: int
     hash: bytes
     parent: bytes
@@ -197,8 +196,7 @@ def check_links(chain: dict[int, Header | None], numbers: Sequence[int], *, bloc
             raise StaleChunk(f"blocks {blocks}: block {b} does not link to block {a} (the chain moved)")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Repair:
+class Repair(NamedTuple):
     """A stored chunk that is no longer on the chain: keep its rows through ``keep_through`` (None: none)."""
 
     chunk: StoredChunk

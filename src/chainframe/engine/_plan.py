@@ -16,7 +16,7 @@ import json
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 
@@ -126,8 +126,7 @@ def slots(blocks: BlockRange, chunk_size: int) -> Iterator[BlockRange]:
         yield BlockRange(max(aligned, blocks.start), min(aligned + chunk_size - 1, blocks.end))
 
 
-@dataclass(frozen=True, kw_only=True)
-class Wanted:
+class Wanted(NamedTuple):
     """One series a round is asked to cover."""
 
     dataset: str

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import chain, pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 
@@ -44,8 +44,7 @@ CHECK_ROUNDS = 3
 """Times a round re-checks and repairs what moved while it ran, before it gives up as :class:`ChainUnstable`."""
 
 
-@dataclass(frozen=True)
-class Asked:
+class Asked(NamedTuple):
     """A folder's series and those a round is asked to cover, as :func:`asked_series` reads them."""
 
     every: Mapping[str, Series]
@@ -237,7 +236,7 @@ def _plan_round(
         meta = series.meta
         if want is not None:
             dataset, size = want.dataset, sizes[name]
-            of = replace(want, chunk_size=size)
+            of = want._replace(chunk_size=size)
         else:
             assert meta is not None
             dataset, size = meta.dataset, meta.chunk_size

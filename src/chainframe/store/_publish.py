@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import partial
+from typing import NamedTuple
 
 import pyarrow as pa
 
@@ -63,8 +64,7 @@ def choose_layout(out: Location | str, table: str | None, *, distributed: bool =
     return chosen
 
 
-@dataclass(frozen=True)
-class Planned:
+class Planned(NamedTuple):
     """A slot a round writes: its series folder, its first block, and whether it repairs a reorganization."""
 
     series: str

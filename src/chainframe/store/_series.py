@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from chainframe._errors import InputError
 from chainframe.store._backends import storage
@@ -118,8 +118,7 @@ def dataset_of(name: str) -> str | None:
     return dataset if DATASET_NAME.match(dataset) else None
 
 
-@dataclass(frozen=True, kw_only=True)
-class StoredChunk:
+class StoredChunk(NamedTuple):
     """One chunk file of a series, as its footer describes it."""
 
     path: Location

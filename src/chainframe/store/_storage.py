@@ -36,7 +36,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, NamedTuple, Protocol
 
 import pyarrow.parquet as pq
 
@@ -113,8 +113,7 @@ def location(value: str | os.PathLike[str] | Location) -> Location:
     return Path(text)
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     path: Location
     size: int
 
