@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from chainframe._errors import InputError
 from chainframe.datasets import BlockRange
@@ -262,8 +262,7 @@ def _tag_answer(block: Any) -> int | None:
         raise MalformedResponse(f"the tagged block has no number: {str(block)[:100]}") from None
 
 
-@dataclass(frozen=True)
-class ChainState:
+class ChainState(NamedTuple):
     chain_id: int
     head: int
     safe: int

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pyarrow as pa
 
@@ -99,8 +99,7 @@ def verify_reads(dataset: Dataset) -> set[tuple[str, tuple[Any, ...]]]:
     return reads(dataset) | {(d.method, d.block_params) for d in read if d.block_params is not None}
 
 
-@dataclass(frozen=True)
-class Rows:
+class Rows(NamedTuple):
     """A series' rows of some blocks, as :func:`prove` proves them."""
 
     dataset: Dataset

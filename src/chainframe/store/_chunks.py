@@ -25,7 +25,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -265,8 +265,7 @@ def chunk_path(folder: Location, *, dataset: str, chain_id: int, slot: BlockSpan
 # --- writing ---------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Written:
+class Written(NamedTuple):
     """A chunk file written whole, as a worker hands it to the run's coordinator to publish: plain data (it crosses
     processes). ``staged`` is set when the file is not yet at ``path`` (a Parquet folder's slot, published by the
     coordinator's rename or upload); a Delta table's data file is already at its unique ``path``, invisible until the
