@@ -38,6 +38,9 @@ class LazyModule:
 
 
 polars = LazyModule("polars")
+decode = LazyModule("chainframe.decode")
+"""The decoders need numpy, and a plain extraction's process runs without it (:mod:`chainframe.cli._process`): the
+datasets that decode (logs' events, token transfers, function calls) reach them through this."""
 
 
 def names_from(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:

@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     import polars as pl  # here, not at the top: every other command would pay for the devnet's import
 
     from chainframe.devnet import Devnet  # deferred: the devnet and httpx
+
+    # deferred: every command builds this parser; the engine loads when it runs
     from chainframe.engine import extract, open_duckdb, scan
 
     print("starting the local devnet (the first start builds and caches the workload chain)...")

@@ -203,7 +203,7 @@ def _topic(text: str | None) -> str | list[str] | None:
     parameters stay together; topic 0's signatures are hashed by the filter check)."""
     if text is None:
         return None
-    from chainframe.decode import split_top
+    from chainframe.decode import split_top  # deferred: decode needs numpy; a plain extraction runs without it
 
     items = split_top(text)
     return items if len(items) > 1 else items[0]
@@ -317,7 +317,7 @@ def run(args: argparse.Namespace) -> int:
             f"exports ({', '.join(export)}) go with a plain run, not --{'follow' if args.follow else 'dry'}"
         )
     if args.dry:
-        from chainframe.cli._dry import dry_run
+        from chainframe.cli._dry import dry_run  # deferred: --dry's planner and pricing load only with --dry
 
         if args.chain_family is not None:  # a plan proves nothing, but a name no family has is still refused
             family_named(args.chain_family)

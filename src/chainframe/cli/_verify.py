@@ -116,10 +116,12 @@ def exit_code(report: Report) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: every command builds this parser; the store loads when it runs
     from chainframe.store import ObjectPath, location
 
     folder = location(args.dir)
     if args.rpc or args.network:
+        # deferred: every command builds this parser; the engine loads when it runs
         from chainframe.engine import verify_stored
 
         report = verify_stored(folder, rpc=args.rpc, network=args.network, chain_family=args.chain_family)

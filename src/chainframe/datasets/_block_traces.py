@@ -39,6 +39,7 @@ from chainframe.datasets._dataset import BlockRange, Dataset
 from chainframe.datasets._function_calls import FUNCTION, DecodesCalls
 from chainframe.datasets._proof import Proof
 from chainframe.datasets._traces import _FRAME, _frame_table, _table
+from chainframe.rpc import InvalidParams, MethodNotFound, split_answers
 
 if TYPE_CHECKING:
     import polars as pl
@@ -72,8 +73,6 @@ async def fetch_traces(
     block's header too (miner and withdrawals, for ``native_transfers``); ``top_gas_used``: the top frames' gas used
     as callTracer gives it (trace_block's route then reads the receipts for it; without, its top frames keep
     parity's own figure)."""
-    from chainframe.rpc import InvalidParams, MethodNotFound
-
     tried: dict[str, str] = {}
     known = getattr(client, "missing_methods", {})
     for method, way in ((PARITY, _by_parity), (BLOCK_TRACER, _by_block_tracer), (TX_TRACER, _by_transaction)):
@@ -154,8 +153,6 @@ async def _top_gas_used(client: Any, blocks: BlockRange) -> dict[int, list[str]]
     that fails the check, or a node without the method, has its receipts read instead (eth_getBlockReceipts, else by
     transaction). On the benchmark chain's 2,000 blocks (anvil, log-heavy): 0.17 + 0.11 anvil CPU-s and 8.5 MB for
     the tracer and the headers, against 2.96 CPU-s and 194 MB for the receipts (/tmp/h5/struct_check.py)."""
-    from chainframe.rpc import MethodNotFound
-
     out: dict[int, list[str]] = {}
     pacing = getattr(getattr(client, "pacer", None), "pacing", None)
     if BLOCK_TRACER not in getattr(client, "missing_methods", {}) and _tracer_is_cheaper(pacing):
@@ -247,8 +244,7 @@ _BLOCK_NUMBER = re.compile(rb'"blockNumber"\s*:\s*"(0x[0-9a-fA-F]+)"')
 async def _receipts_gas_used(client: Any, blocks: Sequence[int]) -> dict[int, list[str]]:
     """Each block's receipts' ``gasUsed``, in transaction order, from eth_getBlockReceipts (else the receipts
     dataset's route by transaction)."""
-    from chainframe.datasets._receipts import RECEIPTS
-    from chainframe.rpc import MethodNotFound
+    from chainframe.datasets._receipts import RECEIPTS  # deferred: receipts' modules only where gas comes from them
 
     method = "eth_getBlockReceipts"
     bodies: list[bytes] | None = None
@@ -282,8 +278,6 @@ def gas_used_of(body: bytes) -> dict[int, list[str]]:
     ``"gasUsed"`` member (no log member has that name; ``cumulativeGasUsed``, ``blobGasUsed`` and ``gasUsedForL1``
     are other names). An envelope whose count of ``"gasUsed"`` is not its count of ``"cumulativeGasUsed"`` (one per
     receipt), or whose value is not a hex string, is parsed whole instead."""
-    from chainframe.rpc import split_answers
-
     spans = split_answers(body)
     if spans is None:
         return _receipt_gas(json.loads(body))
@@ -410,7 +404,7 @@ def vectorized(bodies: Sequence[bytes]) -> Read | None:
 
     import numpy as np
 
-    from chainframe.datasets import _parity_frames
+    from chainframe.datasets import _parity_frames  # deferred: Polars loads only for trace_block frames
 
     if os.environ.get("CHAINFRAME_NATIVE", "1") == "0":
         return None
@@ -679,7 +673,7 @@ class Contracts(_BlockTraced):
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         import numpy as np
 
-        from chainframe._keccak import keccak256
+        from chainframe._keccak import keccak256  # deferred: the keccak extension loads when contracts are hashed
 
         def digest(hex_data: str | None) -> str:
             return "0x" + keccak256(bytes.fromhex((hex_data or "0x")[2:])).hex()

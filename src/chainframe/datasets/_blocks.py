@@ -9,6 +9,7 @@ import pyarrow as pa
 from pyarrow._compute import call_function
 
 from chainframe import _kernels as pc
+from chainframe.datasets import _native
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, RowChecks, build
 from chainframe.datasets._envelope import batch_rows
@@ -131,7 +132,7 @@ class Blocks(ObjectDataset):
 def with_header_columns(table: pa.Table, chain_id: int) -> pa.Table:
     """``table`` of headers with the columns the chain's family reads out of its hashed fields and no node sends as
     a key of its own (Arbitrum's ArbOS version, in the mix hash); a family without such columns costs a lookup."""
-    from chainframe.families import family_of
+    from chainframe.families import family_of  # deferred: the families load when rows are built, not with the catalogue
 
     family = family_of(chain_id)
     derived = [c for c in family.columns.get("blocks", {}) if c not in Blocks.sources and c in table.column_names]
@@ -213,8 +214,6 @@ class Transactions(DecodesCalls, ObjectDataset):
         self, bodies: Sequence[bytes], kinds: dict[str, tuple[str, Any]]
     ) -> tuple[int, dict[str, pa.Array]] | None:
         """The transaction objects inside block answers, each taking its block's timestamp where it has none."""
-        from chainframe.datasets import _native
-
         block = {"timestamp": ("timestamp", "u64"), "transactions": ("transactions", kinds)}
         scanned = _native.scan(bodies, block, BATCH)
         if scanned is None:

@@ -20,7 +20,7 @@ from chainframe.datasets._convert import convert
 from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks, build_arrow
 from chainframe.datasets._function_calls import FUNCTION, DecodesCalls
 from chainframe.datasets._inputs import CALLS
-from chainframe.rpc import ServerError
+from chainframe.rpc import ServerError, params
 
 CALLED = "the output of a call executed by the node: no block header commits to it (only to the state it ran on)"
 """Why no column of an eth_call dataset is provable (a header's state root proves storage, not execution)."""
@@ -127,8 +127,6 @@ class EthCalls(DecodesCalls, Dataset):
     unprovable = dict.fromkeys(columns, CALLED)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
-        from chainframe.rpc import params
-
         calls = params.call_list(filters.get("calls"))
         answers = await call_answers(client, calls, blocks)
         return [json.dumps({"blocks": list(blocks), "calls": calls, "answers": answers}).encode()]

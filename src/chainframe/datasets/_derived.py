@@ -22,6 +22,7 @@ import pyarrow as pa
 from pyarrow._compute import call_function
 
 from chainframe import _kernels as pc
+from chainframe.datasets import _native
 from chainframe.datasets._blocks import TRANSACTIONS
 from chainframe.datasets._columns import U256
 from chainframe.datasets._convert import DecodeError
@@ -108,8 +109,6 @@ class Derived(Dataset):
         verify's receipts_and_logs reads them); None where it is off or declines an answer. Reading the logs through
         Polars' JSON reader (:meth:`Logs.from_receipts`) took 0.9-1.0 CPU-s per 1,000 benchmark blocks (156k logs),
         three quarters of the transform."""
-        from chainframe.datasets import _native
-
         if not _native.available():
             return None
         wanted = (*_KEYS, "from_address", "to_address", "contract_address", "address", "topics", "log_index")

@@ -13,13 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
 from chainframe._errors import InputError
 from chainframe.datasets._columns import U256
 from chainframe.datasets._inputs import Input
+
+if TYPE_CHECKING:
+    from chainframe import decode
+else:
+    from chainframe._lazy import decode
 
 
 def _as_given(value: Any) -> Any:
@@ -34,20 +39,18 @@ def functions_of(given: Any) -> list[Any]:
     """``function=`` as given (a signature, a list of signatures and ABI entries, an ABI's JSON text) as
     :class:`~chainframe.decode.Function` s; a signature that does not parse, an ABI entry without a name, two
     functions of one selector refused with :class:`~chainframe.InputError`."""
-    from chainframe.decode import Function, as_functions, functions_from_abi, parse_function
-
     values = list(given) if isinstance(given, list | tuple) else [given]
-    found: list[Function] = []
+    found: list[decode.Function] = []
     for value in values:
         try:
-            if isinstance(value, Function):
+            if isinstance(value, decode.Function):
                 found.append(value)
             elif isinstance(value, dict):
-                found += functions_from_abi([value])
+                found += decode.functions_from_abi([value])
             elif isinstance(value, str) and value.lstrip().startswith("["):
-                found += functions_from_abi(value)
+                found += decode.functions_from_abi(value)
             elif isinstance(value, str):
-                found.append(parse_function(value))
+                found.append(decode.parse_function(value))
             else:
                 raise TypeError(type(value).__name__)
         except (TypeError, KeyError, AttributeError, ValueError) as exc:
@@ -56,15 +59,13 @@ def functions_of(given: Any) -> list[Any]:
             raise InputError(f"function must be a signature, a list of them or an ABI; got {value!r} ({exc})") from None
     if not found:
         raise InputError("function= names no function (an ABI without function entries?)")
-    return as_functions(found)
+    return decode.as_functions(found)
 
 
 @lru_cache(maxsize=64)
 def _parsed(texts: tuple[str, ...]) -> tuple[Any, ...]:
     """A series' functions (their checked text) parsed once, not once per piece: a run asks for them per piece."""
-    from chainframe.decode import as_functions
-
-    return tuple(as_functions(list(texts)))
+    return tuple(decode.as_functions(list(texts)))
 
 
 class DecodesCalls:
@@ -80,14 +81,10 @@ class DecodesCalls:
     def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = super().check_inputs(given)  # type: ignore[misc]
         if out.get("function"):
-            from chainframe.decode import call_fields  # numpy: a plain extraction runs without it (cli._process)
-
             functions = functions_of(out["function"])
-            call_fields(functions, taken=self.columns, u256="decimal")  # a name with two types refused here
+            decode.call_fields(functions, taken=self.columns, u256="decimal")  # a name with two types refused here
             if self.decodes_outputs:
-                from chainframe.decode import output_fields
-
-                output_fields(functions, u256="decimal")
+                decode.output_fields(functions, u256="decimal")
             out["function"] = [f.full_text if self.decodes_outputs else f.text for f in functions]
         return out
 
@@ -95,15 +92,12 @@ class DecodesCalls:
         base: pa.Schema = super().schema_with(filters, u256)  # type: ignore[misc]
         if not filters.get("function"):
             return base
-        from chainframe.decode import CALL, call_fields
 
-        made = [f for f in CALL if f.name not in base.names]
+        made = [f for f in decode.CALL if f.name not in base.names]
         functions = _parsed(tuple(filters["function"]))
-        fields = call_fields(functions, taken=base.names, u256=u256)
+        fields = decode.call_fields(functions, taken=base.names, u256=u256)
         if self.decodes_outputs:
-            from chainframe.decode import output_fields
-
-            fields += output_fields(functions, u256=u256)
+            fields += decode.output_fields(functions, u256=u256)
         return pa.schema([*base, *made, *fields], metadata=base.metadata)
 
     def selects(self, filters: Mapping[str, Any]) -> bool:
@@ -113,11 +107,11 @@ class DecodesCalls:
         """With ``function``: the rows that are calls of its functions, in order, with their decoded columns."""
         if not filters.get("function"):
             return table
-        from chainframe import _kernels as pc
-        from chainframe.decode import call_columns
+        from chainframe import _kernels as pc  # deferred: the Arrow kernels load when calls are filtered
 
-        rows, calls = call_columns(table, _parsed(tuple(filters["function"])), taken=table.column_names, u256=u256,
-                                   outputs=self.decodes_outputs)  # fmt: skip
+        functions = _parsed(tuple(filters["function"]))
+        rows, calls = decode.call_columns(table, functions, taken=table.column_names, u256=u256,
+                                          outputs=self.decodes_outputs)  # fmt: skip
         kept = pc.take(table, rows)
         schema = self.schema_with(filters, u256)
         columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from chainframe._errors import InputError
+from chainframe.rpc import params
 
 Parse = Literal["values", "switch", "json", "own"]
 """How the CLI reads the input: ``values`` (``--flag A B``), ``switch`` (``--flag``), ``json`` (``--flag JSON``,
@@ -34,30 +35,22 @@ class Input:
 
 
 def _addresses(values: Any) -> list[str]:
-    from chainframe.rpc import params
-
     if isinstance(values, str):
         values = [values]
     return [params.address(a, f"addresses[{i}]") for i, a in enumerate(values)]
 
 
 def _tokens(values: Any) -> list[str]:
-    from chainframe.rpc import params
-
     if isinstance(values, str):
         values = [values]
     return [params.address(a, f"tokens[{i}]") for i, a in enumerate(values)]
 
 
 def _storage_keys(values: Any) -> list[str]:
-    from chainframe.rpc import params
-
     return params.storage_keys(values)
 
 
 def _calls(values: Any) -> list[dict[str, str]]:
-    from chainframe.rpc import params
-
     return params.call_list(values)
 
 

@@ -17,10 +17,14 @@ from chainframe.datasets._inputs import ADDRESS, EVENT, TOPICS
 from chainframe.datasets._native import RESULT
 from chainframe.datasets._objects import ObjectDataset
 from chainframe.datasets._proof import Proof
+from chainframe.rpc import params
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from chainframe import decode
 else:
+    from chainframe._lazy import decode
     from chainframe._lazy import polars as pl
 
 LOG_SOURCES = {
@@ -44,8 +48,6 @@ LOG_ROWS = RowChecks(keys=("block_number", "block_hash", "log_index", "transacti
 def log_filters(given: Mapping[str, Any]) -> dict[str, Any]:
     """Log filters (``address``, ``topics``, ``event``) in their checked form: topic-0 signatures hashed, ``event``
     as its events' full text with topic 0 set to their hashes."""
-    from chainframe.rpc import params
-
     topics = _signature_topics(given.get("topics"))
     out: dict[str, Any] = {}
     if given.get("event"):
@@ -61,10 +63,9 @@ def _signature_topics(topics: Any) -> Any:
     hashes, as on the CLI's ``--topic0``."""
     if not isinstance(topics, list | tuple) or not topics or topics[0] is None:
         return topics
-    from chainframe.decode import parse_event
 
     def hashed(value: Any) -> Any:
-        return "0x" + parse_event(value).topic0.hex() if isinstance(value, str) and "(" in value else value
+        return "0x" + decode.parse_event(value).topic0.hex() if isinstance(value, str) and "(" in value else value
 
     first = topics[0]
     first = [hashed(v) for v in first] if isinstance(first, list | tuple) else hashed(first)
@@ -74,15 +75,13 @@ def _signature_topics(topics: Any) -> Any:
 def _event_topics(event: Any, topics: Any) -> tuple[list[str], list[Any]]:
     """``event=`` (a signature, a list of them, or an ABI): the events in their full text form (the series' filter)
     and the topics with topic 0 set to their hashes."""
-    from chainframe.decode import as_events, event_fields
-
     try:
-        events = as_events(event)
+        events = decode.as_events(event)
     except (TypeError, AttributeError, KeyError):
         raise InputError(f"event must be a signature, a list of signatures, or an ABI; got {event!r}") from None
     if not events:
         raise InputError("event= names no event (an ABI without event entries?)")
-    event_fields(events, taken=LOGS.columns, u256="decimal")  # two types under one column name are refused here
+    decode.event_fields(events, taken=LOGS.columns, u256="decimal")  # two types under one column name are refused here
     hashes = ["0x" + e.topic0.hex() for e in events]
     given = list(topics or [])
     if given and given[0] is not None:
@@ -132,21 +131,17 @@ class Logs(FetchedAsLogs, ObjectDataset):
         base = self.schema_for(u256)
         if not filters.get("event"):
             return base
-        from chainframe.decode import as_events, event_fields
 
-        fields = event_fields(as_events(list(filters["event"])), taken=base.names, u256=u256)
+        fields = decode.event_fields(decode.as_events(list(filters["event"])), taken=base.names, u256=u256)
         return pa.schema([*base, *fields])
 
     def from_logs(self, logs: pa.Table, filters: Mapping[str, Any], *, u256: U256 = "decimal") -> pa.Table:
         if not filters.get("event"):
             return logs
-        from chainframe.decode import as_events, with_event_columns
 
-        return with_event_columns(logs, as_events(list(filters["event"])), u256=u256)
+        return decode.with_event_columns(logs, decode.as_events(list(filters["event"])), u256=u256)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
-        from chainframe.rpc import params
-
         flt = params.log_filter(
             from_block=blocks.start, to_block=blocks.end, address_=filters.get("address"), topics=filters.get("topics")
         )
@@ -241,8 +236,6 @@ LOGS = Logs()
 
 def matches_filter(filters: Mapping[str, Any]) -> pl.Expr:
     """The eth_getLogs filter as a Polars predicate on a logs table (logs read from receipts; proven logs)."""
-    from chainframe.rpc import params
-
     condition = pl.lit(True)
     flt = params.log_filter(address_=filters.get("address"), topics=filters.get("topics"))
     address = flt.get("address")

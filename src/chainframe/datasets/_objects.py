@@ -35,7 +35,7 @@ class ObjectDataset(Dataset):
 
     def native_kinds(self, u256: U256) -> dict[str, tuple[str, Any]]:
         """``column -> (JSON key, kind)`` for the native scanner; subclasses add derived ones (a list's length)."""
-        from chainframe.datasets._native import kinds_of
+        from chainframe.datasets._native import kinds_of  # deferred: the C scanner loads when answers are scanned
 
         return kinds_of(self.sources, u256)
 
@@ -44,7 +44,7 @@ class ObjectDataset(Dataset):
     ) -> tuple[int, dict[str, pa.Array]] | None:
         """A piece's answers' rows through the native scanner, in one call (None: one was declined); subclasses add
         derived columns."""
-        from chainframe.datasets import _native
+        from chainframe.datasets import _native  # deferred: the C scanner loads when answers are scanned
 
         assert self.answers is not None
         return _native.scan(bodies, kinds, self.answers)
@@ -52,7 +52,7 @@ class ObjectDataset(Dataset):
     def scanned(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table | None:
         """The answers' rows through the native scanner, or None when it is off, not built, or declines one answer
         (then the pure path decodes them all, and names any bad value)."""
-        from chainframe.datasets import _native
+        from chainframe.datasets import _native  # deferred: the C scanner loads when answers are scanned
 
         if self.answers is None or not _native.available():
             return None

@@ -15,7 +15,7 @@ from chainframe import _kernels as pc
 def mark_outside_roots(table: pa.Table, chain_id: int) -> pa.Table:
     """``table`` (transactions or receipts) with the family's mark set: true on the row the block's roots do not hold,
     false on the others; unchanged where the family has none."""
-    from chainframe.families import family_of
+    from chainframe.families import family_of  # deferred: the families load when rows are built, not with the catalogue
 
     family = family_of(chain_id)
     column = family.outside_roots_column

@@ -16,6 +16,7 @@ from chainframe.datasets._dataset import BlockRange, build, read_fields
 from chainframe.datasets._inputs import ADDRESSES, STORAGE_KEYS
 from chainframe.datasets._objects import ObjectDataset
 from chainframe.datasets._proof import Proof
+from chainframe.rpc import params
 
 if TYPE_CHECKING:
     import polars as pl
@@ -34,8 +35,6 @@ _STORAGE = {"storage_key": "key", "storage_value": "value", "storage_proof": "pr
 
 
 async def _fetch_proofs(client: Any, blocks: BlockRange, filters: dict[str, Any]) -> list[bytes]:
-    from chainframe.rpc import params
-
     addresses = filters.get("addresses")
     if not addresses:
         raise ValueError("proofs need addresses=[...] (and optionally storage_keys=[...])")

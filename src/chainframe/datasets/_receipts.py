@@ -12,11 +12,12 @@ from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import BlockRange, RowChecks, build
 from chainframe.datasets._envelope import batch_rows
 from chainframe.datasets._logs import with_block_timestamps
-from chainframe.datasets._native import BATCH_LISTS
+from chainframe.datasets._native import BATCH_LISTS, Count
 from chainframe.datasets._objects import ObjectDataset
 from chainframe.datasets._outside_roots import mark_outside_roots
 from chainframe.datasets._proof import Proof
 from chainframe.families import L1_FEE_COLUMNS
+from chainframe.rpc import MethodNotFound
 
 if TYPE_CHECKING:
     import polars as pl
@@ -107,8 +108,6 @@ class Receipts(ObjectDataset):
     proof = Proof.RECEIPTS
 
     def native_kinds(self, u256: U256) -> dict[str, tuple[str, Any]]:
-        from chainframe.datasets._native import Count
-
         return {**super().native_kinds(u256), "log_count": ("logs", Count(text=LOG_KEYS))}
 
     @property
@@ -126,8 +125,6 @@ class Receipts(ObjectDataset):
         eth_getTransactionReceipt per transaction. Receipts without ``blockTimestamp`` take their block's, unless
         ``stamps`` is False (a reader without a block_timestamp column: looking for receipts that lack it scans every
         answer's text: 0.67 CPU-s for the 194 MB of the benchmark's 2,000 blocks, on the event loop)."""
-        from chainframe.rpc import MethodNotFound
-
         if _BLOCK_RECEIPTS not in getattr(client, "missing_methods", ()):
             try:
                 bodies = list(await client.batch_bytes([(_BLOCK_RECEIPTS, [hex(n)]) for n in blocks]))

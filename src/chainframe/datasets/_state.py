@@ -138,7 +138,7 @@ class Codes(StateRead):
     result = "code"
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
-        from chainframe._keccak import keccak256
+        from chainframe._keccak import keccak256  # deferred: the keccak extension loads when keys are hashed
 
         table = super().transform(bodies, chain_id=chain_id, u256=u256)
         # An account's code is the same at most of the blocks read: each distinct one is hashed once.

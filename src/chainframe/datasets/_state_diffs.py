@@ -49,6 +49,7 @@ from chainframe.datasets._context import fetch_with_context
 from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks, build_arrow
 from chainframe.datasets._proof import Proof
 from chainframe.datasets._registry import datasets
+from chainframe.rpc import InvalidParams, MethodNotFound, TerminalError
 
 if TYPE_CHECKING:
     from chainframe.datasets._dataset import Dataset as _Dataset
@@ -115,8 +116,6 @@ async def _history_slots(client: Any, numbers: Sequence[int]) -> dict[int, tuple
     the ring writes it: its value before N is the one before the piece, after N the one at the piece's end. One proof
     of many slots costs anvil what one eth_getStorageAt does (1,000 slots at an old block: 0.03 CPU-s against 1.9 s
     read one by one). None: the node did not give them (then each slot is read at its two blocks)."""
-    from chainframe.rpc import TerminalError
-
     numbers = [n for n in numbers if n > 0]
     if not numbers or max(numbers) - min(numbers) + 1 >= _RING:
         return None if numbers else {}
@@ -199,8 +198,6 @@ async def fetch_diffs(
 
 async def _diffs(client: Any, blocks: BlockRange, *, dataset: str) -> tuple[str, list[bytes]]:
     """The route that served the blocks' diffs, and its batch answers as received."""
-    from chainframe.rpc import InvalidParams, MethodNotFound
-
     tried: dict[str, str] = {}
     known = getattr(client, "missing_methods", {})
     for method, params in ((REPLAY, ["stateDiff"]), (BLOCK_TRACER, _PRESTATE_DIFF)):

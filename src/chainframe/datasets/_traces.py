@@ -19,6 +19,7 @@ from chainframe.datasets._context import fetch_with_context
 from chainframe.datasets._convert import convert_frame
 from chainframe.datasets._dataset import BlockRange, Dataset, build_arrow
 from chainframe.datasets._inputs import CALLS, DIFF_MODE, ONLY_TOP_CALL
+from chainframe.rpc import params
 
 if TYPE_CHECKING:
     import polars as pl
@@ -40,8 +41,6 @@ _FRAME = {
 
 
 async def _fetch_traces(client: Any, blocks: BlockRange, options: dict[str, Any], filters: Mapping[str, Any]) -> bytes:
-    from chainframe.rpc import params
-
     calls = params.call_list(filters.get("calls"))
     requests = [("debug_traceCall", [c, hex(n), options]) for n in blocks for c in calls]
     contexts = [{"block": n, "call": i} for n in blocks for i in range(len(calls))]

@@ -19,7 +19,10 @@ from chainframe.datasets._inputs import ADDRESS
 from chainframe.datasets._logs import LOGS, FetchedAsLogs
 
 if TYPE_CHECKING:
+    from chainframe import decode
     from chainframe.decode import Event
+else:
+    from chainframe._lazy import decode
 
 # The decoder's event signatures, written here too: the datasets package must not import the decoder at import time.
 ERC20_TRANSFER = "Transfer(address indexed from_address, address indexed to_address, uint256 value)"
@@ -33,9 +36,7 @@ TRANSFER_TOPIC0 = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df52
 @lru_cache(maxsize=8)
 def _event(signature: str) -> Event:
     """The event a signature declares, parsed (and hashed) once per process."""
-    from chainframe.decode import parse_event
-
-    return parse_event(signature)
+    return decode.parse_event(signature)
 
 
 class TokenTransfers(FetchedAsLogs):
@@ -59,10 +60,8 @@ class TokenTransfers(FetchedAsLogs):
         from the ``topics`` and ``data`` buffers (:func:`chainframe.decode.with_event_columns`), u256 amounts by the
         same rule as every decoder's. Not through Polars: its import alone (0.3 CPU-s) was more than decoding a run's
         transfers, and a frame, filter and select per piece was most of the rest."""
-        from chainframe.decode import with_event_columns
-
         event = _event(self.event)
-        table = with_event_columns(logs, [event], u256=u256)
+        table = decode.with_event_columns(logs, [event], u256=u256)
         # The first column added is the first indexed parameter (an address from a topic): never null on a log that
         # is the event, null on every other.
         matched = call_function("is_valid", [table.column(logs.num_columns)])
@@ -111,9 +110,7 @@ class ERC1155Transfers(TokenTransfers):
     sort = ("block_number", "log_index", "batch_index")
 
     def decoded(self, logs: pa.Table, u256: U256) -> pa.Table:
-        from chainframe.decode import erc1155_transfers
-
-        return erc1155_transfers(logs, u256=u256)
+        return decode.erc1155_transfers(logs, u256=u256)
 
 
 ERC20_TRANSFERS = ERC20Transfers()

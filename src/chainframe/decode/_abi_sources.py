@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol
 
 from chainframe._errors import InputError
 from chainframe._keccak import keccak256
+from chainframe.decode._abi import events_from_abi, functions_from_abi
 
 Origin = Literal["sourcify full_match", "sourcify partial_match", "etherscan"]
 """Which kind of file an ABI was read from."""
@@ -179,8 +180,6 @@ def _checked_entries(file: Path, entries: Any) -> tuple[dict[str, Any], ...]:
 def refuse_clashes(abis: Sequence[ContractAbi]) -> None:
     """Refuse ABIs used together in which two different functions share a selector, or two events of one topic 0
     differ in what they index (a call or a log could not say which it is), naming both files."""
-    from chainframe.decode._abi import events_from_abi, functions_from_abi
-
     functions: dict[bytes, tuple[str, ContractAbi]] = {}
     events: dict[bytes, tuple[str, int, ContractAbi]] = {}
     for abi in abis:

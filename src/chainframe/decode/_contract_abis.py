@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Literal
 
+from chainframe.decode._abi import events_from_abi, functions_from_abi
 from chainframe.decode._abi_sources import AbiSource, ContractAbi, refuse_clashes
 from chainframe.decode._proxies import Code, Requests, implementations
 
@@ -60,8 +61,6 @@ async def decodings(
 def _key(kind: AbiKind, entry: dict[str, Any]) -> tuple[bytes, str]:
     """What tells a call (its selector) or a log (its topic 0) of ``entry`` apart, and the entry's text (its
     parameters' types and names: two entries of one text decode alike)."""
-    from chainframe.decode._abi import events_from_abi, functions_from_abi
-
     if kind == "function":
         function = functions_from_abi([entry])[0]
         return function.selector, function.text

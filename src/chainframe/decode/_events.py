@@ -46,6 +46,7 @@ def _lazy(logs: Logs) -> pl.LazyFrame:
         return logs.lazy()
     if isinstance(logs, pa.Table):
         return pl.DataFrame(pl.from_arrow(logs)).lazy()
+    # deferred: the store loads only to read an output folder's logs
     from chainframe.store import location, scan_series, series_path
 
     return scan_series(series_path(location(logs), "logs"))  # the unfiltered logs series of an output folder

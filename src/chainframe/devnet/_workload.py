@@ -447,7 +447,7 @@ def authority_address() -> str:
     """The address of the EIP-7702 authority's key."""
     from coincurve import PrivateKey
 
-    from chainframe.decode import keccak256
+    from chainframe.decode import keccak256  # deferred: only EIP-7702 authorizations are signed with it
 
     public = PrivateKey(_AUTHORITY_KEY).public_key.format(compressed=False)[1:]
     return "0x" + keccak256(public)[12:].hex()
@@ -458,6 +458,7 @@ def authorization(chain_id: int, delegate: str, *, nonce: int) -> dict[str, str]
     address, nonce])) signed with recovery id (coincurve: libsecp256k1, see pyproject)."""
     from coincurve import PrivateKey
 
+    # deferred: only EIP-7702 authorizations are signed with it
     from chainframe._rlp import python_rlp as rlp
     from chainframe._rlp import uint
     from chainframe.decode import keccak256

@@ -68,6 +68,7 @@ class AbisResolved(NamedTuple):
 def checked_folder(path: Any, addresses: Any, what: str = "address") -> tuple[AbiFolder, list[str]]:
     """The folder and the addresses, checked before any request: the files the folder holds for them read (a file
     that is not JSON, metadata without an ABI, a refused Etherscan answer named with its reason)."""
+    # deferred: decode needs numpy; plan() loads this module without ABIs
     from chainframe.decode import AbiFolder, address_of
 
     if not addresses:
@@ -82,6 +83,7 @@ async def resolve_abis(
     client: Any, folder: AbiFolder, addresses: Sequence[str], ranges: Sequence[BlockRange]
 ) -> AbisResolved:
     """Which ABIs ``addresses`` decode with over ``ranges`` (resolved blocks), asked of ``client``'s node."""
+    # deferred: decode needs numpy; plan() loads this module without ABIs
     from chainframe.decode import decodings, stretches
 
     chain_id = await client.chain_id()

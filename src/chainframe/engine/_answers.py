@@ -30,7 +30,7 @@ from chainframe import _kernels as pc
 from chainframe._kernels import constant
 from chainframe.datasets import BlockRange, DecodeError, RowChecks, ValueOutOfRange, null_result
 from chainframe.engine._shared import SharedAnswers
-from chainframe.rpc import TransientError
+from chainframe.rpc import TransientError, params
 
 T = TypeVar("T")
 
@@ -101,8 +101,6 @@ def _stray_logs(table: pa.Table, log_filter: Mapping[str, Any]) -> int:
     """How many logs do not match the eth_getLogs filter (its addresses, and each topic position's values): with
     Arrow kernels, so a filtered run (token transfers, ``--topic0``) loads neither Polars (0.3 CPU-s to import) nor
     numpy. A log with fewer topics than a position asks for does not match it."""
-    from chainframe.rpc import params
-
     flt = params.log_filter(address_=log_filter.get("address"), topics=log_filter.get("topics"))
     n: int = table.num_rows
     ok = constant(True, n, pa.bool_())

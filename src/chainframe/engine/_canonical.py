@@ -30,6 +30,7 @@ from chainframe._errors import ChainframeError
 from chainframe._kernels import constant
 from chainframe.datasets import DATASETS, BlockRange
 from chainframe.engine._answers import WrongAnswer, checked
+from chainframe.rpc import InvalidParams, ServerError
 from chainframe.store import Series, StoredChunk
 
 T = TypeVar("T")
@@ -48,16 +49,12 @@ _MOVED = re.compile(
 def chain_moved(error: BaseException) -> bool:
     """A node answering that it lacks a block we saw below its head: it is reorganizing (anvil answers
     ``BlockOutOfRangeError`` while it rolls back), so the chunk is read again rather than the run failing."""
-    from chainframe.rpc import InvalidParams, ServerError
-
     return isinstance(error, InvalidParams | ServerError) and bool(_MOVED.search(str(error)))
 
 
 async def on_one_fork(read: Callable[[], Awaitable[T]]) -> tuple[bool, T | None]:
     """``(True, read())``, or ``(False, None)`` when the chain moved under the read (a :class:`StaleChunk`, or a node
     lacking a block mid-reorg): the caller reads again."""
-    from chainframe.rpc import InvalidParams, ServerError
-
     moved = False
     try:
         result = await read()

@@ -33,6 +33,7 @@ from chainframe.rpc import (
     AsyncClient,
     Endpoint,
     LimitExceeded,
+    MalformedResponse,
     RetryPolicy,
     RPCError,
     StateUnavailable,
@@ -371,8 +372,6 @@ async def _state_from(client: AsyncClient, answer: Any, at_genesis: Any, at: int
 
 
 def _no_head(endpoint: Endpoint) -> RPCError:
-    from chainframe.rpc import MalformedResponse
-
     error = MalformedResponse("eth_getBlockByNumber('latest') answered no block")
     error.attach(method="eth_getBlockByNumber", blocks=None, endpoint=endpoint.display, secret=endpoint.key)
     return error

@@ -34,6 +34,7 @@ from typing import Any, Literal, NamedTuple
 
 from chainframe._errors import InputError
 from chainframe.datasets import BlockRange
+from chainframe.rpc import MalformedResponse, RPCError, TransientError
 from chainframe.store import read_table
 
 Tag = Literal["earliest", "latest", "safe", "finalized"]
@@ -250,8 +251,6 @@ async def _tag_number(client: Any, tag: Tag, head: int | None = None) -> int | N
 
 def _tag_answer(block: Any) -> int | None:
     """The number of a tagged block from its raw answer: None where the node does not know the tag."""
-    from chainframe.rpc import MalformedResponse, RPCError, TransientError
-
     if isinstance(block, TransientError):
         raise block
     if isinstance(block, RPCError) or block is None:

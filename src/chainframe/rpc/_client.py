@@ -181,7 +181,7 @@ def results_only(raw: bytes, ids: Sequence[int]) -> bool:
     frame of a trace_block answer has one) that is still one success envelope per call: valid JSON cut into the
     calls' ids, each envelope's head naming its ``"result"`` before any ``"error"`` (the check a single answer gets,
     :meth:`AsyncClient._single_answer`). Handed on unparsed rather than asked again item by item."""
-    from chainframe.rpc._split import split_answers
+    from chainframe.rpc._split import split_answers  # deferred: only a batch answer holding an error is split
 
     spans = split_answers(raw)
     if spans is None or sorted(i for i, _, _ in spans) != sorted(ids):

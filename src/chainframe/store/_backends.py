@@ -9,17 +9,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from chainframe.store._file_types import exact_types, restore, sql_select
+from chainframe.store._local import LOCAL
+from chainframe.store._s3 import s3_storage
 from chainframe.store._storage import Location, ObjectPath, Storage, location
 
 
 def storage(where: Location) -> Storage:
     """The storage that holds ``where``."""
     if isinstance(where, ObjectPath):
-        from chainframe.store._s3 import s3_storage
-
         return s3_storage()
-    from chainframe.store._local import LOCAL
-
     return LOCAL
 
 

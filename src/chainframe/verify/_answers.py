@@ -14,7 +14,7 @@ import pyarrow as pa
 from pyarrow._compute import call_function
 
 from chainframe import _kernels as pc
-from chainframe.datasets import LOGS, RECEIPTS
+from chainframe.datasets import LOGS, RECEIPTS, build_arrow
 from chainframe.verify._columns import zeros
 
 _LOGS = "__logs"
@@ -33,8 +33,6 @@ def receipts_and_logs(bodies: Sequence[bytes], *, chain_id: int) -> tuple[pa.Tab
 
 
 def _scanned(bodies: Sequence[bytes], *, chain_id: int) -> tuple[pa.Table, pa.Table] | None:
-    from chainframe.datasets import build_arrow
-
     # A receipt's log count is its logs' list's length (the Count kind reads the same list): one key, read once.
     kinds = {name: kind for name, kind in RECEIPTS.native_kinds("binary").items() if name != "log_count"}
     kinds[_LOGS] = ("logs", LOGS.native_kinds("binary"))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from chainframe import _kernels as pc
-from chainframe.datasets import BLOCKS, DATASETS, LOGS, Offline
+from chainframe.datasets import BLOCKS, DATASETS, LOGS, Fetch, Offline
 from chainframe.families import ChainFamily, choose_family, family_named
 from chainframe.verify._columns import integers
 from chainframe.verify._derived import block_column
@@ -318,7 +318,6 @@ def _other_series(folder: Path, files: Mapping[str, list[_File]], report: Report
     """The series made of logs (filtered, decoded, token transfers) proven offline from the raw logs stored beside
     them, in the blocks where those are proven (:func:`together_reads`'s logs: with their receipts, transactions and
     headers); the rest, and every other series, reported as skipped."""
-    from chainframe.datasets import Fetch
     from chainframe.store import load_series, series_folders  # deferred: the store (pyarrow.parquet, pyarrow.fs)
 
     logs = _proven_logs(files)
