@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 
 import chainframe
+import chainframe.engine
 from chainframe._errors import InputError
 from chainframe.devnet import Devnet
-from chainframe.engine import _api
 from chainframe.rpc import Client
 
 pd = pytest.importorskip("pandas", reason="the notebook extra: pip install 'chainframe[notebook]'")
@@ -101,6 +101,6 @@ def test_a_notebook_without_ipywidgets_gets_the_text_bar_unasked(
 
 @pytest.mark.parametrize("name", ["extract", "collect", "follow", "repair", "off_chain"])
 def test_the_blocking_functions_show_their_options(name: str) -> None:
-    blocking, coroutine = getattr(_api, name), getattr(_api, f"a{name}")
+    blocking, coroutine = getattr(chainframe.engine, name), getattr(chainframe.engine, f"a{name}")
     assert inspect.signature(blocking) == inspect.signature(coroutine)
     assert "**options" not in pydoc.render_doc(blocking, renderer=pydoc.plaintext)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from chainframe._errors import InputError
-from chainframe.rpc import params
 
 Parse = Literal["values", "switch", "json", "own"]
 """How the CLI reads the input: ``values`` (``--flag A B``), ``switch`` (``--flag``), ``json`` (``--flag JSON``,
@@ -35,22 +34,34 @@ class Input:
 
 
 def _addresses(values: Any) -> list[str]:
+    # deferred: the command reads these declarations before it loads anything (cli._process), the RPC package included
+    from chainframe.rpc import params
+
     if isinstance(values, str):
         values = [values]
     return [params.address(a, f"addresses[{i}]") for i, a in enumerate(values)]
 
 
 def _tokens(values: Any) -> list[str]:
+    # deferred: the command reads these declarations before it loads anything (cli._process), the RPC package included
+    from chainframe.rpc import params
+
     if isinstance(values, str):
         values = [values]
     return [params.address(a, f"tokens[{i}]") for i, a in enumerate(values)]
 
 
 def _storage_keys(values: Any) -> list[str]:
+    # deferred: the command reads these declarations before it loads anything (cli._process), the RPC package included
+    from chainframe.rpc import params
+
     return params.storage_keys(values)
 
 
 def _calls(values: Any) -> list[dict[str, str]]:
+    # deferred: the command reads these declarations before it loads anything (cli._process), the RPC package included
+    from chainframe.rpc import params
+
     return params.call_list(values)
 
 
