@@ -21,6 +21,7 @@ from eth_abi import decode as abi_decode  # type: ignore[attr-defined]
 from eth_abi import encode as abi_encode  # type: ignore[attr-defined]
 
 import chainframe
+import chainframe.engine
 from chainframe.cli import main
 from chainframe.decode import parse_function
 from chainframe.devnet import DEV_ACCOUNTS, Devnet
@@ -50,7 +51,8 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
 
 
 def _series(out: Path, dataset: str) -> tuple[Path, pa.Table]:
-    (folder,) = [p for p in out.iterdir() if p.name.split("__")[0] == dataset]
+    """The one series folder of ``dataset`` (or the folder named ``dataset``) in ``out``, and its rows."""
+    (folder,) = [p for p in out.iterdir() if dataset in (p.name, p.name.split("__")[0])]
     return folder, pa.concat_tables(pq.read_table(f) for f in sorted(folder.glob("*.parquet")))
 
 
@@ -205,7 +207,8 @@ def _abi_file(folder: Path, contract: str) -> Path:
 def test_an_abi_decodes_its_events_and_its_functions(
     devnet_session: Devnet, extracted: dict[str, Any], tmp_path: Path
 ) -> None:
-    """--abi Emitter.json on logs and transactions: its Ping events and its functions' calls, each against eth-abi."""
+    """--abi Emitter.json on logs and transactions: its Ping events and its functions' calls, each against eth-abi, in
+    one series per event and function named after it (not one series decoding them all)."""
     last = max(extracted["raw"]["block_number"].to_pylist())
     abi = json.loads(ARTIFACTS.read_text())["contracts"]["Emitter"]["abi"]
     out = tmp_path / "out"
@@ -213,24 +216,35 @@ def test_an_abi_decodes_its_events_and_its_functions(
             "--no-progress", "--abi", str(_abi_file(tmp_path, "Emitter"))]  # fmt: skip
     code, _, errors = run_cli(argv)
     assert code == 0, errors
-    _, calls = _series(out, "transactions")
     functions = [parse_function(f"{e['name']}({','.join(p['type'] for p in e['inputs'])})")
                  for e in abi if e["type"] == "function"]  # fmt: skip
     by_selector = {f.selector: f for f in functions}
+    # One series per function and per event, named after it, each holding its own calls only.
+    folders = {p.name.split("__")[1]: p for p in out.iterdir() if p.name.startswith("transactions__")}
+    assert sorted(folders) == sorted(f.name for f in functions)
+    tables = {
+        name: pa.concat_tables(pq.read_table(f) for f in sorted(p.glob("*.parquet"))) for name, p in folders.items()
+    }
+    for name, table in tables.items():
+        assert {by_selector[i[:4]].name for i in table["input"].to_pylist()} <= {name}
+    calls = pa.concat_tables(t.select(["transaction_hash", "input", "function"]) for t in tables.values())
     raw = [r for r in extracted["raw"].to_pylist() if r["to_address"] and r["input"][:4] in by_selector]
     assert sorted(calls["transaction_hash"].to_pylist()) == sorted(r["transaction_hash"] for r in raw)
     assert calls.num_rows > 10
-    for row in calls.to_pylist():
-        function = by_selector[row["input"][:4]]
-        assert row["function"] == function.signature
-        entry = next(e for e in abi if e.get("name") == function.name and e["type"] == "function")
-        columns = [
-            f"arg_{p['name']}" if p["name"] in extracted["raw"].column_names else p["name"] for p in entry["inputs"]
-        ]
-        expected = [as_stored(v) for v in abi_decode([p["type"] for p in entry["inputs"]], row["input"][4:])]
-        assert [row[c] for c in columns] == expected
+    for table in tables.values():
+        for row in table.to_pylist():
+            function = by_selector[row["input"][:4]]
+            assert row["function"] == function.signature
+            entry = next(e for e in abi if e.get("name") == function.name and e["type"] == "function")
+            columns = [
+                f"arg_{p['name']}" if p["name"] in extracted["raw"].column_names else p["name"] for p in entry["inputs"]
+            ]
+            expected = [as_stored(v) for v in abi_decode([p["type"] for p in entry["inputs"]], row["input"][4:])]
+            assert [row[c] for c in columns] == expected
     ping = next(e for e in abi if e["type"] == "event")
-    _, logs = _series(out, "logs")
+    assert [e for e in abi if e["type"] == "event"] == [ping]  # Emitter has one event: one logs series, named after it
+    folder, logs = _series(out, "logs")
+    assert folder.name.startswith(f"logs__{ping['name']}__f")
     every = chainframe.collect("logs", blocks=f"0:{last}", rpc=devnet_session.http_url)
     topic = "0x" + chainframe.decode.keccak256(
         f"{ping['name']}({','.join(p['type'] for p in ping['inputs'])})".encode()
@@ -242,6 +256,29 @@ def test_an_abi_decodes_its_events_and_its_functions(
     for row, log in zip(logs.to_pylist(), pings, strict=True):
         assert row["log_index"] == log["log_index"]
         assert [row[n] for n in names] == [as_stored(v) for v in abi_decode(data, log["data"])]
+
+
+def test_abi_in_python_writes_the_series_the_command_writes(
+    devnet_session: Devnet, extracted: dict[str, Any], tmp_path: Path
+) -> None:
+    """``abi=`` (the ABI's list of entries, or its file) writes what ``--abi`` writes, series by series and row by row,
+    and ``plan`` names the same series."""
+    last = max(extracted["raw"]["block_number"].to_pylist())
+    path = _abi_file(tmp_path, "Emitter")
+    url = devnet_session.http_url
+    code, _, errors = run_cli(["extract", "logs", "transactions", "-b", f"0:{last}", "--rpc", url, "-o",
+                               str(tmp_path / "cli"), "--no-progress", "--abi", str(path)])  # fmt: skip
+    assert code == 0, errors
+    chainframe.extract(["logs", "transactions"], blocks=f"0:{last}", out=tmp_path / "api", rpc=url, progress=False,
+                       abi=json.loads(path.read_text()))  # fmt: skip
+    names = sorted(p.name for p in (tmp_path / "cli").iterdir() if not p.name.startswith("."))
+    assert len(names) == 1 + sum(e["type"] == "function" for e in json.loads(path.read_text()))
+    assert names == sorted(p.name for p in (tmp_path / "api").iterdir() if not p.name.startswith("."))
+    for name in names:
+        assert _series(tmp_path / "api", name)[1].equals(_series(tmp_path / "cli", name)[1]), name
+    plan = chainframe.engine.plan
+    planned = plan(["logs", "transactions"], blocks=f"0:{last}", out=tmp_path / "plan", rpc=url, abi=path)
+    assert sorted(s.series for s in planned.series) == names
 
 
 def test_an_abi_without_what_is_asked_is_refused(tmp_path: Path) -> None:

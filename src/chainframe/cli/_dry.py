@@ -220,19 +220,20 @@ def _report(
     blocks = found.blocks
     where = f"blocks {blocks.start}..{blocks.end}" if blocks is not None else "no whole chunk below the end (--align)"
     lines = [f"plan: {where} (head {found.head}) into {found.out}; nothing fetched or written (--dry)"]
+    width = max([26, *(len(e.plan.series) for e in estimates)])  # series named after an event are longer: one column
     for e in estimates:
         reasons = {r: sum(t.reason == r for t in e.plan.tasks) for r in ("new", "extend", "overwrite", "repair")}
         chunks = ", ".join(f"{n} {r}" for r, n in reasons.items() if n) or "none"
         fetch = f"{'>= ' if e.floor else '~' if e.method == 'eth_getLogs' else ''}{e.calls:,} {e.method}"
         fetch += "".join(f" + {n:,} {m}" for m, n in e.others.items())
         lines.append(
-            f"  {e.plan.series:<26} chunks: {chunks}; {e.plan.skipped} stored; {e.blocks:,} blocks to fetch: {fetch} "
-            f"calls (+{e.overhead:,} the run's own), {'>= ' if e.floor else ''}{e.credits:,} credits"
+            f"  {e.plan.series:<{width}} chunks: {chunks}; {e.plan.skipped} stored; {e.blocks:,} blocks to fetch: "
+            f"{fetch} calls (+{e.overhead:,} the run's own), {'>= ' if e.floor else ''}{e.credits:,} credits"
         )
         density = densities.get(e.plan.series)
         if density is not None:
             lines.append(
-                f"  {'':<26} eth_getLogs pieces from the logs of {density.sampled_blocks} sampled blocks: "
+                f"  {'':<{width}} eth_getLogs pieces from the logs of {density.sampled_blocks} sampled blocks: "
                 f"{density.results_per_block:,.1f} logs, {density.bytes_per_block / 1e3:,.1f} kB a block"
             )
     floor = any(e.floor for e in estimates)

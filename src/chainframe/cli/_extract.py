@@ -11,7 +11,7 @@ from chainframe.cli._commands import help_of
 from chainframe.cli._endpoint import add_endpoint_options
 from chainframe.cli._family import add_chain_family
 from chainframe.datasets import DATASETS, Input
-from chainframe.engine import extract, follow
+from chainframe.engine import abi_entries, extract, follow, read_abi
 from chainframe.families import family_named
 from chainframe.rpc import Pacing
 
@@ -145,7 +145,7 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--abi", action="append", metavar="ABI.json",
         help="a contract's ABI file: its events decode logs (as --event) and its functions decode transactions and "
-        "traces (as --function), for the datasets asked; repeatable",
+        "traces (as --function), for the datasets asked, one series per event and function; repeatable",
     )  # fmt: skip
     p.add_argument(
         "--abi-dir", metavar="DIR",
@@ -220,48 +220,11 @@ def _signatures(flag: str, kind: str, given: list[str] | None) -> list[Any] | No
             found.append(value)
             continue
         article = "an" if kind[0] in "aeiou" else "a"
-        entries = _entries(_read_abi(flag, value, f"neither {article} {kind} signature nor "), kind)
+        entries = abi_entries(read_abi(flag, value, f"neither {article} {kind} signature nor "), kind)
         if not entries:
             raise InputError(f"{flag} {value!r}: the ABI has no {kind} entries")
         found.extend(entries)
     return found
-
-
-def _read_abi(flag: str, path: str, what: str = "") -> list[Any]:
-    try:
-        with open(path, encoding="utf-8") as file:
-            abi = json.load(file)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{flag} {path!r} is {what}a readable ABI file: {exc}") from None
-    if not isinstance(abi, list):
-        raise InputError(f"{flag} {path!r}: an ABI file holds a JSON list of entries")
-    return abi
-
-
-def _entries(abi: list[Any], kind: str) -> list[dict[str, Any]]:
-    """An ABI's entries of one kind (an entry without a type is a function, as the ABI spec says)."""
-    return [e for e in abi if isinstance(e, dict) and e.get("type", "function") == kind]
-
-
-def _abi(args: argparse.Namespace) -> dict[str, list[Any]]:
-    """``--abi`` files: their events for the asked datasets that take ``event``, their functions for those that take
-    ``function``; an ABI that has none for an asked dataset, or no asked dataset that decodes, refused."""
-    if not args.abi:
-        return {}
-    asked = [d for d in DATASETS.values() if d.name in args.datasets or set(d.aliases) & set(args.datasets)]
-    takes = {i.name for d in asked for i in d.inputs} & {"event", "function"}
-    if not takes:
-        raise InputError("--abi decodes logs (its events), transactions and traces (its functions): ask for one")
-    out: dict[str, list[Any]] = {name: [] for name in sorted(takes)}
-    for path in args.abi:
-        abi = _read_abi("--abi", path)
-        for name in out:
-            entries = _entries(abi, name)
-            if not entries:
-                takers = ", ".join(d.name for d in asked if name in {i.name for i in d.inputs})
-                raise InputError(f"--abi {path!r} has no {name} entries, and {takers} decode its {name}s")
-            out[name] += entries
-    return out
 
 
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
@@ -273,8 +236,8 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
         "event": _signatures("--event", "event", args.event),
         "function": _signatures("--function", "function", args.function),
     }
-    for name, entries in _abi(args).items():
-        filters[name] = [*(filters[name] or []), *entries]
+    if args.abi:  # an option, not a filter: the engine reads the files and makes a series of each entry
+        filters["abi"] = args.abi
     for given in dataset_inputs():
         value = getattr(args, given.name)
         if given.parse == "json" and value:

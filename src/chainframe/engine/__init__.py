@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from chainframe.engine._client import endpoint_of
     from chainframe.engine._collect import acollect, collect
     from chainframe.engine._logs import Density, predict_calls, sample_density
+    from chainframe.engine._options import abi_entries, read_abi
     from chainframe.engine._plan import ChunkTask
     from chainframe.engine._probe import Capabilities, aprobe, node_table, probe
     from chainframe.engine._ranges import BlockSpec, RangeSpec, parse_blocks, parse_range, resolve_blocks
@@ -41,6 +42,8 @@ _WHERE = {
     "checked_folder": "_abi_dir",
     "decoding_json": "_abi_dir",
     "resolve_abis": "_abi_dir",
+    "abi_entries": "_options",
+    "read_abi": "_options",
     "aextract": "_api",
     "afollow": "_api",
     "aoff_chain": "_api",
@@ -96,6 +99,7 @@ __all__ = [
     "RunReport",
     "SeriesPlan",
     "acollect",
+    "abi_entries",
     "aextract",
     "afollow",
     "aoff_chain",
@@ -119,6 +123,7 @@ __all__ = [
     "preflight",
     "preflight_methods",
     "probe",
+    "read_abi",
     "repair",
     "resolve_abis",
     "resolve_blocks",

@@ -28,7 +28,7 @@ from chainframe.engine._client import RPC, endpoint_of, endpoints_of, make_clien
 from chainframe.engine._executor import checked_executor, runner_for
 from chainframe.engine._exports import check_columns, check_export, export_series
 from chainframe.engine._extraction import Extraction, SeriesAsked
-from chainframe.engine._options import whole
+from chainframe.engine._options import whole, with_abi
 from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, BlocksArg, parse_blocks
 from chainframe.engine._report import RunReport
@@ -83,6 +83,7 @@ async def aextract(
     compression: str | None = None,
     chain_family: str | None = None,
     abi_dir: str | os.PathLike[str] | None = None,
+    abi: Any = None,
     **filters: Any,
 ) -> RunReport:
     """Extract datasets over a block range into the series folders under ``out``; return the run report.
@@ -119,13 +120,18 @@ async def aextract(
     decoded with their ABIs, a proxy's with its implementation's in force at each block and its own beside it (see
     :mod:`chainframe.engine._abi_dir`): one series per event and function; ``report.decoded_with`` says which ABI
     decoded which blocks, and why.
+
+    ``abi``: a contract's ABI (the path of its JSON file, several paths, or its list of entries; as ``--abi``): its
+    events decode ``logs`` and its functions ``transactions`` and ``traces``, for the datasets asked, one series per
+    event and function (named after it), as ``event=`` and ``function=`` given each alone would write.
     """
     exporting = check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = checked_executor(executor)
+    filters = with_abi(datasets, filters, abi) if abi is not None else filters
 
     def make(given: Mapping[str, Any]) -> Extraction:
-        return Extraction.make(SeriesAsked(datasets, given, aextract, u256, chunk_size), blocks=blocks, out=out,
-                               concurrency=concurrency, verify=verify, table=table,
+        return Extraction.make(SeriesAsked(datasets, given, aextract, u256, chunk_size, each=abi is not None),
+                               blocks=blocks, out=out, concurrency=concurrency, verify=verify, table=table,
                                distributed=executor is not None, chain_family=chain_family)  # fmt: skip
 
     with_abis = _with_abis(datasets, abi_dir, filters, make)
@@ -178,6 +184,7 @@ async def afollow(
     client_options: Mapping[str, Any] | None = None,
     chain_family: str | None = None,
     abi_dir: str | os.PathLike[str] | None = None,
+    abi: Any = None,
     **filters: Any,
 ) -> RunReport | None:
     """Keep datasets in ``out`` up to date as the chain grows: a round like :func:`aextract` every ``poll`` seconds
@@ -192,10 +199,11 @@ async def afollow(
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     executor = checked_executor(executor)
+    filters = with_abi(datasets, filters, abi) if abi is not None else filters
 
     def make(given: Mapping[str, Any]) -> Extraction:
-        return Extraction.make(SeriesAsked(datasets, given, afollow, u256, chunk_size), blocks=blocks, out=out,
-                               concurrency=concurrency, verify=verify, table=table,
+        return Extraction.make(SeriesAsked(datasets, given, afollow, u256, chunk_size, each=abi is not None),
+                               blocks=blocks, out=out, concurrency=concurrency, verify=verify, table=table,
                                distributed=executor is not None, chain_family=chain_family)  # fmt: skip
 
     with_abis = _with_abis(datasets, abi_dir, filters, make)

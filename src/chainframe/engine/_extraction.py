@@ -14,7 +14,7 @@ from chainframe.datasets import DATASETS, U256, BlockRange
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._folder import check_out, prepare_out
 from chainframe.engine._options import check_chunk_size, dataset_inputs, whole
-from chainframe.engine._plan import Wanted
+from chainframe.engine._plan import Wanted, check_filters
 from chainframe.engine._ranges import BlocksArg as Blocks
 from chainframe.engine._ranges import BlockSpec, chain_state, parse_blocks, resolve_blocks
 from chainframe.engine._report import Covered, Progress, RunReport, now
@@ -23,7 +23,7 @@ from chainframe.engine._run import extract_round
 from chainframe.engine._runcontext import RunContext
 from chainframe.families import choose_family, family_by, family_named
 from chainframe.rpc import Endpoint
-from chainframe.store import Layout, Location, Publisher, choose_layout, folder_lock, location, while_held
+from chainframe.store import Layout, Location, Publisher, choose_layout, folder_lock, location, series_name, while_held
 
 
 # A NamedTuple, not a frozen dataclass: every run imports it, and a dataclass costs about 1.2 ms to make (issue 43).
@@ -38,6 +38,21 @@ class SeriesAsked(NamedTuple):
     u256: U256 = "decimal"
     chunk_size: int | None = None
     """None: each series' own (the dataset's default for a new one)."""
+    each: bool = False
+    """Each event and function of the filters its own series (``abi=``: one series per entry of a contract's ABI,
+    named after it), not one series decoding them all."""
+
+
+def _series(per_dataset: Mapping[str, Mapping[str, Any]], u256: U256, size: int | None, *, each: bool) -> list[Wanted]:
+    """The series of the asked datasets' checked filters: one a dataset, or with ``each``, one per event or function
+    of a dataset that decodes them (each checked alone; two entries naming one series are one)."""
+    out: dict[str, Wanted] = {}
+    for name, filters in per_dataset.items():
+        kinds = [k for k in ("event", "function") if each and filters.get(k)]
+        alone = [check_filters(name, {**filters, kind: [entry]}) for kind in kinds for entry in filters[kind]]
+        for one in alone or [dict(filters)]:
+            out.setdefault(series_name(name, one, u256), Wanted(dataset=name, filters=one, u256=u256, chunk_size=size))
+    return list(out.values())
 
 
 class Extraction:
@@ -74,7 +89,7 @@ class Extraction:
         if u256 not in ("decimal", "binary"):
             raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
         whole("concurrency", concurrency)
-        wanted = [Wanted(dataset=n, filters=f, u256=u256, chunk_size=size) for n, f in per_dataset.items()]
+        wanted = _series(per_dataset, u256, size, each=asked.each)
         if not isinstance(verify, bool):
             raise InputError(f"verify must be True or False; got {verify!r}")
         if chain_family is not None:

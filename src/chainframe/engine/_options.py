@@ -4,6 +4,8 @@ option named with its closest match), chunk sizes and other whole numbers."""
 from __future__ import annotations
 
 import inspect
+import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -54,3 +56,48 @@ def dataset_inputs(
 
 def filter_names(dataset: str) -> frozenset[str]:
     return frozenset(i.name for i in DATASETS[dataset].inputs)
+
+
+def read_abi(flag: str, path: str | os.PathLike[str], what: str = "") -> list[Any]:
+    """The entries of the ABI file at ``path`` (a JSON list); refused, naming ``flag`` and the file, when it is not
+    one."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            abi = json.load(file)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{flag} {str(path)!r} is {what}a readable ABI file: {exc}") from None
+    if not isinstance(abi, list):
+        raise InputError(f"{flag} {str(path)!r}: an ABI file holds a JSON list of entries")
+    return abi
+
+
+def abi_entries(abi: Sequence[Any], kind: str) -> list[dict[str, Any]]:
+    """An ABI's entries of one kind (an entry without a type is a function, as the ABI spec says)."""
+    return [e for e in abi if isinstance(e, dict) and e.get("type", "function") == kind]
+
+
+def with_abi(datasets: str | Sequence[str], filters: Mapping[str, Any], abi: Any) -> dict[str, Any]:
+    """``filters`` with the events and functions of ``abi`` (``--abi``: the path of an ABI file, several paths, or
+    one ABI as its list of entries) added to the ``event`` and ``function`` of the asked datasets that take them.
+    Refused before any request when no asked dataset decodes, or an ABI has no entries of a kind an asked dataset
+    decodes. The run then writes one series per event and function (:class:`~chainframe.engine._extraction.
+    SeriesAsked`'s ``each``)."""
+    if isinstance(abi, str | os.PathLike):
+        abis = [(str(abi), read_abi("--abi", abi))]
+    elif abi and all(isinstance(e, Mapping) for e in abi):
+        abis = [("the ABI given", list(abi))]
+    else:
+        abis = [(str(path), read_abi("--abi", path)) for path in abi]
+    names = check_datasets([datasets] if isinstance(datasets, str) else datasets)
+    takes = sorted({k for n in names for k in filter_names(n)} & {"event", "function"})
+    if not takes:
+        raise InputError("--abi decodes logs (its events), transactions and traces (its functions): ask for one")
+    out = dict(filters)
+    for where, entries in abis:
+        for kind in takes:
+            found = abi_entries(entries, kind)
+            if not found:
+                takers = ", ".join(n for n in names if kind in filter_names(n))
+                raise InputError(f"--abi {where!r} has no {kind} entries, and {takers} decode its {kind}s")
+            out[kind] = [*(out.get(kind) or []), *found]
+    return out

@@ -12,6 +12,7 @@ from chainframe.datasets import U256, BlockRange
 from chainframe.engine._abi_dir import AbiDirAsked
 from chainframe.engine._client import RPC, endpoints_of, make_client
 from chainframe.engine._extraction import Extraction, SeriesAsked, aligned
+from chainframe.engine._options import with_abi
 from chainframe.engine._plan import ChunkTask, Wanted, slots
 from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, chain_state, resolve_blocks
@@ -73,10 +74,12 @@ async def aplan(
     proxies' slots are read to plan it (``proxy_calls`` counts those reads, which the run makes again first), and
     each stretch's series planned over its blocks."""
     abi_dir = filters.pop("abi_dir", None)
+    abi = filters.pop("abi", None)
+    filters = with_abi(datasets, filters, abi) if abi is not None else filters
 
     def make(given: Mapping[str, Any]) -> Extraction:
-        return Extraction.make(SeriesAsked(datasets, given, aplan, u256, chunk_size), blocks=blocks, out=out,
-                               concurrency=1, table=table)  # fmt: skip
+        return Extraction.make(SeriesAsked(datasets, given, aplan, u256, chunk_size, each=abi is not None),
+                               blocks=blocks, out=out, concurrency=1, table=table)  # fmt: skip
 
     with_abis = AbiDirAsked.make(datasets, abi_dir, filters, make) if abi_dir is not None else None
     run = with_abis.template if with_abis else make(filters)
