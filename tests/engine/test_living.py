@@ -25,6 +25,7 @@ from chainframe.cli import main as cli_main
 from chainframe.datasets import LOGS, BlockRange
 from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings
 from chainframe.devnet._node_rpc import NodeRPC
+from chainframe.engine._context import ChunkContext
 from chainframe.engine._engine import RunCounters, run_tasks
 from chainframe.engine._plan import Wanted, plan
 from chainframe.rpc import AsyncClient
@@ -253,8 +254,9 @@ async def test_a_chunk_read_across_a_reorg_is_fetched_again(chain: Devnet, node:
                     head=head)  # fmt: skip
     counters = RunCounters()
     async with ReorgAfterFirstLogs(chain.node.url) as client:
-        await run_tasks(iter(tasks), client, chain_id=chain_id, endpoint="node", finalized=head - 64, concurrency=1,
-                        counters=counters, publish=Publisher(tmp_path, "parquet").publish)  # fmt: skip
+        shared = ChunkContext(client, chain_id, "node", head - 64, counters.split, anyio.CapacityLimiter(2))
+        await run_tasks(iter(tasks), shared, concurrency=1, counters=counters,
+                        publish=Publisher(tmp_path, "parquet").publish)  # fmt: skip
     assert fired
     assert counters.datasets["logs"].refetched >= 1  # more if a piece hit the node mid-reorg (it lacks blocks then)
     stored = _glob(tmp_path, "logs")

@@ -15,6 +15,7 @@ import pytest
 from chainframe import InputError, collect
 from chainframe.datasets import LOGS, BlockRange
 from chainframe.devnet import Devnet
+from chainframe.engine._context import ChunkContext
 from chainframe.engine._engine import RunCounters, run_tasks
 from chainframe.engine._logs import sort_table
 from chainframe.engine._plan import Wanted, plan
@@ -91,8 +92,9 @@ async def test_logs_are_fetched_one_chunk_at_a_time_in_pieces_sized_by_answers(d
     counters = RunCounters()
     async with Recording(devnet.node.url) as client:
         # finalized=head: no witness reads around pieces, which would let requests of pieces in flight swap places.
-        await run_tasks(iter(tasks), client, chain_id=devnet.truth.chain_id, endpoint="node", finalized=head,
-                        concurrency=4, counters=counters, publish=Publisher(tmp_path, "parquet").publish)  # fmt: skip
+        shared = ChunkContext(client, devnet.truth.chain_id, "node", head, counters.split, anyio.CapacityLimiter(2))
+        await run_tasks(iter(tasks), shared, concurrency=4, counters=counters,
+                        publish=Publisher(tmp_path, "parquet").publish)  # fmt: skip
     assert [a for a, _ in starts] == sorted(a for a, _ in starts)
     assert starts[0] == (0, 9)  # the first piece is small: nothing was known yet
     covered = sorted(b for a, z in starts for b in range(a, z + 1))

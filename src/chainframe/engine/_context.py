@@ -1,8 +1,9 @@
 """What every chunk of one round of a run shares: the node it asks, the chain it reads, where the chain is final, the
 pacing of its pieces and the threads that decode them (issue 38: "a run is one context").
 
-One :class:`ChunkContext` is made per round by :func:`chainframe.engine._engine.run_tasks` (or per Dask worker task by
-:class:`chainframe.engine._dask.DaskRunner`) and handed whole to :func:`~chainframe.engine._engine.run_chunk`, its
+One :class:`ChunkContext` is made per round by :func:`chainframe.engine._run.extract_round` (or per Dask worker task by
+:class:`chainframe.engine._dask.DaskRunner`) and handed whole to the round's task runner
+(:func:`~chainframe.engine._engine.run_tasks` or the Dask runner), :func:`~chainframe.engine._engine.run_chunk`, its
 attempts and :func:`~chainframe.engine._engine.fetch_and_decode`, so those signatures name it once instead of
 repeating five parameters. It lives in one process: Dask ships tasks and plain values to its workers, never this
 object (a worker builds its own from its client, state and decode threads).

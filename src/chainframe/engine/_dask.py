@@ -300,13 +300,12 @@ class _Runtime:
         with anyio.CancelScope() as scope:
             self._running[scope] = stopped
             try:
+                run = ChunkContext(self.client, chain_id, endpoint, finalized, self.state, self.decode)
                 if together:
-                    await run_tasks(iter(tasks), self.client, chain_id=chain_id, endpoint=endpoint,
-                                    finalized=finalized, concurrency=together, counters=counters, publish=publish,
-                                    on_chunk=on_chunk, decode=self.decode)  # fmt: skip
+                    await run_tasks(iter(tasks), run, concurrency=together, counters=counters, publish=publish,
+                                    on_chunk=on_chunk)  # fmt: skip
                 else:
                     (task,) = tasks
-                    run = ChunkContext(self.client, chain_id, endpoint, finalized, self.state, self.decode)
                     chunks[task.dataset]["rows"], chunks[task.dataset]["written"] = await run_chunk(
                         task, run, report=counters.dataset(task.dataset)
                     )
@@ -503,16 +502,14 @@ class DaskRunner:
     async def __call__(
         self,
         tasks: Iterator[ChunkTask],
-        client: Any,
+        context: ChunkContext,
         *,
-        chain_id: int,
-        endpoint: str,
-        finalized: int,
         concurrency: int,
         counters: RunCounters,
         publish: Callable[[Written], None],
         on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
     ) -> None:
+        client, chain_id, finalized = context.client, context.chain_id, context.finalized
         window = self.threads + self.plan.workers
         pending: dict[distributed.Future[Any], list[ChunkTask]] = {}
         units = _units(tasks, chain_id)

@@ -403,16 +403,14 @@ async def lend_chunk(task: ChunkTask, run: ChunkContext, *, group: Group) -> Non
 
 class TaskRunner(Protocol):
     """What runs a round's chunk tasks: :func:`run_tasks` in this process, or
-    :class:`chainframe.engine._dask.DaskRunner` on the workers of a Dask cluster."""
+    :class:`chainframe.engine._dask.DaskRunner` on the workers of a Dask cluster. ``context``: what the round's
+    chunks share (the node's client, the chain, the finalized block, the pacing and the decode threads)."""
 
     async def __call__(
         self,
         tasks: Iterator[ChunkTask],
-        client: Any,
+        context: ChunkContext,
         *,
-        chain_id: int,
-        endpoint: str,
-        finalized: int,
         concurrency: int,
         counters: RunCounters,
         publish: Callable[[Written], None],
@@ -422,21 +420,17 @@ class TaskRunner(Protocol):
 
 async def run_tasks(
     tasks: Iterator[ChunkTask],
-    client: Any,
+    context: ChunkContext,
     *,
-    chain_id: int,
-    endpoint: str,
-    finalized: int,
     concurrency: int,
     counters: RunCounters,
     publish: Callable[[Written], None],
     on_chunk: Callable[[ChunkTask, int, bool], None] | None = None,
-    decode: anyio.CapacityLimiter | None = None,
 ) -> None:
     """Run every task, at most ``concurrency`` fetching at once and handed out in order, publishing each file as it
-    is done; ``on_chunk(task, rows, written)`` after each. ``decode``: the threads decoding may take, if shared with
-    other runs of tasks (a Dask worker's)."""
-    decode = decode or anyio.CapacityLimiter(DECODE_THREADS)
+    is done; ``on_chunk(task, rows, written)`` after each. ``context``: what the chunks share; its ``decode`` threads
+    may be shared with other runs of tasks (a Dask worker's)."""
+    client, chain_id, finalized, decode = context.client, context.chain_id, context.finalized, context.decode
     planned = list(tasks)  # a round's tasks: who will read what is known before the first is fetched
     fetching = anyio.Semaphore(max(1, concurrency))
     # Tasks begun and not done: fetching, or waiting for their group's proof with the rows they gave it.
@@ -459,8 +453,7 @@ async def run_tasks(
     sharing = {name for name, t in alone.items() if t.verify or any(readers[kind] > 1 for kind in kinds[name])}
     for name in sharing:
         shared.expect(name, kinds[name])
-    plain = ChunkContext(client, chain_id, endpoint, finalized, counters.split, decode)
-    asking_shared = plain.asking(shared) if sharing else plain
+    asking_shared = context.asking(shared) if sharing else context
 
     async def run(task: ChunkTask, place: Place) -> None:
         try:
@@ -469,7 +462,7 @@ async def run_tasks(
             report.blocks += task.end - task.fetch_start + 1
             rows, written = await run_chunk(
                 task,
-                asking_shared if series_name(task.dataset, task.filters, task.u256) in sharing else plain,
+                asking_shared if series_name(task.dataset, task.filters, task.u256) in sharing else context,
                 report=report,
                 group=joint.group(task),
                 place=place,
@@ -487,7 +480,7 @@ async def run_tasks(
         try:
             group = joint.group(task)
             assert group is not None
-            await lend_chunk(task, plain, group=group)
+            await lend_chunk(task, context, group=group)
         finally:
             place.give_back()
             begun.release()

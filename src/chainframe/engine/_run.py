@@ -25,6 +25,8 @@ import anyio
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, BlockRange
 from chainframe.engine._canonical import ChainUnstable, Repair, find_stale, head_and_stale
+from chainframe.engine._context import ChunkContext
+from chainframe.engine._engine import DECODE_THREADS
 from chainframe.engine._plan import ChunkTask, Wanted, plan
 from chainframe.engine._runcontext import RunContext
 from chainframe.engine._state_window import check_state_served
@@ -133,10 +135,10 @@ async def extract_round(
         publisher.expect([Planned(series=str(_series_of(t)), slot=t.start - t.start % t.chunk_size,
                                   repair=t.reason == "repair") for t in tasks])  # fmt: skip
         try:
-            await run.runner(
-                iter(tasks), client, chain_id=chain_id, endpoint=run.endpoint, finalized=finalized,
-                concurrency=run.concurrency, counters=run.counters, publish=publisher.publish, on_chunk=run.on_chunk,
-            )  # fmt: skip
+            shared = ChunkContext(client, chain_id, run.endpoint, finalized, run.counters.split,
+                                  anyio.CapacityLimiter(DECODE_THREADS))  # fmt: skip
+            await run.runner(iter(tasks), shared, concurrency=run.concurrency, counters=run.counters,
+                             publish=publisher.publish, on_chunk=run.on_chunk)  # fmt: skip
             await anyio.to_thread.run_sync(publisher.flush)  # every file of the round committed, or its error
         except BaseException:
             with anyio.CancelScope(shield=True):
