@@ -207,8 +207,8 @@ def _abi_file(folder: Path, contract: str) -> Path:
 def test_an_abi_decodes_its_events_and_its_functions(
     devnet_session: Devnet, extracted: dict[str, Any], tmp_path: Path
 ) -> None:
-    """--abi Emitter.json on logs and transactions: its Ping events and its functions' calls, each against eth-abi, in
-    one series per event and function named after it (not one series decoding them all)."""
+    """--abi Emitter.json on logs and transactions: its Ping events (a series named after the event) and its functions'
+    calls (one series for them all), each against eth-abi."""
     last = max(extracted["raw"]["block_number"].to_pylist())
     abi = json.loads(ARTIFACTS.read_text())["contracts"]["Emitter"]["abi"]
     out = tmp_path / "out"
@@ -219,28 +219,20 @@ def test_an_abi_decodes_its_events_and_its_functions(
     functions = [parse_function(f"{e['name']}({','.join(p['type'] for p in e['inputs'])})")
                  for e in abi if e["type"] == "function"]  # fmt: skip
     by_selector = {f.selector: f for f in functions}
-    # One series per function and per event, named after it, each holding its own calls only.
-    folders = {p.name.split("__")[1]: p for p in out.iterdir() if p.name.startswith("transactions__")}
-    assert sorted(folders) == sorted(f.name for f in functions)
-    tables = {
-        name: pa.concat_tables(pq.read_table(f) for f in sorted(p.glob("*.parquet"))) for name, p in folders.items()
-    }
-    for name, table in tables.items():
-        assert {by_selector[i[:4]].name for i in table["input"].to_pylist()} <= {name}
-    calls = pa.concat_tables(t.select(["transaction_hash", "input", "function"]) for t in tables.values())
+    # One series for the functions (a series per function would transform every block's transactions once each).
+    _, calls = _series(out, "transactions")
     raw = [r for r in extracted["raw"].to_pylist() if r["to_address"] and r["input"][:4] in by_selector]
     assert sorted(calls["transaction_hash"].to_pylist()) == sorted(r["transaction_hash"] for r in raw)
     assert calls.num_rows > 10
-    for table in tables.values():
-        for row in table.to_pylist():
-            function = by_selector[row["input"][:4]]
-            assert row["function"] == function.signature
-            entry = next(e for e in abi if e.get("name") == function.name and e["type"] == "function")
-            columns = [
-                f"arg_{p['name']}" if p["name"] in extracted["raw"].column_names else p["name"] for p in entry["inputs"]
-            ]
-            expected = [as_stored(v) for v in abi_decode([p["type"] for p in entry["inputs"]], row["input"][4:])]
-            assert [row[c] for c in columns] == expected
+    for row in calls.to_pylist():
+        function = by_selector[row["input"][:4]]
+        assert row["function"] == function.signature
+        entry = next(e for e in abi if e.get("name") == function.name and e["type"] == "function")
+        columns = [
+            f"arg_{p['name']}" if p["name"] in extracted["raw"].column_names else p["name"] for p in entry["inputs"]
+        ]
+        expected = [as_stored(v) for v in abi_decode([p["type"] for p in entry["inputs"]], row["input"][4:])]
+        assert [row[c] for c in columns] == expected
     ping = next(e for e in abi if e["type"] == "event")
     assert [e for e in abi if e["type"] == "event"] == [ping]  # Emitter has one event: one logs series, named after it
     folder, logs = _series(out, "logs")
@@ -272,13 +264,28 @@ def test_abi_in_python_writes_the_series_the_command_writes(
     chainframe.extract(["logs", "transactions"], blocks=f"0:{last}", out=tmp_path / "api", rpc=url, progress=False,
                        abi=json.loads(path.read_text()))  # fmt: skip
     names = sorted(p.name for p in (tmp_path / "cli").iterdir() if not p.name.startswith("."))
-    assert len(names) == 1 + sum(e["type"] == "function" for e in json.loads(path.read_text()))
+    assert len(names) == 2  # Emitter's one event, and its functions together
     assert names == sorted(p.name for p in (tmp_path / "api").iterdir() if not p.name.startswith("."))
     for name in names:
         assert _series(tmp_path / "api", name)[1].equals(_series(tmp_path / "cli", name)[1]), name
     plan = chainframe.engine.plan
     planned = plan(["logs", "transactions"], blocks=f"0:{last}", out=tmp_path / "plan", rpc=url, abi=path)
     assert sorted(s.series for s in planned.series) == names
+
+
+def test_an_abi_of_two_events_plans_the_series_each_event_alone_plans(devnet_session: Devnet, tmp_path: Path) -> None:
+    """Token's ABI has two events: each is its own series, the one ``event=`` given that event alone plans (its topic
+    0 its own hash, not both); its functions are one series, the one ``function=`` given them all plans."""
+    abi = json.loads(_abi_file(tmp_path, "Token").read_text())
+    options = {"blocks": "0:5", "out": tmp_path / "out", "rpc": devnet_session.http_url}
+    planned = chainframe.engine.plan(["logs", "transactions"], abi=abi, **options)
+    functions = [e for e in abi if e["type"] == "function"]
+    alone = [
+        chainframe.engine.plan(["logs"], event=[e], **options).series[0].series for e in abi if e["type"] == "event"
+    ]
+    together = chainframe.engine.plan(["transactions"], function=functions, **options).series[0].series
+    assert sorted(s.series for s in planned.series) == sorted([*alone, together])
+    assert len(alone) == 2
 
 
 def test_an_abi_without_what_is_asked_is_refused(tmp_path: Path) -> None:

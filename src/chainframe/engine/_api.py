@@ -122,8 +122,8 @@ async def aextract(
     decoded which blocks, and why.
 
     ``abi``: a contract's ABI (the path of its JSON file, several paths, or its list of entries; as ``--abi``): its
-    events decode ``logs`` and its functions ``transactions`` and ``traces``, for the datasets asked, one series per
-    event and function (named after it), as ``event=`` and ``function=`` given each alone would write.
+    events decode ``logs``, a series per event (named after it, as ``event=`` given that event alone writes), and
+    its functions ``transactions`` and ``traces``, one series per dataset for them all (as ``function=``).
     """
     exporting = check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = checked_executor(executor)

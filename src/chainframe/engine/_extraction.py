@@ -13,7 +13,7 @@ from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, BlockRange
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._folder import check_out, prepare_out
-from chainframe.engine._options import check_chunk_size, dataset_inputs, whole
+from chainframe.engine._options import check_chunk_size, dataset_inputs, filter_names, whole
 from chainframe.engine._plan import Wanted, check_filters
 from chainframe.engine._ranges import BlocksArg as Blocks
 from chainframe.engine._ranges import BlockSpec, chain_state, parse_blocks, resolve_blocks
@@ -39,17 +39,24 @@ class SeriesAsked(NamedTuple):
     chunk_size: int | None = None
     """None: each series' own (the dataset's default for a new one)."""
     each: bool = False
-    """Each event and function of the filters its own series (``abi=``: one series per entry of a contract's ABI,
-    named after it), not one series decoding them all."""
+    """Each event of the filters its own series (``abi=``: one series per event of a contract's ABI, named after it),
+    not one series decoding them all. Functions stay one series per dataset: a series transforms every block's
+    transactions or traces itself, so a series per function cost 4.2x (transactions) and 9.0x (traces) the raw
+    extraction's CPU with the benchmark Token's nine functions (``benchmarks.decoded_series``)."""
 
 
-def _series(per_dataset: Mapping[str, Mapping[str, Any]], u256: U256, size: int | None, *, each: bool) -> list[Wanted]:
-    """The series of the asked datasets' checked filters: one a dataset, or with ``each``, one per event or function
-    of a dataset that decodes them (each checked alone; two entries naming one series are one)."""
+def _series(
+    per_dataset: Mapping[str, Mapping[str, Any]], given: Mapping[str, Any], u256: U256, size: int | None, *, each: bool
+) -> list[Wanted]:
+    """The series of the asked datasets' checked filters: one a dataset, or with ``each``, one per event of a dataset
+    that decodes events, each checked alone from what was ``given`` (as given alone: an event's topic 0 is its own
+    hash then); two entries naming one series are one."""
     out: dict[str, Wanted] = {}
     for name, filters in per_dataset.items():
-        kinds = [k for k in ("event", "function") if each and filters.get(k)]
-        alone = [check_filters(name, {**filters, kind: [entry]}) for kind in kinds for entry in filters[kind]]
+        own = {k: v for k, v in given.items() if k in filter_names(name)}
+        kinds = ["event"] if each and filters.get("event") else []
+        entries = [(k, e) for k in kinds for e in (own[k] if isinstance(own[k], list | tuple) else [own[k]])]
+        alone = [check_filters(name, {**own, kind: [entry]}) for kind, entry in entries]
         for one in alone or [dict(filters)]:
             out.setdefault(series_name(name, one, u256), Wanted(dataset=name, filters=one, u256=u256, chunk_size=size))
     return list(out.values())
@@ -89,7 +96,7 @@ class Extraction:
         if u256 not in ("decimal", "binary"):
             raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
         whole("concurrency", concurrency)
-        wanted = _series(per_dataset, u256, size, each=asked.each)
+        wanted = _series(per_dataset, asked.filters, u256, size, each=asked.each)
         if not isinstance(verify, bool):
             raise InputError(f"verify must be True or False; got {verify!r}")
         if chain_family is not None:
