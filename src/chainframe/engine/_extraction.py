@@ -54,9 +54,9 @@ def _series(
     out: dict[str, Wanted] = {}
     for name, filters in per_dataset.items():
         own = {k: v for k, v in given.items() if k in filter_names(name)}
-        kinds = ["event"] if each and filters.get("event") else []
-        entries = [(k, e) for k in kinds for e in (own[k] if isinstance(own[k], list | tuple) else [own[k]])]
-        alone = [check_filters(name, {**own, kind: [entry]}) for kind, entry in entries]
+        events = own["event"] if each and filters.get("event") else []
+        events = list(events) if isinstance(events, list | tuple) else [events]
+        alone = [check_filters(name, {**own, "event": [event]}) for event in events]
         for one in alone or [dict(filters)]:
             out.setdefault(series_name(name, one, u256), Wanted(dataset=name, filters=one, u256=u256, chunk_size=size))
     return list(out.values())
