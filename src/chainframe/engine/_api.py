@@ -127,7 +127,7 @@ async def aextract(
     """
     exporting = check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = checked_executor(executor)
-    filters = with_abi(datasets, filters, abi) if abi is not None else filters
+    filters = with_abi(datasets, filters, abi)
 
     def make(given: Mapping[str, Any]) -> Extraction:
         return Extraction.make(SeriesAsked(datasets, given, aextract, u256, chunk_size, each=abi is not None),
@@ -199,7 +199,7 @@ async def afollow(
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     executor = checked_executor(executor)
-    filters = with_abi(datasets, filters, abi) if abi is not None else filters
+    filters = with_abi(datasets, filters, abi)
 
     def make(given: Mapping[str, Any]) -> Extraction:
         return Extraction.make(SeriesAsked(datasets, given, afollow, u256, chunk_size, each=abi is not None),

@@ -81,7 +81,9 @@ def with_abi(datasets: str | Sequence[str], filters: Mapping[str, Any], abi: Any
     one ABI as its list of entries) added to the ``event`` and ``function`` of the asked datasets that take them.
     Refused before any request when no asked dataset decodes, or an ABI has no entries of a kind an asked dataset
     decodes. The run then writes one series per event (:class:`~chainframe.engine._extraction.SeriesAsked`'s
-    ``each``)."""
+    ``each``). Without an ABI (None), ``filters`` as they are."""
+    if abi is None:
+        return dict(filters)
     if isinstance(abi, str | os.PathLike):
         abis = [(str(abi), read_abi("--abi", abi))]
     elif abi and all(isinstance(e, Mapping) for e in abi):

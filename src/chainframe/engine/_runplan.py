@@ -75,7 +75,7 @@ async def aplan(
     each stretch's series planned over its blocks."""
     abi_dir = filters.pop("abi_dir", None)
     abi = filters.pop("abi", None)
-    filters = with_abi(datasets, filters, abi) if abi is not None else filters
+    filters = with_abi(datasets, filters, abi)
 
     def make(given: Mapping[str, Any]) -> Extraction:
         return Extraction.make(SeriesAsked(datasets, given, aplan, u256, chunk_size, each=abi is not None),

@@ -104,8 +104,8 @@ __all__ = [
 
 
 # Loaded on first use: the blocking client, the providers file, the batch splitter, and the typed result classes (an
-# extraction reads raw answers and does not pay for them).
-_TYPES = ("AccessListEntry", "AccountProof", "Authorization", "Block", "CallFrame", "CallLog", "Log", "Prestate",
-          "PrestateAccount", "PrestateDiff", "Receipt", "StorageProof", "Transaction", "Withdrawal")  # fmt: skip
+# extraction reads raw answers and does not pay for them): every public name not imported above and not in _WHERE
+# is a typed result class.
 _WHERE = {"Client": "_sync", "read_providers": "_providers_file", "split_answers": "_split"}
+_TYPES = [name for name in __all__ if name not in globals() and name not in _WHERE]
 __getattr__ = names_from(__name__, _WHERE | dict.fromkeys(_TYPES, "_types"))
