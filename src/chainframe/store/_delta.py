@@ -29,6 +29,7 @@ declared types.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -91,9 +92,7 @@ def storage_options(folder: Location) -> dict[str, str] | None:
     servers, and conditional PUTs, which make concurrent commits safe without a lock service. Never printed."""
     if not isinstance(location(folder), ObjectPath):
         return None
-    import botocore.session  # type: ignore[import-untyped]
-
-    region = botocore.session.get_session().get_config_variable("region") or "us-east-1"
+    region = _aws_session().get_config_variable("region") or "us-east-1"
     options = {"conditional_put": "etag", "AWS_REGION": region, **_credentials()}
     endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
     if endpoint:
@@ -103,11 +102,25 @@ def storage_options(folder: Location) -> dict[str, str] | None:
     return options
 
 
+def _aws_session() -> Any:
+    """botocore's session for the ``AWS_*`` variables set now (see :func:`_session_for`)."""
+    return _session_for(tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("AWS_"))))
+
+
+@functools.lru_cache(maxsize=4)
+def _session_for(environment: tuple[tuple[str, str], ...]) -> Any:
+    """botocore's session for these ``AWS_*`` variables, made once: making one costs 15-35 ms of CPU (its event
+    handlers), and a run opens its tables a few times a round. Credentials that expire (a role's, SSO's) are refreshed
+    by the session's own provider when asked for after their expiry; changed variables give a new session."""
+    import botocore.session  # type: ignore[import-untyped]  # only for tables in a bucket: botocore is 0.1 s
+
+    del environment  # the cache's key: the session reads the variables itself
+    return botocore.session.get_session()
+
+
 def _credentials() -> dict[str, str]:
     """The AWS credentials of botocore's usual chain, as delta-rs' options (none found: empty)."""
-    import botocore.session
-
-    found = botocore.session.get_session().get_credentials()
+    found = _aws_session().get_credentials()
     if found is None:
         return {}
     frozen = found.get_frozen_credentials()
