@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         last = min(args.blocks, devnet.truth.head + 1) - 1
         if "s3" in args.media:
-            url = stack.enter_context(moto_server(tmp / "moto.log"))
+            url = stack.enter_context(moto_server(tmp / "moto.log", requests_logged=True))
             _aws_environment(tmp, url)
             s3_filesystem().mkdir(BUCKET)
         roots = {"local": str(tmp / "out"), "s3": f"s3://{BUCKET}"}
