@@ -24,6 +24,7 @@ def serve_in_thread(routes: Sequence[tuple[str, Handler]]) -> Iterator[int]:
     def serve() -> None:
         asyncio.set_event_loop(loop)
         app = web.Application()
+        box["held"] = hold_connections(app)
         for path, handler in routes:
             app.router.add_post(path, handler)
         runner = web.AppRunner(app, access_log=None)
@@ -41,24 +42,46 @@ def serve_in_thread(routes: Sequence[tuple[str, Handler]]) -> Iterator[int]:
         yield int(box["port"])  # type: ignore[call-overload]
     finally:
         asyncio.run_coroutine_threadsafe(box["runner"].cleanup(), loop).result(10)  # type: ignore[attr-defined]
-        stop_loop(loop, thread)
+        stop_loop(loop, thread, box["held"])  # type: ignore[arg-type]
 
 
-def stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+def hold_connections(app: web.Application) -> list[asyncio.BaseTransport]:
+    """The connections ``app`` serves a request on, held from their first request until :func:`stop_loop` aborts
+    them. aiohttp's server can drop every reference to a connection it never closed (a client gone mid-request, a
+    shutdown): the transport is then garbage with its socket open, and whenever the collector next runs, in whatever
+    test, its ResourceWarning is raised as that test's failure (tests/engine/test_answers.py, a case at a time, in 4
+    of 7 clean CIs and every time here under three workers). Held, they cannot become garbage before they are
+    closed."""
+    held: list[asyncio.BaseTransport] = []
+
+    @web.middleware
+    async def hold(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.transport is not None:
+            held.append(request.transport)
+        return await handler(request)
+
+    app.middlewares.append(hold)
+    return held
+
+
+def stop_loop(
+    loop: asyncio.AbstractEventLoop, thread: threading.Thread, held: Sequence[asyncio.BaseTransport] = ()
+) -> None:
     """Stop and close the loop a test's server runs in ``thread`` (its server shut down already), then collect what
     the server left.
 
     Stopped while clients are mid-request, aiohttp's server can leave connections its shutdown never closes: a
     transport and its socket, found only as garbage (14 to 52 ResourceWarnings over 40 stops of a proxy under 8
-    clients' requests). Those still open are aborted first, on the loop, and the loop runs once more so their sockets
-    are closed (a transport closes its socket in a callback: a loop stopped right after leaves it open). What is left
-    is collected here, as the server's, not in whichever later test runs when the collector next does, where an
-    unraisable ResourceWarning failed a test (once in seven CI runs; twice in four with the hostile proxy of
-    tests/engine/test_answers.py before the abort)."""
+    clients' requests). Those still open, ``held`` (:func:`hold_connections`) and the loop's own, are aborted first,
+    on the loop, and the loop runs once more so their sockets are closed (a transport closes its socket in a callback:
+    a loop stopped right after leaves it open). What is left is collected here, as the server's, not in whichever
+    later test runs when the collector next does."""
 
     async def abort_left() -> None:
-        for transport in list(getattr(loop, "_transports", {}).values()):  # the selector loop's own, by descriptor
-            transport.abort()
+        left = [*held, *getattr(loop, "_transports", {}).values()]  # the selector loop's own too, by descriptor
+        for transport in left:
+            if not transport.is_closing():
+                transport.abort()  # type: ignore[attr-defined]
         await asyncio.sleep(0)
 
     if loop.is_running():

@@ -18,7 +18,8 @@ from typing import Any
 import httpx
 from aiohttp import web
 
-from tests.threaded_server import stop_loop
+from chainframe._tls import verified_context
+from tests.threaded_server import hold_connections, stop_loop
 
 Call = dict[str, Any]
 Rewrite = Callable[[Call, Any], Any]  # (request item, its result) -> the result to send
@@ -165,12 +166,13 @@ class Hostile:
         asyncio.set_event_loop(self._loop)
         app = web.Application()
         app.router.add_post("/{tail:.*}", self._handle)
+        self._held = hold_connections(app)
         self._runner = web.AppRunner(app, access_log=None)  # the server side logs nothing (it is not us)
         self._loop.run_until_complete(self._runner.setup())
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         self._loop.run_until_complete(site.start())
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self._http = httpx.AsyncClient(timeout=60)
+        self._http = httpx.AsyncClient(timeout=60, verify=verified_context())
         self._started.set()
         self._loop.run_forever()
 
@@ -231,7 +233,7 @@ class Hostile:
             await self._http.aclose()
 
         asyncio.run_coroutine_threadsafe(close(), self._loop).result(10)
-        stop_loop(self._loop, self._thread)
+        stop_loop(self._loop, self._thread, self._held)
 
     def __enter__(self) -> Hostile:
         return self
