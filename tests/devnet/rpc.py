@@ -8,13 +8,15 @@ from typing import Any
 import httpx
 from websockets.sync.client import connect
 
+from chainframe._tls import verified_context
+
 
 def call(method: str, *params: Any, id: int = 1) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id, "method": method, "params": list(params)}
 
 
 def post(url: str, body: Any, **kwargs: Any) -> httpx.Response:
-    return httpx.post(url, json=body, timeout=60, **kwargs)
+    return httpx.post(url, json=body, timeout=60, verify=verified_context(), **kwargs)  # see chainframe._tls
 
 
 def result(url: str, method: str, *params: Any) -> Any:

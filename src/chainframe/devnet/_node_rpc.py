@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from chainframe._tls import verified_context
 from chainframe.devnet._errors import DevnetError
 
 Call = tuple[str, Sequence[Any]]
@@ -19,7 +20,7 @@ Call = tuple[str, Sequence[Any]]
 class NodeRPC:
     def __init__(self, url: str, *, timeout: float = 120.0) -> None:
         self.url = url
-        self._http = httpx.Client(timeout=timeout)
+        self._http = httpx.Client(timeout=timeout, verify=verified_context())
         self._next_id = 0
 
     def close(self) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 from aiohttp import WSMsgType, web
 
+from chainframe._tls import verified_context
 from chainframe.devnet.gateway._config import FaultRule, GatewayConfig, GatewaySettings
 from chainframe.devnet.gateway._credits import CreditBucket, cost
 from chainframe.devnet.gateway._faults import FaultInjector
@@ -112,7 +113,7 @@ class Gateway:
     async def _startup(self, app: web.Application) -> None:
         # Few, reused connections: hundreds of concurrent connects overflow the node's accept queue (1 s SYN retries).
         limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
-        self._client = httpx.AsyncClient(limits=limits, timeout=300.0)
+        self._client = httpx.AsyncClient(limits=limits, timeout=300.0, verify=verified_context())
         self.upstreams = {name: Upstream(url, self._client) for name, url in self.config.networks.items()}
 
     async def _cleanup(self, app: web.Application) -> None:

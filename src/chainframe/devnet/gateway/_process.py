@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from chainframe._tls import verified_context
 from chainframe.devnet._errors import DevnetError
 from chainframe.devnet._process import Child
 from chainframe.devnet.gateway._config import GatewayConfig, GatewaySettings
@@ -39,7 +40,9 @@ class GatewayProcess:
         self.port = int(self._child.ready_value)
         self.base_url = f"http://{config.host}:{self.port}"
         self.ws_base_url = f"ws://{config.host}:{self.port}"
-        self._admin = httpx.Client(base_url=self.base_url, headers={"X-Admin-Token": config.admin_token})
+        self._admin = httpx.Client(
+            base_url=self.base_url, headers={"X-Admin-Token": config.admin_token}, verify=verified_context()
+        )
 
     @property
     def pid(self) -> int:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import anyio
 import httpx
 
+from chainframe._tls import verified_context
 from chainframe.rpc._errors import TransportError
 from chainframe.rpc._transports.base import Reply, Transport
 from chainframe.rpc._transports.body import Body
@@ -40,6 +41,7 @@ class HTTPXTransport(Transport):
             timeout=httpx.Timeout(timeout.read, connect=timeout.connect, pool=timeout.pool),
             limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
             http2=http2,
+            verify=verified_context(),
         )
 
     async def send(self, body: bytes, ids: Sequence[int]) -> Reply:
