@@ -186,13 +186,17 @@ class S3Objects:
         return sorted(self.call("list", folder, ls), key=str)
 
     def exists(self, folder: Location) -> bool:
+        """Whether the prefix holds an object: one listing of at most one key. (A whole listing of a Delta table's
+        log, a thousand commits a page, was made up to five times a run to ask whether a folder is a table.)"""
         folder = _remote(folder)
+        prefix = f"{folder.key}/" if folder.key else ""
 
         def look() -> bool:
             try:
-                return bool(self.fs.ls(folder.path))  # a prefix exists while it holds an object
-            except FileNotFoundError:
+                found = self.fs.call_s3("list_objects_v2", Bucket=folder.bucket, Prefix=prefix, MaxKeys=1)
+            except FileNotFoundError:  # no such bucket
                 return False
+            return int(found.get("KeyCount", 0)) > 0
 
         return self.call("list", folder, look)
 
