@@ -14,10 +14,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import aiohttp
 from aiohttp import WSMsgType, web
 
-from chainframe._tls import verified_context
 from chainframe.devnet.gateway._config import FaultRule, GatewayConfig, GatewaySettings
 from chainframe.devnet.gateway._credits import CreditBucket, cost
 from chainframe.devnet.gateway._faults import FaultInjector
@@ -99,7 +98,7 @@ class Gateway:
         self.config = config
         self._keys = [k.encode() for k in config.keys]
         self.stats = Stats()
-        self._client: httpx.AsyncClient | None = None
+        self._session: aiohttp.ClientSession | None = None
         self.upstreams: dict[str, Upstream] = {}
         self.apply(config.settings)
 
@@ -112,13 +111,12 @@ class Gateway:
 
     async def _startup(self, app: web.Application) -> None:
         # Few, reused connections: hundreds of concurrent connects overflow the node's accept queue (1 s SYN retries).
-        limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
-        self._client = httpx.AsyncClient(limits=limits, timeout=300.0, verify=verified_context())
-        self.upstreams = {name: Upstream(url, self._client) for name, url in self.config.networks.items()}
+        self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=32))
+        self.upstreams = {name: Upstream(url, self._session) for name, url in self.config.networks.items()}
 
     async def _cleanup(self, app: web.Application) -> None:
-        if self._client is not None:
-            await self._client.aclose()
+        if self._session is not None:
+            await self._session.close()
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 2**20)
@@ -276,7 +274,7 @@ class Gateway:
     async def _logs_item(self, items: list[bytes], i: int, call: dict[str, Any], upstream: Upstream) -> None:
         try:
             items[i], refused_by = await get_logs(call.get("id"), call.get("params"), upstream, self.settings.limits)
-        except (UpstreamError, httpx.HTTPError):
+        except UpstreamError:
             items[i] = error_bytes(call.get("id"), INTERNAL_ERROR, "upstream node unavailable")
             return
         if refused_by is not None:
@@ -289,7 +287,7 @@ class Gateway:
             else:
                 for i, answer in zip(which, await upstream.forward_batch([calls[i] for i in which]), strict=True):
                     items[i] = answer
-        except (UpstreamError, httpx.HTTPError):
+        except UpstreamError:
             for i in which:
                 items[i] = error_bytes(calls[i].get("id"), INTERNAL_ERROR, "upstream node unavailable")
 
