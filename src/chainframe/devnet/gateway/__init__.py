@@ -1,5 +1,11 @@
-"""An Infura-compatible gateway in front of local nodes: the service spec's paths, keys and limits, plus faults."""
+"""An Infura-compatible gateway in front of local nodes: the service spec's paths, keys and limits, plus faults.
 
+:class:`GatewayProcess` (the parent's handle, over httpx) loads on first use: the gateway's own process
+(``__main__``) serves with aiohttp alone."""
+
+from typing import TYPE_CHECKING
+
+from chainframe._lazy import names_from
 from chainframe.devnet.gateway._config import (
     FaultKind,
     FaultRule,
@@ -12,7 +18,9 @@ from chainframe.devnet.gateway._config import (
     PrunedKind,
     PrunedState,
 )
-from chainframe.devnet.gateway._process import GatewayProcess
+
+if TYPE_CHECKING:
+    from chainframe.devnet.gateway._process import GatewayProcess
 
 __all__ = [
     "FaultKind",
@@ -27,3 +35,5 @@ __all__ = [
     "PrunedKind",
     "PrunedState",
 ]
+
+__getattr__ = names_from(__name__, {"GatewayProcess": "_process"})
