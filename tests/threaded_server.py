@@ -8,6 +8,7 @@ import threading
 import warnings
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from aiohttp import web
 
@@ -17,14 +18,13 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 @contextmanager
 def serve_in_thread(routes: Sequence[tuple[str, Handler]]) -> Iterator[int]:
     """Serve POST ``routes`` (path, handler) until the block ends; yields the port."""
-    loop = asyncio.new_event_loop()
+    loop = ServerLoop()
     ready = threading.Event()
     box: dict[str, object] = {}
 
     def serve() -> None:
         asyncio.set_event_loop(loop)
         app = web.Application()
-        box["held"] = hold_connections(app)
         for path, handler in routes:
             app.router.add_post(path, handler)
         runner = web.AppRunner(app, access_log=None)
@@ -42,37 +42,36 @@ def serve_in_thread(routes: Sequence[tuple[str, Handler]]) -> Iterator[int]:
         yield int(box["port"])  # type: ignore[call-overload]
     finally:
         asyncio.run_coroutine_threadsafe(box["runner"].cleanup(), loop).result(10)  # type: ignore[attr-defined]
-        stop_loop(loop, thread, box["held"])  # type: ignore[arg-type]
+        stop_loop(loop, thread)
 
 
-def hold_connections(app: web.Application) -> list[asyncio.BaseTransport]:
-    """The connections ``app`` serves a request on, held from their first request until :func:`stop_loop` aborts
-    them. aiohttp's server can drop every reference to a connection it never closed (a client gone mid-request, a
-    shutdown): the transport is then garbage with its socket open, and whenever the collector next runs, in whatever
-    test, its ResourceWarning is raised as that test's failure (tests/engine/test_answers.py, a case at a time, in 4
-    of 7 clean CIs and every time here under three workers). Held, they cannot become garbage before they are
-    closed."""
-    held: list[asyncio.BaseTransport] = []
+class ServerLoop(asyncio.SelectorEventLoop):
+    """A test server's event loop that holds every socket transport it makes until :func:`stop_loop` aborts it.
 
-    @web.middleware
-    async def hold(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.transport is not None:
-            held.append(request.transport)
-        return await handler(request)
+    aiohttp's server can drop every reference to a connection it never closed (a client gone mid-request, an idle
+    keep-alive connection at shutdown): the transport is then garbage with its socket open, and whenever the
+    collector next runs, in whatever test, its ResourceWarning is raised as that test's failure
+    (tests/engine/test_answers.py, a case at a time: 2 of 4 clean CIs at stop 51, every time under three workers
+    here). Holding the transports a request arrived on missed idle ones (a clean CI failed so); held from their
+    making, none can become garbage before it is closed."""
 
-    app.middlewares.append(hold)
-    return held
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[asyncio.BaseTransport] = []
+
+    def _make_socket_transport(self, *args: Any, **kwargs: Any) -> Any:  # asyncio's own hook for every connection
+        transport = super()._make_socket_transport(*args, **kwargs)  # type: ignore[misc]
+        self.held.append(transport)
+        return transport
 
 
-def stop_loop(
-    loop: asyncio.AbstractEventLoop, thread: threading.Thread, held: Sequence[asyncio.BaseTransport] = ()
-) -> None:
+def stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
     """Stop and close the loop a test's server runs in ``thread`` (its server shut down already), then collect what
     the server left.
 
     Stopped while clients are mid-request, aiohttp's server can leave connections its shutdown never closes: a
     transport and its socket, found only as garbage (14 to 52 ResourceWarnings over 40 stops of a proxy under 8
-    clients' requests). Those still open, ``held`` (:func:`hold_connections`) and the loop's own, are aborted first,
+    clients' requests). Those still open, those a :class:`ServerLoop` held and the loop's own, are aborted first,
     on the loop, and the loop runs once more so their sockets are closed (a transport closes its socket in a callback:
     a loop stopped right after leaves it open). What is left is collected here, as the server's, not in whichever
     later test runs when the collector next does: the young generations only, where this server's objects are. A
@@ -80,7 +79,10 @@ def stop_loop(
     it over the suite), and what could warn (the connections) is held and closed above."""
 
     async def abort_left() -> None:
-        left = [*held, *getattr(loop, "_transports", {}).values()]  # the selector loop's own too, by descriptor
+        left = [
+            *getattr(loop, "held", ()),
+            *getattr(loop, "_transports", {}).values(),
+        ]  # the selector loop's own too, by descriptor
         for transport in left:
             if not transport.is_closing():
                 transport.abort()  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ import httpx
 from aiohttp import web
 
 from chainframe._tls import verified_context
-from tests.threaded_server import hold_connections, stop_loop
+from tests.threaded_server import ServerLoop, stop_loop
 
 Call = dict[str, Any]
 Rewrite = Callable[[Call, Any], Any]  # (request item, its result) -> the result to send
@@ -156,7 +156,7 @@ class Hostile:
         """What reached the proxy: each request's path and query, and its Authorization header."""
         self.rewritten = 0
         self._lock = threading.Lock()
-        self._loop = asyncio.new_event_loop()
+        self._loop = ServerLoop()
         self._started = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
@@ -166,7 +166,6 @@ class Hostile:
         asyncio.set_event_loop(self._loop)
         app = web.Application()
         app.router.add_post("/{tail:.*}", self._handle)
-        self._held = hold_connections(app)
         self._runner = web.AppRunner(app, access_log=None)  # the server side logs nothing (it is not us)
         self._loop.run_until_complete(self._runner.setup())
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -233,7 +232,7 @@ class Hostile:
             await self._http.aclose()
 
         asyncio.run_coroutine_threadsafe(close(), self._loop).result(10)
-        stop_loop(self._loop, self._thread, self._held)
+        stop_loop(self._loop, self._thread)
 
     def __enter__(self) -> Hostile:
         return self

@@ -27,7 +27,7 @@ from chainframe.rpc import AsyncClient, LimitExceeded, RetryPolicy, Timeout, Tra
 from chainframe.rpc._transports import http
 from chainframe.rpc._transports.body import KEPT_FROM, Buffers
 from chainframe.rpc._transports.http import HTTPTransport
-from tests.threaded_server import serve_in_thread, stop_loop
+from tests.threaded_server import ServerLoop, serve_in_thread, stop_loop
 
 ONCE = RetryPolicy(attempts=1)
 BIG = b'{"jsonrpc":"2.0","id":1,"result":"0x' + b"ab" * 3_000_000 + b'"}'
@@ -169,7 +169,7 @@ Respond = Callable[[asyncio.StreamWriter, bytes], Awaitable[bool]]
 def serve_raw(respond: Respond, tls: ssl.SSLContext | None = None) -> Iterator[int]:
     """An HTTP/1.1 server on 127.0.0.1 in a thread of its own that reads each request and lets ``respond`` write
     whatever it likes; yields the port. Connections still open at the end are cancelled."""
-    loop = asyncio.new_event_loop()
+    loop = ServerLoop()
     ready = threading.Event()
     box: dict[str, asyncio.Server] = {}
 
