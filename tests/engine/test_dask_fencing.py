@@ -201,7 +201,11 @@ def _started(first: subprocess.Popen[str], out: str) -> None:
         "the first run's first commit",
         every=0.5,
     )
-    assert first.poll() is None, "the first run ended before it could be stopped"
+    if first.poll() is not None:  # what it said is the only clue to why (a clean CI failed here once, exit 1)
+        said = first.communicate(timeout=10)[1] or ""
+        raise AssertionError(
+            f"the first run ended (exit {first.returncode}) before it could be stopped: {said[-3000:]}"
+        )
 
 
 def _paused_past_lease(
