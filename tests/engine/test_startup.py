@@ -135,3 +135,24 @@ def test_decoding_small_integers_and_bools_loads_no_pandas() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[[True, False, True], [1, 0, 1], [1, 0, 1]] False"
+
+
+def test_decoding_calls_loads_no_pandas(devnet: Devnet, tmp_path: Path) -> None:
+    """A run that keeps the calls of a function loads no pandas: the decoder reads and builds Arrow arrays through
+    their buffers (validity, take indices, the selector, signature and reason columns), never ``to_numpy`` or
+    ``pa.array`` of Python or numpy values, which import it (0.3-0.8 s of a run's CPU)."""
+    import pyarrow.parquet as pq
+
+    loaded = loaded_by(
+        ["extract", "transactions", "--function", "transfer(address,uint256)", "--blocks", "0:latest",
+         "--rpc", devnet.http_url, "--out", str(tmp_path), "--no-progress"]
+    )  # fmt: skip
+    files = list(tmp_path.glob("transactions__transfer__*/*.parquet"))
+    assert files, "the run wrote no calls: the check below would mean nothing"
+    calls = pq.read_table(files[0], columns=["selector", "function", "decode_error"])
+    assert calls.num_rows
+    assert calls["decode_error"].null_count == calls.num_rows
+    assert set(calls["function"].to_pylist()) == {"transfer(address,uint256)"}
+    assert set(calls["selector"].to_pylist()) == {bytes.fromhex("a9059cbb")}
+    assert "chainframe.decode._calls" in loaded
+    assert "pandas" not in loaded

@@ -22,7 +22,7 @@ from chainframe._errors import DecodeError, InputError
 from chainframe._u256 import U256
 from chainframe.decode._abi import Function, as_functions
 from chainframe.decode._dynamic import decode_value
-from chainframe.decode._words import arrow_type, decode_words
+from chainframe.decode._words import arrow_type, decode_words, take_indices, text_array, valid_rows
 
 if TYPE_CHECKING:
     import polars as pl
@@ -175,10 +175,11 @@ def _outputs(table: pa.Table, rows: np.ndarray, function: Function, reasons: _Re
     are ABI-encoded alike, without a selector); null where the call failed (``error`` set) or its output is
     missing, and, with the reason added to ``reasons``, where it does not decode."""
     names = output_names(function)
-    returned = pc.take(table["output"].combine_chunks(), pa.array(rows))
-    ran = returned.is_valid().to_numpy(zero_copy_only=False)
+    taken = take_indices(rows)
+    returned = pc.take(table["output"].combine_chunks(), taken)
+    ran = valid_rows(returned)
     if "error" in table.column_names:
-        ran &= pc.take(table["error"].combine_chunks(), pa.array(rows)).is_null().to_numpy(zero_copy_only=False)
+        ran &= ~valid_rows(pc.take(table["error"].combine_chunks(), taken))
     _, _, offsets, raw = _selectors(returned)
     starts = offsets[:-1]
     values = Function(function.name, function.outputs)  # the outputs as a function's parameters: same encoding
@@ -186,7 +187,7 @@ def _outputs(table: pa.Table, rows: np.ndarray, function: Function, reasons: _Re
     failed = why.bad & ran
     for text in set(why.text[failed]):
         reasons(failed & (why.text == text), f"output: {text}".replace(f"for {values.signature}", "for its outputs"))
-    nulled = pa.array(np.arange(len(rows)), mask=why.bad | ~ran)
+    nulled = take_indices(np.where(why.bad | ~ran, -1, np.arange(len(rows))))
     return dict(zip(names, (pc.take(c, nulled) for c in columns), strict=True))
 
 
@@ -207,7 +208,7 @@ def _selectors(inputs: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     starts = offsets[:-1]
     long_enough = (offsets[1:] - offsets[:-1]) >= 4
     if inputs.null_count:
-        long_enough &= inputs.is_valid().to_numpy(zero_copy_only=False)
+        long_enough &= valid_rows(inputs)
     at = np.where(long_enough, starts, 0)
     heads = np.zeros(n, np.uint32)
     if raw.size >= 4:
@@ -241,7 +242,7 @@ def call_columns(
     # fixed cost (about 0.5 ms each) was most of the time.
     heads, called, offsets, raw = _selectors(table["input"].combine_chunks())
     if "to_address" in table.column_names:
-        called &= table["to_address"].combine_chunks().is_valid().to_numpy(zero_copy_only=False)
+        called &= valid_rows(table["to_address"].combine_chunks())
     if "call_type" in table.column_names:  # a creation frame's input is init code, its to_address the new contract
         kind = pl.Series("kind", table["call_type"].combine_chunks()).cast(pl.String).str.to_lowercase()
         called &= ~kind.str.starts_with("create").fill_null(False).to_numpy()
@@ -255,15 +256,15 @@ def call_columns(
         names = argument_names(function, [*taken, *(f.name for f in CALL)])
         starts = offsets[rows] + 4
         columns, reasons = _arguments(raw, starts, offsets[rows + 1] - starts, function, names, u256=u256)
-        nulled = pa.array(np.arange(len(rows)), mask=reasons.bad)  # a call that does not decode has no arguments
+        nulled = take_indices(np.where(reasons.bad, -1, np.arange(len(rows))))  # a call that does not decode: none
         decoded = dict(zip(names, (pc.take(c, nulled) for c in columns), strict=True))
         if outputs and function.outputs:
             decoded |= _outputs(table, rows, function, reasons, u256=u256)
         n = len(rows)
         arrays = [
-            pa.array([selector] * n, pa.binary(4)),
-            pa.array([function.signature] * n, pa.string()),
-            pa.array(reasons.text, pa.string()),
+            pc.constant(selector, n, pa.binary(4)),
+            text_array(function.signature, n),
+            text_array(reasons.text, n),
             *(decoded.get(f.name, pa.nulls(n, f.type)) for f in fields),
         ]
         parts.append(
@@ -271,7 +272,7 @@ def call_columns(
         )
         order.append(rows)
     if not parts:
-        return pa.array([], pa.int64()), schema.empty_table()
+        return take_indices(np.zeros(0, np.int64)), schema.empty_table()
     rows_all = np.concatenate(order)
     by_row = np.argsort(rows_all, kind="stable")
-    return pa.array(rows_all[by_row]), pa.concat_tables(parts).take(pa.array(by_row))
+    return take_indices(rows_all[by_row]), pa.concat_tables(parts).take(take_indices(by_row))

@@ -21,7 +21,7 @@ from chainframe._errors import DecodeError, InputError
 from chainframe._u256 import U256
 from chainframe.decode._abi import Event, as_events
 from chainframe.decode._dynamic import decode_value
-from chainframe.decode._words import arrow_type, decode_words, words_of
+from chainframe.decode._words import arrow_type, decode_words, take_indices, valid_rows, words_of
 
 if TYPE_CHECKING:
     import polars as pl
@@ -149,7 +149,7 @@ def with_event_columns(logs: pa.Table, events: Sequence[Event], *, u256: U256) -
     starts = np.frombuffer(offsets.buffers()[1], np.int32)[offsets.offset : offsets.offset + n + 1].astype(np.int64)
     counts = np.diff(starts)
     if topics.null_count:
-        counts[~_valid(topics)] = 0
+        counts[~valid_rows(topics)] = 0
     child = topics.values
     buffer = child.buffers()[1]
     words = np.frombuffer(buffer, np.uint8) if buffer is not None else np.zeros(0, np.uint8)
@@ -159,7 +159,7 @@ def with_event_columns(logs: pa.Table, events: Sequence[Event], *, u256: U256) -
     raw = np.frombuffer(data.buffers()[2], np.uint8) if data.buffers()[2] is not None else np.zeros(0, np.uint8)
     sizes = np.diff(at)
     if data.null_count:
-        sizes[~_valid(data)] = -1
+        sizes[~valid_rows(data)] = -1
     first = words[np.minimum(starts[:-1], max(len(words) - 1, 0))] if len(words) else np.zeros((n, 32), np.uint8)
     parts: dict[str, list[tuple[np.ndarray, pa.Array]]] = {f.name: [] for f in fields}
     for event in events:
@@ -180,29 +180,8 @@ def with_event_columns(logs: pa.Table, events: Sequence[Event], *, u256: U256) -
             index[rows] = np.arange(offset, offset + len(values))
             offset += len(values)
         values = pa.concat_arrays([v for _, v in parts[field.name]]) if offset else pa.nulls(0, field.type)
-        columns.append(pc.take(pc.cast(values, field.type), _indices(index)))
+        columns.append(pc.take(pc.cast(values, field.type), take_indices(index)))
     return pa.Table.from_arrays([*logs.columns, *columns], schema=schema)
-
-
-# Arrow arrays to and from numpy through their buffers: pyarrow's to_numpy and pa.array(ndarray) import pandas where it
-# is installed (0.3-0.8 s, more than a run's decoding), as any Python value made an Arrow array does.
-
-
-def _valid(array: pa.Array) -> np.ndarray:
-    """Which of ``array``'s rows are not null, from its validity bitmap."""
-    bitmap = array.buffers()[0]
-    if bitmap is None:
-        return np.ones(len(array), bool)
-    bits = np.unpackbits(np.frombuffer(bitmap, np.uint8), bitorder="little")
-    return bits[array.offset : array.offset + len(array)].astype(bool)
-
-
-def _indices(index: np.ndarray) -> pa.Array:
-    """Int64 take indices; a negative one is null (its row gets a null)."""
-    index = np.ascontiguousarray(index, np.int64)
-    missing = index < 0
-    bitmap = pa.py_buffer(np.packbits(~missing, bitorder="little").tobytes()) if missing.any() else None
-    return pa.Array.from_buffers(pa.int64(), len(index), [bitmap, pa.py_buffer(index.tobytes())])
 
 
 @lru_cache(maxsize=1024)
@@ -242,7 +221,7 @@ def _decode_rows(
             word = raw[(at[rows] + 32 * slot)[:, None] + np.arange(32)]  # matched logs' data holds the head
             columns.append(decode_words(word, t, column=name, u256=u256, locate=locate))
         else:
-            data = pc.take(logs["data"], _indices(rows.astype(np.int64)))
+            data = pc.take(logs["data"], take_indices(rows.astype(np.int64)))
             columns.append(_per_row(data.combine_chunks(), t, 32 * slot, name=name, u256=u256, locate=locate))
         slot += t.head_words
     return columns

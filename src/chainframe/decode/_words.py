@@ -126,3 +126,43 @@ def _decimal(words: np.ndarray, signed: bool, *, column: str, locate: Locate, fa
     # decimal128 is a 16-byte little-endian two's complement integer: the word's low half, bytes reversed.
     little = np.ascontiguousarray(words[:, 16:][:, ::-1])
     return pa.Array.from_buffers(pa.decimal128(38, 0), len(words), [None, pa.py_buffer(little.tobytes())])
+
+
+# Arrow arrays to and from numpy through their buffers: pyarrow's to_numpy and pa.array(ndarray) import pandas where it
+# is installed (0.3-0.8 s, more than a run's decoding), as any Python value made an Arrow array does.
+
+
+def valid_rows(array: pa.Array) -> np.ndarray:
+    """Which of ``array``'s rows are not null, from its validity bitmap."""
+    bitmap = array.buffers()[0]
+    if bitmap is None:
+        return np.ones(len(array), bool)
+    bits = np.unpackbits(np.frombuffer(bitmap, np.uint8), bitorder="little")
+    return bits[array.offset : array.offset + len(array)].astype(bool)
+
+
+def take_indices(index: np.ndarray) -> pa.Array:
+    """Int64 take indices; a negative one is null (its row gets a null)."""
+    index = np.ascontiguousarray(index, np.int64)
+    missing = index < 0
+    bitmap = pa.py_buffer(np.packbits(~missing, bitorder="little").tobytes()) if missing.any() else None
+    return pa.Array.from_buffers(pa.int64(), len(index), [bitmap, pa.py_buffer(index.tobytes())])
+
+
+def text_array(values: np.ndarray | str, n: int) -> pa.Array:
+    """Strings from buffers: ``values`` an object array of ``n`` texts or None (null), or one text for all ``n`` rows.
+    The distinct texts (a decoded call's few reasons, a function's signature) are written once and taken by index."""
+    if isinstance(values, str):
+        distinct, codes = [values], np.zeros(n, np.int64)
+    else:
+        distinct = sorted({v for v in values if v is not None}) if n else []
+        codes = np.full(n, -1, np.int64)
+        for code, text in enumerate(distinct):
+            codes[values == text] = code
+    encoded = [text.encode() for text in distinct]
+    offsets = np.zeros(len(encoded) + 1, np.int32)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    texts = pa.Array.from_buffers(
+        pa.string(), len(encoded), [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(b"".join(encoded))]
+    )
+    return pc.take(texts, take_indices(codes))
