@@ -201,6 +201,10 @@ class Dataset(ABC):
         """The schema of its rows extracted with ``filters`` (a filter may add columns)."""
         return self.schema_for(u256)
 
+    keeps_by: ClassVar[tuple[str, ...]] = ()
+    """The filters that only choose which of the fetched rows :meth:`kept_rows` keeps (``function``): series that
+    differ only in them read the same rows, once (:mod:`chainframe.engine._pieces`)."""
+
     def selects(self, filters: Mapping[str, Any]) -> bool:
         """Whether :meth:`kept_rows` keeps only some rows with ``filters`` (then a stored series is proven by proving
         the node's raw rows and keeping them so)."""

@@ -73,6 +73,7 @@ class DecodesCalls:
     :data:`FUNCTION` in its ``inputs``)."""
 
     columns: tuple[str, ...]
+    keeps_by: ClassVar[tuple[str, ...]] = ("function",)
     decodes_outputs: ClassVar[bool] = False
     """Its ``output`` column is what the call returned (``eth_calls``): decoded with the functions' outputs
     (``returns (...)``, an ABI entry's ``outputs``) into ``output_<name>`` columns, which the series' filter then

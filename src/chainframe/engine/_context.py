@@ -33,6 +33,9 @@ class ChunkContext(NamedTuple):
     """The run's pacing: how pieces are split and how many are in flight across chunks."""
     decode: Any
     """The capacity limiter of the threads that decode answers (shared with other rounds on a Dask worker)."""
+    pieces: Any = None
+    """The round's :class:`~chainframe.engine._pieces.PieceTables`: pieces read once for series that keep different
+    rows of them (None: each reads its own)."""
 
     def asking(self, client: Any) -> ChunkContext:
         """The same round, fetching with ``client``."""

@@ -37,6 +37,7 @@ from chainframe.engine._canonical import (
 from chainframe.engine._context import ChunkContext
 from chainframe.engine._joint import Group, Joint, Unproven
 from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table, plan_pieces, sort_table
+from chainframe.engine._pieces import PieceTables
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._shared import Received, SharedAnswers, asking, reads, receiving
 from chainframe.engine._sink import InOrder
@@ -180,6 +181,8 @@ async def fetch_and_decode(
 
         await fetch_logs(client, blocks, log_filters, state, decode_piece, put, wrap=witnessed)
     else:
+        kin = run.pieces.kin(task) if run.pieces is not None and group is None and proven is None else None
+        read: dict[BlockRange, pa.Table] = {}
 
         def work(
             bodies: list[bytes], part: BlockRange, proof: Material | None, received: Received
@@ -192,12 +195,33 @@ async def fetch_and_decode(
                 proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
                                         bodies=bodies, received=received, family=task.chain_family))  # fmt: skip
             table = sort_table(table, dataset.sort)
+            if kin is not None:
+                read[part] = table
             kept = dataset.kept_rows(table, task.filters, u256=task.u256)  # function=: the calls, decoded
             if group is None:
                 return kept, {}
             return kept, {**group.beside(dataset.name, bodies), **({} if kept is table else {dataset.name: table})}
 
         async def piece(part: BlockRange) -> None:
+            try:
+                if kin is None or not run.pieces.shared(part):
+                    await own(part)
+                    return
+                table, first = await run.pieces.take(kin, part)  # read once for the kin (engine._pieces)
+                if table is not None:
+                    kept = partial(dataset.kept_rows, table, task.filters, u256=task.u256)
+                    await put(part, await anyio.to_thread.run_sync(kept, limiter=decode))
+                    return
+                try:
+                    await own(part, first=first)
+                finally:
+                    if first:  # failed before it gave its rows: the others read the piece alone
+                        read.pop(part, None)
+                        run.pieces.give(kin, part, None)
+            finally:
+                state.in_flight.release()
+
+        async def own(part: BlockRange, first: bool = False) -> None:
             async def answer() -> tuple[pa.Table, dict[str, pa.Table]]:
                 with receiving() as received:  # the shared answers among them, for what was proven of them
                     bodies = await dataset.fetch(client, part, **task.filters)
@@ -209,14 +233,18 @@ async def fetch_and_decode(
                     )
                 return await anyio.to_thread.run_sync(work, bodies, part, proof, received, limiter=decode)
 
-            try:
-                await put(part, *await checked(answer, method=dataset.method, blocks=part, client=client))
-            finally:
-                state.in_flight.release()
+            result = await checked(answer, method=dataset.method, blocks=part, client=client)
+            if first:  # the kin take the rows at once, not once this task has written them
+                run.pieces.give(kin, part, read.pop(part, None))
+            await put(part, *result)
 
         # In pieces sized by the answers, like logs: a chunk's answers are never held whole (receipts of 1,000 blocks
-        # peaked at 495 MB).
-        await plan_pieces(blocks, state, lambda: state.piece_span(task.dataset), witnessed(piece))
+        # peaked at 495 MB). A kin's series plan the pieces the first of them planned (engine._pieces).
+        def span(start: int) -> int:
+            size = state.piece_span(task.dataset)
+            return size if kin is None else run.pieces.span(kin, start, size)
+
+        await plan_pieces(blocks, state, span, witnessed(piece))
     if sink.done_through != task.end:
         raise AssertionError(f"chunk {task.start}..{task.end}: rows handed on only through {sink.done_through}")
 
@@ -454,6 +482,9 @@ async def run_tasks(
     for name in sharing:
         shared.expect(name, kinds[name])
     asking_shared = context.asking(shared) if sharing else context
+    # Series that keep different rows of the same blocks (a function each) read each piece once (engine._pieces).
+    pieces = PieceTables(planned, through=finalized)
+    context, asking_shared = context._replace(pieces=pieces), asking_shared._replace(pieces=pieces)
 
     async def run(task: ChunkTask, place: Place) -> None:
         try:

@@ -204,23 +204,23 @@ async def fetch_logs(
             tg.start_soon(get, BlockRange(piece.start, cut))
             tg.start_soon(get, BlockRange(cut + 1, piece.end))
 
-    await plan_pieces(blocks, state, lambda: state.span, wrap(partial(get, placed=True)))
+    await plan_pieces(blocks, state, lambda _: state.span, wrap(partial(get, placed=True)))
 
 
 async def plan_pieces(
     blocks: BlockRange,
     state: SplitState,
-    span: Callable[[], int],
+    span: Callable[[int], int],
     run: Callable[[BlockRange], Coroutine[Any, Any, None]],
 ) -> None:
     """Run ``run`` on consecutive pieces of ``blocks``, each started once it holds a place in ``state.in_flight``
-    (``run`` gives it back) and only then sized by ``span()``, so it follows the answers seen so far. Chunks plan in
-    turn (``state.planning``); returns when every piece has finished."""
+    (``run`` gives it back) and only then sized by ``span(its first block)``, so it follows the answers seen so far.
+    Chunks plan in turn (``state.planning``); returns when every piece has finished."""
     async with anyio.create_task_group() as tg, state.planning:
         start = blocks.start
         while start <= blocks.end:
             await state.in_flight.acquire()
-            end = min(start + max(1, span()) - 1, blocks.end)
+            end = min(start + max(1, span(start)) - 1, blocks.end)
             tg.start_soon(run, BlockRange(start, end))
             start = end + 1
 

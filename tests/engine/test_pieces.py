@@ -1,0 +1,114 @@
+"""Series that keep different rows of the same blocks read each piece once (engine._pieces): an ABI folder's series
+per function of transactions and traces each fetch and transform the blocks at or below the finalized block once for
+all, and write what each would have written alone."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import chainframe
+from chainframe.datasets import DATASETS, BlockRange
+from chainframe.devnet import Devnet
+from chainframe.devnet._node_rpc import NodeRPC
+from chainframe.engine import _pieces
+from chainframe.engine._pieces import PieceTables
+from chainframe.engine._plan import ChunkTask
+
+ABIS = Path(__file__).parent.parent / "data" / "abi"
+TOKEN = "0x5fbdb2315678afecb367f032d93f642f64180aa3"  # the devnet's Token (tests/data/abi/full_match/31337)
+
+
+def _transforms(monkeypatch: pytest.MonkeyPatch, dataset: str) -> Counter[tuple[int, int]]:
+    """Each transform of ``dataset``'s answers, by the blocks of the rows it made."""
+    seen: Counter[tuple[int, int]] = Counter()
+    kind = type(DATASETS[dataset])
+    transform = kind.transform
+
+    def counted(self: Any, bodies: Any, **options: Any) -> pa.Table:
+        table = transform(self, bodies, **options)
+        if table.num_rows:
+            numbers = table["block_number"].to_pylist()
+            seen[(min(numbers), max(numbers))] += 1
+        return table
+
+    monkeypatch.setattr(kind, "transform", counted)
+    return seen
+
+
+def _folder(out: Path) -> dict[str, pa.Table]:
+    return {p.name: pq.read_table(p).sort_by([("block_number", "ascending"), ("transaction_index", "ascending")])
+            for p in sorted(out.glob("*__*")) if p.is_dir()}  # fmt: skip
+
+
+@pytest.mark.parametrize("dataset", ["transactions", "traces"])
+def test_a_series_per_function_reads_each_piece_once(
+    dataset: str, devnet: Devnet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rpc = NodeRPC(devnet.node.url)
+    try:
+        finalized = int(rpc.call("eth_getBlockByNumber", "finalized", False)["number"], 16)
+    finally:
+        rpc.close()
+    options = {"blocks": "0:latest", "rpc": devnet.http_url, "progress": False, "abi_dir": ABIS, "address": TOKEN}
+    seen = _transforms(monkeypatch, dataset)
+    chainframe.extract(dataset, out=tmp_path / "kin", **options)
+    series = _folder(tmp_path / "kin")
+    assert len(series) >= 5, f"an ABI folder's Token decodes into a series per function: {sorted(series)}"
+    assert sum(t.num_rows for t in series.values()) > 0
+    low = {r: n for r, n in seen.items() if r[1] <= finalized}
+    assert low, "no piece at or below the finalized block: the check below would mean nothing"
+    assert set(low.values()) == {1}, f"pieces below the finalized block transformed more than once: {low}"
+    kin_transforms = sum(seen.values())
+
+    alone = _transforms(monkeypatch, dataset)
+    monkeypatch.setattr(_pieces, "kin_of", lambda task: None)  # every series reads its own pieces
+    chainframe.extract(dataset, out=tmp_path / "alone", **options)
+    assert sum(alone.values()) > kin_transforms  # alone, each series transformed its pieces itself
+    written = _folder(tmp_path / "alone")
+    assert written.keys() == series.keys()
+    for name, table in written.items():
+        assert series[name].equals(table), name
+
+
+def _task(function: str, start: int = 0, end: int = 99, verify: bool = False) -> ChunkTask:
+    return ChunkTask(dataset="transactions", start=start, end=end, filters={"function": [function]}, chunk_size=100,
+                     path=f"{function}-{start}.parquet", verify=verify)  # fmt: skip
+
+
+@pytest.mark.anyio
+async def test_a_kin_hands_a_piece_on_once_and_a_failed_first_reader_hands_nothing() -> None:
+    tasks = [_task("a()"), _task("b()"), _task("c()"), _task("d()", start=50), _task("e()", verify=True)]
+    pieces = PieceTables(tasks, through=80, kept_bytes=1_000)
+    kin = pieces.kin(tasks[0])
+    assert kin is not None
+    assert pieces.kin(tasks[1]) == kin
+    assert pieces.kin(tasks[3]) is None  # other blocks fetched: alone
+    assert pieces.kin(tasks[4]) is None  # it proves its own pieces
+    assert pieces.span(kin, 0, 60) == 60
+    assert pieces.span(kin, 0, 10) == 60  # as the first planned it
+    assert pieces.span(kin, 60, 60) == 21  # cut at the finalized block
+    assert not pieces.shared(BlockRange(81, 99))
+
+    rows = pa.table({"block_number": pa.array([1, 2], pa.uint64())})
+    assert await pieces.take(kin, BlockRange(0, 59)) == (None, True)
+    pieces.give(kin, BlockRange(0, 59), rows)
+    pieces.give(kin, BlockRange(0, 59), None)  # a second give changes nothing
+    assert await pieces.take(kin, BlockRange(0, 59)) == (rows, False)
+    assert await pieces.take(kin, BlockRange(0, 59)) == (rows, False)
+    assert pieces._bytes == 0  # every kin task took it: dropped
+
+    assert await pieces.take(kin, BlockRange(60, 80)) == (None, True)
+    pieces.give(kin, BlockRange(60, 80), None)  # the first reader failed
+    assert await pieces.take(kin, BlockRange(60, 80)) == (None, False)  # read it alone
+
+    big = pa.table({"block_number": pa.array(range(1_000), pa.uint64())})
+    _, first = await pieces.take(kin, BlockRange(81, 90))
+    assert first
+    pieces.give(kin, BlockRange(81, 90), big)  # over the bytes held at most: not held
+    assert await pieces.take(kin, BlockRange(81, 90)) == (None, False)
