@@ -5,6 +5,7 @@ witness the asker's chunk checks at its commit. On a devnet of the module's own,
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -14,6 +15,7 @@ from chainframe.datasets import BlockRange
 from chainframe.devnet import DEV_ACCOUNTS, Devnet
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.engine._canonical import ChunkCheck, StaleChunk, headers
+from chainframe.engine._pieces import PieceTables
 from chainframe.engine._shared import SharedAnswers, asking
 from chainframe.rpc import AsyncClient
 from tests.devnets import chain, module_devnet, node
@@ -21,6 +23,9 @@ from tests.devnets import chain, module_devnet, node
 # the fixtures this module uses: a devnet of its own, whose chain the tests reorganize (tests/devnets.py)
 __all__ = ["chain", "module_devnet", "node"]
 
+ABIS = Path(__file__).parent.parent / "data" / "abi"
+TOKEN = "0x5fbdb2315678afecb367f032d93f642f64180aa3"  # the devnet's Token (tests/data/abi/full_match/31337)
+APPROVE = "0x095ea7b3"  # approve(address,uint256): no call of it near the head on the old fork
 BODY = ("eth_getBlockByNumber", (True,))
 """A block's full body: what transactions and four_byte_counts both read."""
 
@@ -108,3 +113,42 @@ def test_series_share_recent_blocks_and_a_reorg_between_runs_leaves_none_stale(
     for name in want:
         sort = [c for c in ("block_number", "transaction_index", "selector", "arguments_size") if c in want[name]]
         assert got[name].sort(sort).equals(want[name].sort(sort)), name
+
+
+def test_a_kin_table_read_before_a_reorg_is_refused_at_the_commit_that_took_it(
+    chain: Devnet, node: NodeRPC, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ABI folder's series per function read each piece once (engine._pieces). The chain is reorganized right
+    after a series took a piece above the finalized block that another read: the witnesses handed on with the piece
+    fail its commit, the chunk is read again, and every series equals a clean extraction's from the node."""
+    head = int(node.call("eth_blockNumber"), 16)
+    take, moved = PieceTables.take, []
+
+    async def reorganizing(self: PieceTables, kin: Any, piece: BlockRange) -> Any:
+        given = await take(self, kin, piece)
+        if given[0] is not None and piece.end > head - 64 and not moved:
+            # The new fork's first block holds an approve call, which the old fork's last blocks have none of: a
+            # series that took the old fork's table and checked only its own rows would miss it.
+            call = {"from": DEV_ACCOUNTS[0], "to": TOKEN, "data": APPROVE + "00" * 31 + "01" + "00" * 31 + "07"}
+            node.call("anvil_reorg", 3, [[call, 0]])
+            moved.append(piece)
+        return given
+
+    monkeypatch.setattr(PieceTables, "take", reorganizing)
+    options = {"blocks": f"{head - 100}:{head}", "progress": False, "abi_dir": ABIS, "address": TOKEN}
+    report = extract("transactions", rpc=chain.http_url, out=tmp_path / "run", **options)
+    assert moved, "no series took a piece above the finalized block: the check below would mean nothing"
+    assert report.datasets["transactions"]["refetched"] >= 1
+    monkeypatch.setattr(PieceTables, "take", take)
+    extract("transactions", rpc=chain.node.url, out=tmp_path / "clean", **options)
+    got, want = _frames(tmp_path / "run"), _frames(tmp_path / "clean")
+    assert len(want) >= 5
+    (approvals,) = [f for name, f in want.items() if name.startswith("transactions__approve__")]
+    assert approvals.filter(pl.col("block_number") == head - 2).height == 1  # the new fork's call
+    assert got.keys() == want.keys()
+    for name in want:
+        assert (
+            got[name]
+            .sort("block_number", "transaction_index")
+            .equals(want[name].sort("block_number", "transaction_index"))
+        ), name

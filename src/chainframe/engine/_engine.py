@@ -10,7 +10,7 @@ with its metadata. A chunk that turns out to mix forks is fetched again. Counter
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -39,7 +39,7 @@ from chainframe.engine._joint import Group, Joint, Unproven
 from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table, plan_pieces, sort_table
 from chainframe.engine._pieces import PieceTables
 from chainframe.engine._plan import ChunkTask
-from chainframe.engine._shared import Received, SharedAnswers, asking, reads, receiving
+from chainframe.engine._shared import Received, SharedAnswers, asking, reads, receiving, witnessing
 from chainframe.engine._sink import InOrder
 from chainframe.engine._verified import Material, Proven, material, verify_piece, verify_reads
 from chainframe.store import ChunkMeta, ChunkWriter, Written, read_batches, read_meta, series_name
@@ -204,16 +204,20 @@ async def fetch_and_decode(
 
         async def piece(part: BlockRange) -> None:
             try:
-                if kin is None or not run.pieces.shared(part):
+                if kin is None:
                     await own(part)
                     return
-                table, first = await run.pieces.take(kin, part)  # read once for the kin (engine._pieces)
-                if table is not None:
+                given, first = await run.pieces.take(kin, part)  # read once for the kin (engine._pieces)
+                if given is not None:
+                    table, witnesses = given
+                    if check is not None and check.watches(part.end):  # what its reader saw, checked at commit
+                        check.witnesses.extend(witnesses)
+                        check.see_rows(table)
                     kept = partial(dataset.kept_rows, table, task.filters, u256=task.u256)
                     await put(part, await anyio.to_thread.run_sync(kept, limiter=decode))
                     return
                 try:
-                    await own(part, first=first)
+                    await (first_read(part) if first else witnessed(own)(part))
                 finally:
                     if first:  # failed before it gave its rows: the others read the piece alone
                         read.pop(part, None)
@@ -221,7 +225,24 @@ async def fetch_and_decode(
             finally:
                 state.in_flight.release()
 
-        async def own(part: BlockRange, first: bool = False) -> None:
+        async def first_read(part: BlockRange) -> None:
+            """The kin's first read of ``part``: its rows handed on with the witnesses of the chain it read."""
+            seen: list[tuple[int, bytes | None, bytes | None]] = []
+            watched = check is not None and check.watches(part.end)
+            before = await block_hash(client, part.end) if watched else None
+            with witnessing(seen):  # the block hashes of answers other series read, this piece's own
+                result = await checked(answer_of(part), method=dataset.method, blocks=part, client=client)
+            if watched:
+                assert check is not None
+                seen.append((part.end, before, await block_hash(client, part.end)))
+                check.witnesses.extend(seen)
+            run.pieces.give(kin, part, read.pop(part, None), seen)
+            await put(part, *result)
+
+        async def own(part: BlockRange) -> None:
+            await put(part, *await checked(answer_of(part), method=dataset.method, blocks=part, client=client))
+
+        def answer_of(part: BlockRange) -> Callable[[], Awaitable[tuple[pa.Table, dict[str, pa.Table]]]]:
             async def answer() -> tuple[pa.Table, dict[str, pa.Table]]:
                 with receiving() as received:  # the shared answers among them, for what was proven of them
                     bodies = await dataset.fetch(client, part, **task.filters)
@@ -233,10 +254,7 @@ async def fetch_and_decode(
                     )
                 return await anyio.to_thread.run_sync(work, bodies, part, proof, received, limiter=decode)
 
-            result = await checked(answer, method=dataset.method, blocks=part, client=client)
-            if first:  # the kin take the rows at once, not once this task has written them
-                run.pieces.give(kin, part, read.pop(part, None))
-            await put(part, *result)
+            return answer
 
         # In pieces sized by the answers, like logs: a chunk's answers are never held whole (receipts of 1,000 blocks
         # peaked at 495 MB). A kin's series plan the pieces the first of them planned (engine._pieces).
@@ -244,7 +262,7 @@ async def fetch_and_decode(
             size = state.piece_span(task.dataset)
             return size if kin is None else run.pieces.span(kin, start, size)
 
-        await plan_pieces(blocks, state, span, witnessed(piece))
+        await plan_pieces(blocks, state, span, piece if kin is not None else witnessed(piece))
     if sink.done_through != task.end:
         raise AssertionError(f"chunk {task.start}..{task.end}: rows handed on only through {sink.done_through}")
 
@@ -317,6 +335,8 @@ async def run_chunk(
             report.refetched += 1
             if isinstance(run.client, SharedAnswers):  # answers of the fork that moved are not handed on again
                 run.client.forget(BlockRange(task.fetch_start, task.end))
+            if run.pieces is not None:  # nor the tables kin read of them (engine._pieces)
+                run.pieces.forget(BlockRange(task.fetch_start, task.end))
             task = ChunkTask(**{**task.to_json(), "keep_through": None})  # the kept rows may be what moved
         unproven = done = False
         try:
@@ -483,7 +503,7 @@ async def run_tasks(
         shared.expect(name, kinds[name])
     asking_shared = context.asking(shared) if sharing else context
     # Series that keep different rows of the same blocks (a function each) read each piece once (engine._pieces).
-    pieces = PieceTables(planned, through=finalized)
+    pieces = PieceTables(planned)
     context, asking_shared = context._replace(pieces=pieces), asking_shared._replace(pieces=pieces)
 
     async def run(task: ChunkTask, place: Place) -> None:

@@ -7,14 +7,17 @@ blocks whose series differ only in the filters their dataset declares as choosin
 (:attr:`~chainframe.datasets.Dataset.keeps_by`) are *kin*; :class:`PieceTables` lets kin read each piece once:
 
 - the first of them to plan its pieces sizes them as any task does, and the others plan the same pieces
-  (:meth:`PieceTables.planned`);
+  (:meth:`PieceTables.span`);
 - the first to reach a piece fetches, checks and transforms it; the others wait for that table and keep their rows
   of it (their place among the pieces in flight is held meanwhile; the first's piece has its own, so it never waits
   for them). A table is dropped once every kin task has taken it; at most :data:`KEPT_BYTES` are held, and the kin
   of a table not held read the piece alone: memory is bounded by that, never by the range;
-- only pieces at or below the round's finalized block: above it each series reads the chain itself, for its chunk's
-  witnesses (:mod:`chainframe.engine._shared`), so the kin's pieces are cut at the finalized block. A task that
-  verifies proves its own pieces and is nobody's kin.
+- above the round's finalized block, the first reader hands on with the table what it saw of the chain while it
+  read the piece (the piece's last block's hash before and after, and the block hashes of the answers other series
+  read for it: :mod:`chainframe.engine._shared`), and each kin task adds those witnesses and the table's block
+  hashes to its own chunk's, checked at its commit as if it had read the piece itself. A chunk read again because
+  the chain moved forgets the tables of its blocks (:meth:`PieceTables.forget`) first. A task that verifies proves
+  its own pieces and is nobody's kin.
 
 A first reader whose piece fails hands nothing on: the others read the piece themselves, with their own retries and
 checks, as if alone.
@@ -39,6 +42,8 @@ KEPT_BYTES = 64_000_000
 Kin = tuple[str, str, str, int, int]
 """Tasks that read the same rows: the dataset, its filters but those that choose rows (as JSON), the u256 form, and
 the blocks fetched (first, last)."""
+Witness = tuple[int, bytes | None, bytes | None]
+"""A block, its hash before and after a read (:attr:`~chainframe.engine._canonical.ChunkCheck.witnesses`)."""
 
 
 def kin_of(task: ChunkTask) -> Kin | None:
@@ -54,18 +59,17 @@ def kin_of(task: ChunkTask) -> Kin | None:
 class _Entry:
     left: int
     """Kin tasks still to take it."""
+    end: int
     ready: anyio.Event = field(default_factory=anyio.Event)
-    table: pa.Table | None = None
+    rows: tuple[pa.Table, list[Witness]] | None = None
 
 
 class PieceTables:
     """The pieces' tables of a round's kin tasks (see the module)."""
 
-    def __init__(self, tasks: Iterable[ChunkTask], *, through: int, kept_bytes: int = KEPT_BYTES) -> None:
-        """``tasks``: the round's; ``through``: its finalized block."""
+    def __init__(self, tasks: Iterable[ChunkTask], *, kept_bytes: int = KEPT_BYTES) -> None:
         counted = Counter(kin_of(task) for task in tasks)
         self._tasks = {kin: n for kin, n in counted.items() if kin is not None and n > 1}
-        self._through = through
         self._limit = kept_bytes
         self._bytes = 0
         self._plans: dict[Kin, dict[int, int]] = {}
@@ -78,47 +82,45 @@ class PieceTables:
 
     def span(self, kin: Kin, start: int, span: int) -> int:
         """The blocks of the kin's piece that starts at ``start``: as the first of them planned it, else ``span``
-        cut at the finalized block (which it then plans for the others)."""
-        plans = self._plans.setdefault(kin, {})
-        end = plans.get(start)
-        if end is None:
-            end = start + max(1, span) - 1
-            if start <= self._through < end:
-                end = self._through
-            plans[start] = end
+        (which it then plans for the others)."""
+        end = self._plans.setdefault(kin, {}).setdefault(start, start + max(1, span) - 1)
         return end - start + 1
 
-    def shared(self, piece: BlockRange) -> bool:
-        """Whether kin read ``piece`` once (at or below the finalized block)."""
-        return piece.end <= self._through
-
-    async def take(self, kin: Kin, piece: BlockRange) -> tuple[pa.Table | None, bool]:
-        """``(rows, False)``: the piece's rows, read by another of the kin; ``(None, True)``: this task reads them
-        first and hands them on with :meth:`give`; ``(None, False)``: nobody hands them on, read them alone."""
+    async def take(self, kin: Kin, piece: BlockRange) -> tuple[tuple[pa.Table, list[Witness]] | None, bool]:
+        """``(rows, False)``: the piece's rows read by another of the kin, with what it saw of the chain meanwhile;
+        ``(None, True)``: this task reads them first and hands them on with :meth:`give`; ``(None, False)``: nobody
+        hands them on, read them alone."""
         key = (kin, piece.start)
         entry = self._entries.get(key)
         if entry is None:
-            self._entries[key] = _Entry(left=self._tasks[kin] - 1)
+            self._entries[key] = _Entry(left=self._tasks[kin] - 1, end=piece.end)
             return None, True
         await entry.ready.wait()
         entry.left -= 1
-        if entry.left <= 0:
+        if entry.left <= 0 and self._entries.get(key) is entry:
             self._drop(key)
-        return entry.table, False
+        return entry.rows, False
 
-    def give(self, kin: Kin, piece: BlockRange, table: pa.Table | None) -> None:
-        """The first reader's rows of ``piece`` (None: it failed, and the others read the piece alone). Once only:
-        a second call is no-op."""
-        key = (kin, piece.start)
-        entry = self._entries.get(key)
+    def give(self, kin: Kin, piece: BlockRange, rows: pa.Table | None, witnesses: list[Witness] | None = None) -> None:
+        """The first reader's rows of ``piece`` and its witnesses (None: it failed, and the others read the piece
+        alone). Once only: a second call changes nothing."""
+        entry = self._entries.get((kin, piece.start))
         if entry is None or entry.ready.is_set():
             return
-        if table is not None and self._bytes + table.nbytes <= self._limit:
-            entry.table = table
-            self._bytes += table.nbytes
+        if rows is not None and self._bytes + rows.nbytes <= self._limit:
+            entry.rows = (rows, list(witnesses or ()))
+            self._bytes += rows.nbytes
         entry.ready.set()
+
+    def forget(self, blocks: BlockRange) -> None:
+        """Drop the tables of pieces among ``blocks`` (a chunk read again because the chain moved): the next to ask
+        reads the piece again; one still being read is handed on to nobody (its waiters read it alone)."""
+        for key, entry in list(self._entries.items()):
+            if key[1] <= blocks.end and entry.end >= blocks.start:
+                self._drop(key)
+                entry.ready.set()
 
     def _drop(self, key: tuple[Kin, int]) -> None:
         entry = self._entries.pop(key, None)
-        if entry is not None and entry.table is not None:
-            self._bytes -= entry.table.nbytes
+        if entry is not None and entry.rows is not None:
+            self._bytes -= entry.rows[0].nbytes

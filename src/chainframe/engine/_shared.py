@@ -107,6 +107,17 @@ def asking(asker: str, witnesses: list[tuple[int, bytes | None, bytes | None]] |
         _ASKER.reset(token)
 
 
+@contextmanager
+def witnessing(witnesses: list[tuple[int, bytes | None, bytes | None]]) -> Iterator[None]:
+    """Inside, the witnesses of answers other askers read are noted in ``witnesses`` (one piece's, which its reader
+    hands on with its rows: :mod:`chainframe.engine._pieces`), not in the chunk's."""
+    token = _WITNESSES.set(witnesses)
+    try:
+        yield
+    finally:
+        _WITNESSES.reset(token)
+
+
 @dataclass(slots=True, eq=False)
 class _Answer:
     """One call's answer, as its askers know it (its text is kept by :class:`SharedAnswers` only while kept: a
