@@ -156,3 +156,12 @@ def test_decoding_calls_loads_no_pandas(devnet: Devnet, tmp_path: Path) -> None:
     assert set(calls["selector"].to_pylist()) == {bytes.fromhex("a9059cbb")}
     assert "chainframe.decode._calls" in loaded
     assert "pandas" not in loaded
+    # A function no block of the range calls: its chunk is written with no rows (an empty table made without
+    # schema.empty_table(), which imports pandas too).
+    loaded = loaded_by(
+        ["extract", "transactions", "--function", "approve(address,uint256)", "--blocks", "200:latest",
+         "--rpc", devnet.http_url, "--out", str(tmp_path / "none"), "--no-progress"]
+    )  # fmt: skip
+    (empty,) = list((tmp_path / "none").glob("transactions__approve__*/*.parquet"))
+    assert pq.read_metadata(empty).num_rows == 0
+    assert "pandas" not in loaded

@@ -216,7 +216,7 @@ class Dataset(ABC):
         return table
 
     def empty(self, u256: U256 = "decimal") -> pa.Table:
-        return self.schema_for(u256).empty_table()
+        return pc.empty_table(self.schema_for(u256))
 
 
 def read_fields(sources: Mapping[str, str]) -> dict[str, pl.DataType]:

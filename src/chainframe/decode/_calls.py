@@ -272,7 +272,7 @@ def call_columns(
         )
         order.append(rows)
     if not parts:
-        return take_indices(np.zeros(0, np.int64)), schema.empty_table()
+        return take_indices(np.zeros(0, np.int64)), pc.empty_table(schema)
     rows_all = np.concatenate(order)
     by_row = np.argsort(rows_all, kind="stable")
     return take_indices(rows_all[by_row]), pa.concat_tables(parts).take(take_indices(by_row))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import anyio
 import pyarrow as pa
 
+from chainframe import _kernels as pc
 from chainframe._errors import InputError
 from chainframe._twins import carry_over
 from chainframe.datasets import U256
@@ -75,7 +76,7 @@ async def acollect(
             for run in resolved
             for part in slots(run, size)
         ]
-        tables: list[pa.Table] = [task.schema().empty_table() for task in tasks]
+        tables: list[pa.Table] = [pc.empty_table(task.schema()) for task in tasks]
         decode, chunks = anyio.CapacityLimiter(DECODE_THREADS), anyio.CapacityLimiter(4)
         run = ChunkContext(client, chain_id, endpoint.display, finalized, SplitState(), decode)
 
@@ -116,7 +117,7 @@ async def _collect_chunk(task: ChunkTask, run: ChunkContext) -> pa.Table:
 
         done, _ = await on_one_fork(read)
         if done:
-            return pa.concat_tables(pieces) if pieces else task.schema().empty_table()
+            return pa.concat_tables(pieces) if pieces else pc.empty_table(task.schema())
     raise ChainUnstable(f"{task.dataset} blocks {task.start}..{task.end}: the chain kept reorganizing under it")
 
 

@@ -363,7 +363,7 @@ class ChunkWriter:
             raise ValueError(f"metadata says {meta.rows} rows but {self.rows} were written")
         try:
             if self._held_rows or self._writer is None:
-                self._write(pa.concat_tables(self._held) if self._held else self.schema.empty_table())
+                self._write(pa.concat_tables(self._held) if self._held else pc.empty_table(self.schema))
             self._held = []
             assert self._writer is not None
             assert self._pending is not None
