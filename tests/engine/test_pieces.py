@@ -16,6 +16,7 @@ import pytest
 
 import chainframe
 from chainframe.datasets import DATASETS, BlockRange
+from chainframe.datasets._function_calls import CALL_CHUNKS
 from chainframe.devnet import Devnet
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.engine import _pieces
@@ -66,6 +67,10 @@ def test_a_series_per_function_reads_each_piece_once(
     assert {r for r in seen if r[1] <= finalized}, "no piece below the finalized block: the check would mean nothing"
     assert {r for r in seen if r[1] > finalized}, "no piece above the finalized block: the check would mean nothing"
     assert set(seen.values()) == {1}, f"pieces transformed more than once: {seen}"
+    # A series of one function's calls is in chunks of ten times its dataset's (datasets._function_calls).
+    size = DATASETS[dataset].chunk_size * CALL_CHUNKS
+    names = {p.name for p in (tmp_path / "kin").glob("*__*/*.parquet")}
+    assert names == {f"{dataset}__31337__0000000000_to_{size - 1:010d}.parquet"}
     kin_transforms = sum(seen.values())
 
     alone = _transforms(monkeypatch, dataset)

@@ -201,6 +201,11 @@ class Dataset(ABC):
         """The schema of its rows extracted with ``filters`` (a filter may add columns)."""
         return self.schema_for(u256)
 
+    def chunk_size_for(self, filters: Mapping[str, Any]) -> int:
+        """A new series' blocks per chunk file with ``filters``: :attr:`chunk_size`, or more where the filters keep
+        few of the rows a chunk reads (a stored series keeps the size its files were written with)."""
+        return self.chunk_size
+
     keeps_by: ClassVar[tuple[str, ...]] = ()
     """The filters that only choose which of the fetched rows :meth:`kept_rows` keeps (``function``): series that
     differ only in them read the same rows, once (:mod:`chainframe.engine._pieces`)."""

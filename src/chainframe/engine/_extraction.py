@@ -171,7 +171,7 @@ class Extraction:
         if not self.spec.sampled:
             return
         for want in self.wanted:
-            size = want.chunk_size or DATASETS[want.dataset].chunk_size
+            size = want.chunk_size or DATASETS[want.dataset].chunk_size_for(want.filters)
             slots_hit = [r.start // size for r in resolved]
             if len(set(slots_hit)) < len(slots_hit):
                 raise InputError(
@@ -190,6 +190,6 @@ def _to_latest(spec: BlockSpec) -> str:
 def aligned(blocks: list[BlockRange], wanted: list[Wanted]) -> list[BlockRange]:
     """``blocks`` cut back to whole chunks (the smallest chunk size asked; series keep their own sizes): the last
     run ends where the last whole chunk does."""
-    size = min(w.chunk_size or DATASETS[w.dataset].chunk_size for w in wanted)
+    size = min(w.chunk_size or DATASETS[w.dataset].chunk_size_for(w.filters) for w in wanted)
     end = (blocks[-1].end + 1) // size * size - 1
     return [BlockRange(r.start, min(r.end, end)) for r in blocks if r.start <= end]

@@ -151,7 +151,7 @@ def plan(
     (slot start -> keep rows through, or None), plus the files to delete (slots wholly above a head that moved back).
     Two asked ranges in one slot make one task over both and the blocks between (a file holds one run of blocks)."""
     dataset, filters, u256 = want.dataset, want.filters, want.u256
-    chunk_size = want.chunk_size or DATASETS[dataset].chunk_size
+    chunk_size = want.chunk_size or DATASETS[dataset].chunk_size_for(filters)
     repairs = dict(repairs or {})
     asked: dict[int, BlockRange] = {}
     for run in [blocks] if isinstance(blocks, BlockRange) else blocks or ():

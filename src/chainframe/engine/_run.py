@@ -173,7 +173,7 @@ async def asked_series(folder: Location, wanted: list[Wanted], chain_id: int) ->
     sizes: dict[str, int] = {}
     for name, want in asked.items():
         meta = every[name].meta
-        size = want.chunk_size or (meta.chunk_size if meta else DATASETS[want.dataset].chunk_size)
+        size = want.chunk_size or (meta.chunk_size if meta else DATASETS[want.dataset].chunk_size_for(want.filters))
         if meta is not None and size != meta.chunk_size:
             raise InputError(
                 f"{every[name].folder} is in chunks of {meta.chunk_size:,} blocks, not {size:,}: drop --chunk-size "
