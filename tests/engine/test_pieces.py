@@ -100,13 +100,15 @@ async def test_a_kin_hands_a_piece_on_once_and_a_failed_first_reader_hands_nothi
     assert pieces.span(kin, 0, 60) == 60
     assert pieces.span(kin, 0, 10) == 60  # as the first planned it
 
+    assert pieces.members(kin) == [t.filters for t in tasks[:3]]  # each kin task's filters, once
+    assert [pieces.member(t) for t in tasks[:3]] == [0, 1, 2]
     rows = pa.table({"block_number": pa.array([1, 2], pa.uint64())})
-    seen = [(59, b"h", b"h")]
+    read = (rows, [rows.slice(0, 1), rows.slice(1), rows.slice(0, 0)], [(59, b"h", b"h")])
     assert await pieces.take(kin, BlockRange(0, 59)) == (None, True)
-    pieces.give(kin, BlockRange(0, 59), rows, seen)
+    pieces.give(kin, BlockRange(0, 59), read)
     pieces.give(kin, BlockRange(0, 59), None)  # a second give changes nothing
-    assert await pieces.take(kin, BlockRange(0, 59)) == ((rows, seen), False)  # with what its reader saw
-    assert await pieces.take(kin, BlockRange(0, 59)) == ((rows, seen), False)
+    assert await pieces.take(kin, BlockRange(0, 59)) == (read, False)  # with what its reader saw
+    assert await pieces.take(kin, BlockRange(0, 59)) == (read, False)
     assert pieces._bytes == 0  # every kin task took it: dropped
 
     assert await pieces.take(kin, BlockRange(60, 80)) == (None, True)
@@ -116,13 +118,13 @@ async def test_a_kin_hands_a_piece_on_once_and_a_failed_first_reader_hands_nothi
     big = pa.table({"block_number": pa.array(range(1_000), pa.uint64())})
     _, first = await pieces.take(kin, BlockRange(81, 90))
     assert first
-    pieces.give(kin, BlockRange(81, 90), big)  # over the bytes held at most: not held
+    pieces.give(kin, BlockRange(81, 90), (big, [], []))  # over the bytes held at most: not held
     assert await pieces.take(kin, BlockRange(81, 90)) == (None, False)
 
     # A chunk read again because the chain moved: a table held is dropped, and a piece still being read is handed
     # on to nobody (its waiter reads it alone, not the read of the fork that moved).
     assert await pieces.take(kin, BlockRange(91, 95)) == (None, True)
-    pieces.give(kin, BlockRange(91, 95), rows, seen)
+    pieces.give(kin, BlockRange(91, 95), read)
     assert await pieces.take(kin, BlockRange(96, 99)) == (None, True)
     async with anyio.create_task_group() as tg:
         waited: list[Any] = []
@@ -134,6 +136,26 @@ async def test_a_kin_hands_a_piece_on_once_and_a_failed_first_reader_hands_nothi
         await anyio.sleep(0.01)
         pieces.forget(BlockRange(90, 99))
     assert waited == [(None, False)]
-    pieces.give(kin, BlockRange(96, 99), rows, seen)  # too late: nobody takes it
+    pieces.give(kin, BlockRange(96, 99), read)  # too late: nobody takes it
     assert pieces._bytes == 0
     assert await pieces.take(kin, BlockRange(91, 95)) == (None, True)  # read again
+
+
+def test_each_kin_tasks_rows_in_one_pass_equal_its_own(devnet: Devnet, tmp_path: Path) -> None:
+    """kept_rows_each (one decoding of every kin task's functions) gives each what kept_rows gives it alone; with a
+    parameter name of two types among them, each decodes its own (one pass would refuse the name)."""
+    chainframe.extract("transactions", blocks="0:latest", rpc=devnet.http_url, out=tmp_path, progress=False)
+    table = pq.read_table(next((tmp_path / "transactions").glob("*.parquet")))
+    transactions = DATASETS["transactions"]
+    token = ["transfer(address to, uint256 amount)", "approve(address spender, uint256 amount)"]
+    for functions in (
+        [[token[0]], [token[1]], token],  # two series, and one of both
+        [[token[0]], ["transfer(address to, uint8 amount)"]],  # amount of two types: one by one
+    ):
+        filters = [transactions.check_inputs({"function": f}) for f in functions]
+        each = transactions.kept_rows_each(table, filters)
+        alone = [transactions.kept_rows(table, f) for f in filters]
+        assert [t.num_rows for t in each] == [t.num_rows for t in alone]
+        assert any(t.num_rows for t in alone), "no calls kept: the check below would mean nothing"
+        for got, want in zip(each, alone, strict=True):
+            assert got.equals(want)

@@ -220,6 +220,14 @@ class Dataset(ABC):
         keeps the calls of its functions, :mod:`chainframe.datasets._function_calls`); none: all of them."""
         return table
 
+    def kept_rows_each(
+        self, table: pa.Table, filters: Sequence[Mapping[str, Any]], *, u256: U256 = "decimal"
+    ) -> list[pa.Table]:
+        """The rows each of ``filters`` keeps of the same piece (series that differ only in :attr:`keeps_by`, read once
+        for all: :mod:`chainframe.engine._pieces`), as :meth:`kept_rows` gives them; a dataset may choose them in one
+        pass."""
+        return [self.kept_rows(table, each, u256=u256) for each in filters]
+
     def empty(self, u256: U256 = "decimal") -> pa.Table:
         return pc.empty_table(self.schema_for(u256))
 

@@ -11,7 +11,7 @@ A call that does not decode with its function is kept with its input and the rea
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -130,3 +130,28 @@ class DecodesCalls:
         schema = self.schema_with(filters, u256)
         columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}
         return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
+
+    def kept_rows_each(
+        self, table: pa.Table, filters: Sequence[Mapping[str, Any]], *, u256: U256 = "decimal"
+    ) -> list[pa.Table]:
+        """Each one's calls, decoded in one pass over all their functions (a parameter or output name is the same
+        column in every series that has it, so the calls of each are the pass's rows of its selectors, with its
+        columns); one by one where two of them give a name two types, or one keeps every row."""
+        texts = list(dict.fromkeys(text for each in filters for text in each.get("function") or ()))
+        if len(filters) < 2 or not all(each.get("function") for each in filters):
+            return super().kept_rows_each(table, filters, u256=u256)  # type: ignore[misc,no-any-return]
+        from chainframe import _kernels as pc  # deferred: the Arrow kernels load when calls are filtered
+
+        try:
+            rows, calls = decode.call_columns(table, _parsed(tuple(texts)), taken=table.column_names, u256=u256,
+                                              outputs=self.decodes_outputs)  # fmt: skip
+        except InputError:  # a name of two types: each decodes its own
+            return super().kept_rows_each(table, filters, u256=u256)  # type: ignore[misc,no-any-return]
+        kept = pc.take(table, rows)
+        columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}
+        out = []
+        for each in filters:
+            mine = decode.selector_rows(calls, _parsed(tuple(each["function"])))
+            schema = self.schema_with(each, u256)
+            out.append(pa.Table.from_arrays([pc.take(columns[f.name], mine) for f in schema], schema=schema))
+        return out

@@ -217,6 +217,13 @@ def _selectors(inputs: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     return heads, long_enough, offsets, raw
 
 
+def selector_rows(calls: pa.Table, functions: Sequence[Function]) -> pa.Array:
+    """The take indices of the rows of ``calls`` (:func:`call_columns`' table) that are calls of ``functions``."""
+    selectors = calls["selector"].combine_chunks()
+    numbers = np.frombuffer(selectors.buffers()[1], ">u4", count=len(selectors), offset=4 * selectors.offset)
+    return take_indices(np.flatnonzero(np.isin(numbers, [_selector(f)[1] for f in functions])))
+
+
 @lru_cache(maxsize=1024)
 def _selector(function: Function) -> tuple[bytes, int]:
     """A function's selector, and as the uint32 :func:`_selectors` gives: hashed once, not once per piece."""

@@ -182,10 +182,11 @@ async def fetch_and_decode(
         await fetch_logs(client, blocks, log_filters, state, decode_piece, put, wrap=witnessed)
     else:
         kin = run.pieces.kin(task) if run.pieces is not None and group is None and proven is None else None
-        read: dict[BlockRange, pa.Table] = {}
+        member = run.pieces.member(task) if kin is not None else 0
+        read: dict[BlockRange, tuple[pa.Table, list[pa.Table]]] = {}
 
         def work(
-            bodies: list[bytes], part: BlockRange, proof: Material | None, received: Received
+            bodies: list[bytes], part: BlockRange, proof: Material | None, received: Received, each: bool = False
         ) -> tuple[pa.Table, dict[str, pa.Table]]:
             if dataset.null_checked:
                 check_bodies(bodies)
@@ -195,9 +196,11 @@ async def fetch_and_decode(
                 proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
                                         bodies=bodies, received=received, family=task.chain_family))  # fmt: skip
             table = sort_table(table, dataset.sort)
-            if kin is not None:
-                read[part] = table
-            kept = dataset.kept_rows(table, task.filters, u256=task.u256)  # function=: the calls, decoded
+            if each:  # the kin's first read: every kin task's rows in one pass (engine._pieces)
+                read[part] = table, dataset.kept_rows_each(table, run.pieces.members(kin), u256=task.u256)
+                kept = read[part][1][member]
+            else:
+                kept = dataset.kept_rows(table, task.filters, u256=task.u256)  # function=: the calls, decoded
             if group is None:
                 return kept, {}
             return kept, {**group.beside(dataset.name, bodies), **({} if kept is table else {dataset.name: table})}
@@ -209,12 +212,11 @@ async def fetch_and_decode(
                     return
                 given, first = await run.pieces.take(kin, part)  # read once for the kin (engine._pieces)
                 if given is not None:
-                    table, witnesses = given
+                    table, each, witnesses = given
                     if check is not None and check.watches(part.end):  # what its reader saw, checked at commit
                         check.witnesses.extend(witnesses)
                         check.see_rows(table)
-                    kept = partial(dataset.kept_rows, table, task.filters, u256=task.u256)
-                    await put(part, await anyio.to_thread.run_sync(kept, limiter=decode))
+                    await put(part, each[member])
                     return
                 try:
                     await (first_read(part) if first else witnessed(own)(part))
@@ -231,18 +233,21 @@ async def fetch_and_decode(
             watched = check is not None and check.watches(part.end)
             before = await block_hash(client, part.end) if watched else None
             with witnessing(seen):  # the block hashes of answers other series read, this piece's own
-                result = await checked(answer_of(part), method=dataset.method, blocks=part, client=client)
+                result = await checked(answer_of(part, each=True), method=dataset.method, blocks=part, client=client)
             if watched:
                 assert check is not None
                 seen.append((part.end, before, await block_hash(client, part.end)))
                 check.witnesses.extend(seen)
-            run.pieces.give(kin, part, read.pop(part, None), seen)
+            table, each = read.pop(part)
+            run.pieces.give(kin, part, (table, each, seen))
             await put(part, *result)
 
         async def own(part: BlockRange) -> None:
             await put(part, *await checked(answer_of(part), method=dataset.method, blocks=part, client=client))
 
-        def answer_of(part: BlockRange) -> Callable[[], Awaitable[tuple[pa.Table, dict[str, pa.Table]]]]:
+        def answer_of(
+            part: BlockRange, each: bool = False
+        ) -> Callable[[], Awaitable[tuple[pa.Table, dict[str, pa.Table]]]]:
             async def answer() -> tuple[pa.Table, dict[str, pa.Table]]:
                 with receiving() as received:  # the shared answers among them, for what was proven of them
                     bodies = await dataset.fetch(client, part, **task.filters)
@@ -252,7 +257,7 @@ async def fetch_and_decode(
                         if proven is None
                         else await material(client, dataset, part, filters=task.filters, answers=bodies)
                     )
-                return await anyio.to_thread.run_sync(work, bodies, part, proof, received, limiter=decode)
+                return await anyio.to_thread.run_sync(work, bodies, part, proof, received, each, limiter=decode)
 
             return answer
 

@@ -8,9 +8,10 @@ blocks whose series differ only in the filters their dataset declares as choosin
 
 - the first of them to plan its pieces sizes them as any task does, and the others plan the same pieces
   (:meth:`PieceTables.span`);
-- the first to reach a piece fetches, checks and transforms it; the others wait for that table and keep their rows
-  of it (their place among the pieces in flight is held meanwhile; the first's piece has its own, so it never waits
-  for them). A table is dropped once every kin task has taken it; at most :data:`KEPT_BYTES` are held, and the kin
+- the first to reach a piece fetches, checks and transforms it, and chooses every kin task's rows of it in one pass
+  (:meth:`~chainframe.datasets.Dataset.kept_rows_each`: one decoding of all their functions); the others wait for
+  those rows (their place among the pieces in flight is held meanwhile; the first's piece has its own, so it never
+  waits for them). A table is dropped once every kin task has taken it; at most :data:`KEPT_BYTES` are held, and the kin
   of a table not held read the piece alone: memory is bounded by that, never by the range;
 - above the round's finalized block, the first reader hands on with the table what it saw of the chain while it
   read the piece (the piece's last block's hash before and after, and the block hashes of the answers other series
@@ -27,8 +28,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 import pyarrow as pa
@@ -46,6 +48,11 @@ Witness = tuple[int, bytes | None, bytes | None]
 """A block, its hash before and after a read (:attr:`~chainframe.engine._canonical.ChunkCheck.witnesses`)."""
 
 
+Read = tuple[pa.Table, list[pa.Table], list[Witness]]
+"""A piece as its first reader hands it on: its rows, each kin task's rows of them (in :meth:`PieceTables.members`'
+order), and what the reader saw of the chain meanwhile."""
+
+
 def kin_of(task: ChunkTask) -> Kin | None:
     """``task``'s kin (None: its dataset keeps every row it reads, or it verifies)."""
     dataset = DATASETS[task.dataset]
@@ -61,15 +68,21 @@ class _Entry:
     """Kin tasks still to take it."""
     end: int
     ready: anyio.Event = field(default_factory=anyio.Event)
-    rows: tuple[pa.Table, list[Witness]] | None = None
+    rows: Read | None = None
 
 
 class PieceTables:
     """The pieces' tables of a round's kin tasks (see the module)."""
 
     def __init__(self, tasks: Iterable[ChunkTask], *, kept_bytes: int = KEPT_BYTES) -> None:
+        tasks = list(tasks)
         counted = Counter(kin_of(task) for task in tasks)
         self._tasks = {kin: n for kin, n in counted.items() if kin is not None and n > 1}
+        self._members: dict[Kin, dict[str, Mapping[str, Any]]] = {}
+        for task in tasks:
+            kin = kin_of(task)
+            if kin in self._tasks:
+                self._members.setdefault(kin, {}).setdefault(_key(task), task.filters)
         self._limit = kept_bytes
         self._bytes = 0
         self._plans: dict[Kin, dict[int, int]] = {}
@@ -80,14 +93,24 @@ class PieceTables:
         kin = kin_of(task)
         return kin if kin in self._tasks else None
 
+    def members(self, kin: Kin) -> list[Mapping[str, Any]]:
+        """The kin tasks' filters, each once, in the round's order."""
+        return list(self._members[kin].values())
+
+    def member(self, task: ChunkTask) -> int:
+        """Where ``task``'s rows are among :meth:`members`' (a kin task's)."""
+        kin = kin_of(task)
+        assert kin is not None
+        return list(self._members[kin]).index(_key(task))
+
     def span(self, kin: Kin, start: int, span: int) -> int:
         """The blocks of the kin's piece that starts at ``start``: as the first of them planned it, else ``span``
         (which it then plans for the others)."""
         end = self._plans.setdefault(kin, {}).setdefault(start, start + max(1, span) - 1)
         return end - start + 1
 
-    async def take(self, kin: Kin, piece: BlockRange) -> tuple[tuple[pa.Table, list[Witness]] | None, bool]:
-        """``(rows, False)``: the piece's rows read by another of the kin, with what it saw of the chain meanwhile;
+    async def take(self, kin: Kin, piece: BlockRange) -> tuple[Read | None, bool]:
+        """``(read, False)``: the piece as another of the kin read it (:data:`Read`);
         ``(None, True)``: this task reads them first and hands them on with :meth:`give`; ``(None, False)``: nobody
         hands them on, read them alone."""
         key = (kin, piece.start)
@@ -101,15 +124,15 @@ class PieceTables:
             self._drop(key)
         return entry.rows, False
 
-    def give(self, kin: Kin, piece: BlockRange, rows: pa.Table | None, witnesses: list[Witness] | None = None) -> None:
-        """The first reader's rows of ``piece`` and its witnesses (None: it failed, and the others read the piece
-        alone). Once only: a second call changes nothing."""
+    def give(self, kin: Kin, piece: BlockRange, read: Read | None) -> None:
+        """The first reader's ``piece`` (None: it failed, and the others read the piece alone). Once only: a second
+        call changes nothing."""
         entry = self._entries.get((kin, piece.start))
         if entry is None or entry.ready.is_set():
             return
-        if rows is not None and self._bytes + rows.nbytes <= self._limit:
-            entry.rows = (rows, list(witnesses or ()))
-            self._bytes += rows.nbytes
+        if read is not None and self._bytes + _size(read) <= self._limit:
+            entry.rows = read
+            self._bytes += _size(read)
         entry.ready.set()
 
     def forget(self, blocks: BlockRange) -> None:
@@ -123,4 +146,12 @@ class PieceTables:
     def _drop(self, key: tuple[Kin, int]) -> None:
         entry = self._entries.pop(key, None)
         if entry is not None and entry.rows is not None:
-            self._bytes -= entry.rows[0].nbytes
+            self._bytes -= _size(entry.rows)
+
+
+def _key(task: ChunkTask) -> str:
+    return json.dumps(task.filters, sort_keys=True)
+
+
+def _size(read: Read) -> int:
+    return int(read[0].nbytes + sum(t.nbytes for t in read[1]))
