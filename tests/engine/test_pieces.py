@@ -149,7 +149,8 @@ def test_each_kin_tasks_rows_in_one_pass_equal_its_own(devnet: Devnet, tmp_path:
     transactions = DATASETS["transactions"]
     token = ["transfer(address to, uint256 amount)", "approve(address spender, uint256 amount)"]
     for functions in (
-        [[token[0]], [token[1]], token],  # two series, and one of both
+        [[token[0]], [token[1]]],  # two series: one take, a slice each
+        [[token[0]], [token[1]], token],  # and one of both: a take each
         [[token[0]], ["transfer(address to, uint8 amount)"]],  # amount of two types: one by one
     ):
         filters = [transactions.check_inputs({"function": f}) for f in functions]

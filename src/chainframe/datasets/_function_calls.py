@@ -75,6 +75,17 @@ def _parsed(texts: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(decode.as_functions(list(texts)))
 
 
+@lru_cache(maxsize=256)
+def _with_calls(base: pa.Schema, texts: tuple[str, ...], u256: U256, outputs: bool) -> pa.Schema:
+    """``base`` with the call columns of the functions ``texts``: made once per series, not once per piece."""
+    made = [f for f in decode.CALL if f.name not in base.names]
+    functions = _parsed(texts)
+    fields = decode.call_fields(functions, taken=base.names, u256=u256)
+    if outputs:
+        fields += decode.output_fields(functions, u256=u256)
+    return pa.schema([*base, *made, *fields], metadata=base.metadata)
+
+
 class DecodesCalls:
     """Mixed into a dataset whose rows are calls (an ``input`` column): it takes ``function=`` (declare
     :data:`FUNCTION` in its ``inputs``)."""
@@ -101,12 +112,7 @@ class DecodesCalls:
         if not filters.get("function"):
             return base
 
-        made = [f for f in decode.CALL if f.name not in base.names]
-        functions = _parsed(tuple(filters["function"]))
-        fields = decode.call_fields(functions, taken=base.names, u256=u256)
-        if self.decodes_outputs:
-            fields += decode.output_fields(functions, u256=u256)
-        return pa.schema([*base, *made, *fields], metadata=base.metadata)
+        return _with_calls(base, tuple(filters["function"]), u256, self.decodes_outputs)
 
     def chunk_size_for(self, filters: Mapping[str, Any]) -> int:
         """With ``function``: :data:`CALL_CHUNKS` times the dataset's, as the calls of a few functions are a small
@@ -149,9 +155,18 @@ class DecodesCalls:
             return super().kept_rows_each(table, filters, u256=u256)  # type: ignore[misc,no-any-return]
         kept = pc.take(table, rows)
         columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}
-        out = []
-        for each in filters:
-            mine = decode.selector_rows(calls, _parsed(tuple(each["function"])))
-            schema = self.schema_with(each, u256)
-            out.append(pa.Table.from_arrays([pc.take(columns[f.name], mine) for f in schema], schema=schema))
-        return out
+        functions = [_parsed(tuple(each["function"])) for each in filters]
+        schemas = [self.schema_with(each, u256) for each in filters]
+        grouped = decode.selector_groups(calls, functions)
+        if grouped is None:  # a function in two of them: each takes its rows
+            out = []
+            for schema, own in zip(schemas, functions, strict=True):
+                mine = decode.selector_rows(calls, own)
+                out.append(pa.Table.from_arrays([pc.take(columns[f.name], mine) for f in schema], schema=schema))
+            return out
+        order, starts = grouped  # each one's rows side by side: one take, then a slice each
+        every = pa.Table.from_arrays(list(columns.values()), names=list(columns)).take(order)
+        return [
+            pa.Table.from_arrays([every[f.name].slice(a, b - a) for f in schema], schema=schema)
+            for schema, a, b in zip(schemas, starts, starts[1:], strict=False)
+        ]

@@ -17,7 +17,15 @@ from chainframe.decode._abi import (
 )
 from chainframe.decode._abi_sources import AbiFolder, AbiSource, ContractAbi, address_of, checksummed, refuse_clashes
 from chainframe.decode._binary import binary, unhex0x
-from chainframe.decode._calls import CALL, call_columns, call_fields, decode_calls, output_fields, selector_rows
+from chainframe.decode._calls import (
+    CALL,
+    call_columns,
+    call_fields,
+    decode_calls,
+    output_fields,
+    selector_groups,
+    selector_rows,
+)
 from chainframe.decode._contract_abis import AbiKind, Decoding, Stretch, decodings, stretches
 from chainframe.decode._events import decode_event, decode_events, event_fields, with_event_columns
 from chainframe.decode._proxies import (
@@ -84,6 +92,7 @@ __all__ = [
     "parse_event",
     "parse_function",
     "refuse_clashes",
+    "selector_groups",
     "selector_rows",
     "split_top",
     "stretches",

@@ -219,9 +219,31 @@ def _selectors(inputs: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
 
 def selector_rows(calls: pa.Table, functions: Sequence[Function]) -> pa.Array:
     """The take indices of the rows of ``calls`` (:func:`call_columns`' table) that are calls of ``functions``."""
+    return take_indices(np.flatnonzero(np.isin(_numbers(calls), [_selector(f)[1] for f in functions])))
+
+
+def selector_groups(calls: pa.Table, groups: Sequence[Sequence[Function]]) -> tuple[pa.Array, list[int]] | None:
+    """The rows of ``calls`` (:func:`call_columns`' table) put group by group, by which of ``groups`` their
+    function is in, in order within each: the take indices that put them so, and where each group starts (and the
+    last ends); None where two groups share a selector."""
+    numbers = _numbers(calls)
+    owner = np.full(len(numbers), len(groups), np.int64)  # a row of no group (none: every call is of one) goes last
+    taken: set[int] = set()
+    for group, functions in enumerate(groups):
+        own = {_selector(f)[1] for f in functions}
+        if own & taken:
+            return None
+        taken |= own
+        owner[np.isin(numbers, list(own))] = group
+    starts = np.zeros(len(groups) + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=len(groups) + 1)[: len(groups)], out=starts[1:])
+    return take_indices(np.argsort(owner, kind="stable")), [int(s) for s in starts]
+
+
+def _numbers(calls: pa.Table) -> np.ndarray:
+    """The ``selector`` column as big-endian uint32s."""
     selectors = calls["selector"].combine_chunks()
-    numbers = np.frombuffer(selectors.buffers()[1], ">u4", count=len(selectors), offset=4 * selectors.offset)
-    return take_indices(np.flatnonzero(np.isin(numbers, [_selector(f)[1] for f in functions])))
+    return np.frombuffer(selectors.buffers()[1], ">u4", count=len(selectors), offset=4 * selectors.offset)
 
 
 @lru_cache(maxsize=1024)

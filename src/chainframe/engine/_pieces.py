@@ -154,4 +154,5 @@ def _key(task: ChunkTask) -> str:
 
 
 def _size(read: Read) -> int:
-    return int(read[0].nbytes + sum(t.nbytes for t in read[1]))
+    """What a read holds: its table's buffers (each kin task's rows are a few of them, often slices)."""
+    return int(read[0].get_total_buffer_size())
