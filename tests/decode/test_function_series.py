@@ -208,7 +208,7 @@ def test_an_abi_decodes_its_events_and_its_functions(
     devnet_session: Devnet, extracted: dict[str, Any], tmp_path: Path
 ) -> None:
     """--abi Emitter.json on logs and transactions: its Ping events (a series named after the event) and its functions'
-    calls (one series for them all), each against eth-abi."""
+    calls (a series per function, named after it), each against eth-abi."""
     last = max(extracted["raw"]["block_number"].to_pylist())
     abi = json.loads(ARTIFACTS.read_text())["contracts"]["Emitter"]["abi"]
     out = tmp_path / "out"
@@ -219,8 +219,13 @@ def test_an_abi_decodes_its_events_and_its_functions(
     functions = [parse_function(f"{e['name']}({','.join(p['type'] for p in e['inputs'])})")
                  for e in abi if e["type"] == "function"]  # fmt: skip
     by_selector = {f.selector: f for f in functions}
-    # One series for the functions (a series per function would transform every block's transactions once each).
-    _, calls = _series(out, "transactions")
+    # A series per function, named after it, each holding that function's calls only.
+    folders = sorted(p for p in out.glob("transactions__*") if p.is_dir())
+    assert sorted(p.name.split("__")[1] for p in folders) == sorted(f.name for f in functions)
+    every = {p.name: pq.read_table(p) for p in folders}
+    for name, table in every.items():
+        assert set(table["function"].to_pylist()) <= {f.signature for f in functions if name.split("__")[1] == f.name}
+    calls = pa.concat_tables(every.values(), promote_options="permissive")
     raw = [r for r in extracted["raw"].to_pylist() if r["to_address"] and r["input"][:4] in by_selector]
     assert sorted(calls["transaction_hash"].to_pylist()) == sorted(r["transaction_hash"] for r in raw)
     assert calls.num_rows > 10
@@ -264,7 +269,8 @@ def test_abi_in_python_writes_the_series_the_command_writes(
     chainframe.extract(["logs", "transactions"], blocks=f"0:{last}", out=tmp_path / "api", rpc=url, progress=False,
                        abi=json.loads(path.read_text()))  # fmt: skip
     names = sorted(p.name for p in (tmp_path / "cli").iterdir() if not p.name.startswith("."))
-    assert len(names) == 2  # Emitter's one event, and its functions together
+    functions = [e for e in json.loads(path.read_text()) if e["type"] == "function"]
+    assert len(names) == 1 + len(functions)  # Emitter's one event, and a series per function
     assert names == sorted(p.name for p in (tmp_path / "api").iterdir() if not p.name.startswith("."))
     for name in names:
         assert _series(tmp_path / "api", name)[1].equals(_series(tmp_path / "cli", name)[1]), name
@@ -275,7 +281,7 @@ def test_abi_in_python_writes_the_series_the_command_writes(
 
 def test_an_abi_of_two_events_plans_the_series_each_event_alone_plans(devnet_session: Devnet, tmp_path: Path) -> None:
     """Token's ABI has two events: each is its own series, the one ``event=`` given that event alone plans (its topic
-    0 its own hash, not both); its functions are one series, the one ``function=`` given them all plans."""
+    0 its own hash, not both); each of its functions too, the one ``function=`` given it alone plans."""
     abi = json.loads(_abi_file(tmp_path, "Token").read_text())
     options = {"blocks": "0:5", "out": tmp_path / "out", "rpc": devnet_session.http_url}
     planned = chainframe.engine.plan(["logs", "transactions"], abi=abi, **options)
@@ -283,9 +289,10 @@ def test_an_abi_of_two_events_plans_the_series_each_event_alone_plans(devnet_ses
     alone = [
         chainframe.engine.plan(["logs"], event=[e], **options).series[0].series for e in abi if e["type"] == "event"
     ]
-    together = chainframe.engine.plan(["transactions"], function=functions, **options).series[0].series
-    assert sorted(s.series for s in planned.series) == sorted([*alone, together])
+    each = [chainframe.engine.plan(["transactions"], function=[f], **options).series[0].series for f in functions]
+    assert sorted(s.series for s in planned.series) == sorted([*alone, *each])
     assert len(alone) == 2
+    assert len(each) == len(functions) > 5
 
 
 def test_an_abi_without_what_is_asked_is_refused(tmp_path: Path) -> None:

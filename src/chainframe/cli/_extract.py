@@ -145,7 +145,7 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--abi", action="append", metavar="ABI.json",
         help="a contract's ABI file: its events decode logs (as --event) and its functions decode transactions and "
-        "traces (as --function), for the datasets asked: a series per event, one for the functions; repeatable",
+        "traces (as --function), for the datasets asked: a series per event and per function; repeatable",
     )  # fmt: skip
     p.add_argument(
         "--abi-dir", metavar="DIR",

@@ -123,7 +123,7 @@ async def aextract(
 
     ``abi``: a contract's ABI (the path of its JSON file, several paths, or its list of entries; as ``--abi``): its
     events decode ``logs``, a series per event (named after it, as ``event=`` given that event alone writes), and
-    its functions ``transactions`` and ``traces``, one series per dataset for them all (as ``function=``).
+    its functions ``transactions`` and ``traces``, a series per function (as ``function=`` given it alone writes).
     """
     exporting = check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = checked_executor(executor)

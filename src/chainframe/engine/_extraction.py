@@ -39,24 +39,25 @@ class SeriesAsked(NamedTuple):
     chunk_size: int | None = None
     """None: each series' own (the dataset's default for a new one)."""
     each: bool = False
-    """Each event of the filters its own series (``abi=``: one series per event of a contract's ABI, named after it),
-    not one series decoding them all. Functions stay one series per dataset: a series transforms every block's
-    transactions or traces itself, so a series per function cost 4.2x (transactions) and 9.0x (traces) the raw
-    extraction's CPU with the benchmark Token's nine functions (``benchmarks.decoded_series``)."""
+    """Each event and function of the filters its own series (``abi=``: one series per event and per function of a
+    contract's ABI, named after it), not one series decoding them all. A dataset's series per function read each
+    piece once (:mod:`chainframe.engine._pieces`)."""
 
 
 def _series(
     per_dataset: Mapping[str, Mapping[str, Any]], given: Mapping[str, Any], u256: U256, size: int | None, *, each: bool
 ) -> list[Wanted]:
-    """The series of the asked datasets' checked filters: one a dataset, or with ``each``, one per event of a dataset
-    that decodes events, each checked alone from what was ``given`` (as given alone: an event's topic 0 is its own
-    hash then); two entries naming one series are one."""
+    """The series of the asked datasets' checked filters: one a dataset, or with ``each``, one per event or function
+    of a dataset that decodes them, each checked alone from what was ``given`` (as given alone: an event's topic 0 is
+    its own hash then); two entries naming one series are one."""
     out: dict[str, Wanted] = {}
     for name, filters in per_dataset.items():
         own = {k: v for k, v in given.items() if k in filter_names(name)}
-        events = own["event"] if each and filters.get("event") else []
-        events = list(events) if isinstance(events, list | tuple) else [events]
-        alone = [check_filters(name, {**own, "event": [event]}) for event in events]
+        alone = []
+        for kind in ("event", "function"):
+            entries = own[kind] if each and filters.get(kind) else []
+            entries = list(entries) if isinstance(entries, list | tuple) else [entries]
+            alone += [check_filters(name, {**own, kind: [entry]}) for entry in entries]
         for one in alone or [dict(filters)]:
             out.setdefault(series_name(name, one, u256), Wanted(dataset=name, filters=one, u256=u256, chunk_size=size))
     return list(out.values())

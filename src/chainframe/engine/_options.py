@@ -80,7 +80,8 @@ def with_abi(datasets: str | Sequence[str], filters: Mapping[str, Any], abi: Any
     """``filters`` with the events and functions of ``abi`` (``--abi``: the path of an ABI file, several paths, or
     one ABI as its list of entries) added to the ``event`` and ``function`` of the asked datasets that take them.
     Refused before any request when no asked dataset decodes, or an ABI has no entries of a kind an asked dataset
-    decodes. The run then writes one series per event (:class:`~chainframe.engine._extraction.SeriesAsked`'s
+    decodes. The run then writes one series per event and per function
+    (:class:`~chainframe.engine._extraction.SeriesAsked`'s
     ``each``). Without an ABI (None), ``filters`` as they are."""
     if abi is None:
         return dict(filters)
