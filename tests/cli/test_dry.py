@@ -186,3 +186,37 @@ def test_a_run_shared_by_several_endpoints_is_priced_by_each_ones_table(
     alchemy = PRICE_TABLES["alchemy"]
     units = sum(n * alchemy.costs.get(method, alchemy.default) for method, n in sent.items())
     assert abs(whole["alchemy"] - units) <= 0.1 * units, (whole["alchemy"], units, sent)
+
+
+def test_an_abis_series_per_function_are_priced_as_one_read(
+    devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--abi splits transactions and traces into a series per function, which read each piece once for all
+    (engine._pieces): --dry prices the blocks once, says which series the others read with, and its total is within
+    10% of what the gateway then counts and bills."""
+    import json
+
+    import chainframe.devnet
+
+    assert devnet.gateway is not None
+    artifacts = Path(chainframe.devnet.__file__).parent / "contracts" / "artifacts.json"
+    abi = tmp_path / "Token.json"
+    abi.write_text(json.dumps(json.loads(artifacts.read_text())["contracts"]["Token"]["abi"]))
+    devnet.gateway.configure(GatewaySettings(credits_per_second=1e6))
+    argv = ["transactions", "traces", "--abi", str(abi), "--blocks", "0:239", "--rpc", devnet.http_url, "--out",
+            str(tmp_path / "out"), "--credits-per-second", "1000000"]  # fmt: skip
+    printed = "\n".join(_dry(capsys, *argv))
+    series = [line for line in printed.splitlines() if "blocks to fetch" in line]
+    assert len(series) > 10, printed  # the Token's functions, in transactions and in traces
+    for dataset in ("transactions", "traces"):
+        mine = [line for line in series if line.lstrip().startswith(f"{dataset}__")]
+        assert sum("read once with" not in line for line in mine) == 1, printed
+    found = re.search(r"^  total: ([\d,]+) calls, ([\d,]+) credits", printed, re.M)
+    assert found is not None, printed
+    calls, credits = (int(g.replace(",", "")) for g in found.groups())
+    devnet.gateway.reset_stats()
+    assert main(["extract", *argv, "--no-progress"]) == 0
+    stats = devnet.gateway.stats()
+    real_calls, real_credits = sum(stats["calls"].values()), stats["credits"]
+    assert abs(calls - real_calls) <= 0.1 * real_calls, (calls, stats["calls"])
+    assert abs(credits - real_credits) <= 0.1 * real_credits, (credits, real_credits)

@@ -57,6 +57,9 @@ class Estimate:
     others: dict[str, int] = field(default_factory=dict)
     """Calls of other methods the dataset makes beside its method's
     (:meth:`~chainframe.datasets.Dataset.other_calls`)."""
+    read_with: str | None = None
+    """The series whose reads of the same blocks it keeps its rows of (:meth:`SeriesPlan.kin`): it fetches none
+    itself."""
 
     @property
     def credits(self) -> int:
@@ -182,11 +185,26 @@ def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mappi
     providers = [Provider.of(one) for one in given] if args.network is None else []
     providers = [p if p.pacing is not None else Provider(p.endpoint, options.get("pacing")) for p in providers]
     pacing = providers[0].pacing if len(providers) == 1 else options.get("pacing")
-    estimates = [estimate(s, densities.get(s.series), cheap=cheap, finalized=finalized, method=methods.get(s.dataset),
-                          pacing=pacing) for s in found.series]  # fmt: skip
+    estimates = read_once([estimate(s, densities.get(s.series), cheap=cheap, finalized=finalized,
+                                    method=methods.get(s.dataset), pacing=pacing) for s in found.series])  # fmt: skip
     proofs = proof_calls(estimates, finalized) if getattr(args, "verify", False) else {}
     print(_report(args, found, estimates, densities, proofs, routed_by=sorted(methods), providers=providers))
     return 0
+
+
+def read_once(estimates: list[Estimate]) -> list[Estimate]:
+    """``estimates`` with the series that keep other rows of blocks another series reads (an ABI's functions of one
+    dataset) fetching none of them: a run reads each piece once for all of them (:mod:`chainframe.engine._pieces`)."""
+    first: dict[tuple[Any, ...], str] = {}
+    for e in estimates:
+        kin = e.plan.kin()
+        if kin is None:
+            continue
+        if kin in first:
+            e.read_with, e.calls, e.others = first[kin], 0, {}
+        else:
+            first[kin] = e.plan.series
+    return estimates
 
 
 def proof_calls(estimates: list[Estimate], finalized: int) -> dict[str, int]:
@@ -226,6 +244,8 @@ def _report(
         chunks = ", ".join(f"{n} {r}" for r, n in reasons.items() if n) or "none"
         fetch = f"{'>= ' if e.floor else '~' if e.method == 'eth_getLogs' else ''}{e.calls:,} {e.method}"
         fetch += "".join(f" + {n:,} {m}" for m, n in e.others.items())
+        if e.read_with is not None:
+            fetch = f"read once with {e.read_with}: no"
         lines.append(
             f"  {e.plan.series:<{width}} chunks: {chunks}; {e.plan.skipped} stored; {e.blocks:,} blocks to fetch: "
             f"{fetch} calls (+{e.overhead:,} the run's own), {'>= ' if e.floor else ''}{e.credits:,} credits"

@@ -13,6 +13,7 @@ from chainframe.engine._abi_dir import AbiDirAsked
 from chainframe.engine._client import RPC, endpoints_of, make_client
 from chainframe.engine._extraction import Extraction, SeriesAsked, aligned
 from chainframe.engine._options import with_abi
+from chainframe.engine._pieces import kin_of
 from chainframe.engine._plan import ChunkTask, Wanted, slots
 from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, chain_state, resolve_blocks
@@ -31,6 +32,12 @@ class SeriesPlan:
     filters: Mapping[str, Any]
     tasks: list[ChunkTask]
     skipped: int
+
+    def kin(self) -> tuple[Any, ...] | None:
+        """What its tasks read, where series that keep other rows of the same blocks (a function each) read them
+        once for all (:mod:`chainframe.engine._pieces`): equal for such series; None for a series that reads alone."""
+        kins = tuple(kin_of(task) for task in self.tasks)
+        return kins if kins and None not in kins else None
 
 
 @dataclass(frozen=True)
