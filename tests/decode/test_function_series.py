@@ -337,3 +337,41 @@ def test_verify_rpc_proves_the_raw_rows_and_finds_a_changed_call(
     assert len(failed) == 1, printed
     assert f"block {block} rows:" in failed[0]
     assert "'s amount differs" in failed[0]
+
+
+def test_an_abis_traces_decode_each_functions_outputs(
+    devnet_session: Devnet, extracted: dict[str, Any], tmp_path: Path
+) -> None:
+    """--abi Nest.json on traces: each function's series (one function: no two functions' outputs meet) decodes what
+    its frames returned, equal to eth-abi's decoding of the callTracer frames' outputs; a frame that failed has
+    none. A series of several functions keeps its outputs raw (the fixture's)."""
+    last = max(extracted["raw"]["block_number"].to_pylist())
+    abi = json.loads(ARTIFACTS.read_text())["contracts"]["Nest"]["abi"]
+    out = tmp_path / "out"
+    chainframe.extract("traces", blocks=f"0:{last}", rpc=devnet_session.http_url, out=out, progress=False, abi=abi)
+    frames = [r for r in extracted["frames"].to_pylist() if not r["call_type"].lower().startswith("create")]
+    checked = failed = 0
+    seen: dict[str, int] = {}
+    for entry in (e for e in abi if e["type"] == "function" and e["outputs"]):
+        function = parse_function(f"{entry['name']}({','.join(p['type'] for p in entry['inputs'])})")
+        (folder,) = out.glob(f"traces__{entry['name']}__*")
+        calls = pq.read_table(folder).to_pylist()
+        mine = {
+            (r["transaction_hash"], tuple(r["trace_address"])): r for r in frames if r["input"][:4] == function.selector
+        }
+        assert len(calls) == len(mine)
+        names = [f"output_{p['name'] or i}" for i, p in enumerate(entry["outputs"])]
+        for row in calls:
+            frame = mine[(row["transaction_hash"], tuple(row["trace_address"]))]
+            if frame["error"] is not None:
+                assert [row[n] for n in names] == [None] * len(names)
+                failed += 1
+                continue
+            expected = abi_decode([p["type"] for p in entry["outputs"]], frame["output"])
+            assert [row[n] for n in names] == [as_stored(v) for v in expected], (entry["name"], row)
+            checked += 1
+        seen[entry["name"]] = len(calls)
+    assert checked > 10, (checked, failed)
+    assert sum(n > 0 for n in seen.values()) >= 2, seen  # more than one function's outputs
+    _, several = _series(extracted["out"], "traces")
+    assert not [c for c in several.column_names if c.startswith("output_")]

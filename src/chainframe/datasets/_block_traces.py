@@ -553,6 +553,7 @@ class Traces(DecodesCalls, _BlockTraced):
     )
     top_gas_used = True
     inputs = (FUNCTION,)
+    decodes_outputs = "one function"  # a frame's output is what the call returned
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         fast = vectorized(bodies)

@@ -122,7 +122,7 @@ class EthCalls(DecodesCalls, Dataset):
     inputs = (CALLS, FUNCTION)
     needs = frozenset({"calls"})
     per_block = "calls"
-    decodes_outputs = True
+    decodes_outputs = "always"
     row_checks = RowChecks(keys=("block_number", "call_index", "to_address"))
     unprovable = dict.fromkeys(columns, CALLED)
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, ClassVar
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import pyarrow as pa
 
@@ -92,19 +93,26 @@ class DecodesCalls:
 
     columns: tuple[str, ...]
     keeps_by: ClassVar[tuple[str, ...]] = ("function",)
-    decodes_outputs: ClassVar[bool] = False
-    """Its ``output`` column is what the call returned (``eth_calls``): decoded with the functions' outputs
-    (``returns (...)``, an ABI entry's ``outputs``) into ``output_<name>`` columns, which the series' filter then
-    keeps in each function's text."""
+    decodes_outputs: ClassVar[Literal["never", "always", "one function"]] = "never"
+    """Whether its ``output`` column (what the call returned) is decoded with the functions' outputs (``returns
+    (...)``, an ABI entry's ``outputs``) into ``output_<name>`` columns, which the series' filter then keeps in each
+    function's text: ``always`` (``eth_calls``: the outputs of several functions share a column by name, a name of
+    two types refused), ``one function`` (``traces``: in a series of one function, as ``--abi`` and ``--abi-dir``
+    write, where no two functions' outputs meet; a series of several keeps them raw), or ``never``."""
+
+    def outputs_decoded(self, functions: Sequence[Any]) -> bool:
+        """Whether a series of ``functions`` decodes their outputs (:attr:`decodes_outputs`)."""
+        return self.decodes_outputs == "always" or (self.decodes_outputs == "one function" and len(functions) == 1)
 
     def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = super().check_inputs(given)  # type: ignore[misc]
         if out.get("function"):
             functions = functions_of(out["function"])
             decode.call_fields(functions, taken=self.columns, u256="decimal")  # a name with two types refused here
-            if self.decodes_outputs:
+            outputs = self.outputs_decoded(functions)
+            if outputs:
                 decode.output_fields(functions, u256="decimal")
-            out["function"] = [f.full_text if self.decodes_outputs else f.text for f in functions]
+            out["function"] = [f.full_text if outputs else f.text for f in functions]
         return out
 
     def schema_with(self, filters: Mapping[str, Any], u256: U256 = "decimal") -> pa.Schema:
@@ -112,7 +120,8 @@ class DecodesCalls:
         if not filters.get("function"):
             return base
 
-        return _with_calls(base, tuple(filters["function"]), u256, self.decodes_outputs)
+        texts = tuple(filters["function"])
+        return _with_calls(base, texts, u256, self.outputs_decoded(texts))
 
     def chunk_size_for(self, filters: Mapping[str, Any]) -> int:
         """With ``function``: :data:`CALL_CHUNKS` times the dataset's, as the calls of a few functions are a small
@@ -131,7 +140,7 @@ class DecodesCalls:
 
         functions = _parsed(tuple(filters["function"]))
         rows, calls = decode.call_columns(table, functions, taken=table.column_names, u256=u256,
-                                          outputs=self.decodes_outputs)  # fmt: skip
+                                          outputs=self.outputs_decoded(functions))  # fmt: skip
         kept = pc.take(table, rows)
         schema = self.schema_with(filters, u256)
         columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}
@@ -142,15 +151,18 @@ class DecodesCalls:
     ) -> list[pa.Table]:
         """Each one's calls, decoded in one pass over all their functions (a parameter or output name is the same
         column in every series that has it, so the calls of each are the pass's rows of its selectors, with its
-        columns); one by one where two of them give a name two types, or one keeps every row."""
+        columns; a series of one function whose outputs are decoded, :attr:`decodes_outputs` ``one function``, has
+        them decoded on its own rows); one by one where two of them give a name two types, or one keeps every
+        row."""
         texts = list(dict.fromkeys(text for each in filters for text in each.get("function") or ()))
         if len(filters) < 2 or not all(each.get("function") for each in filters):
             return super().kept_rows_each(table, filters, u256=u256)  # type: ignore[misc,no-any-return]
         from chainframe import _kernels as pc  # deferred: the Arrow kernels load when calls are filtered
 
+        own_outputs = self.decodes_outputs == "one function"  # each one's outputs, decoded on its own rows
         try:
             rows, calls = decode.call_columns(table, _parsed(tuple(texts)), taken=table.column_names, u256=u256,
-                                              outputs=self.decodes_outputs)  # fmt: skip
+                                              outputs=self.decodes_outputs == "always")  # fmt: skip
         except InputError:  # a name of two types: each decodes its own
             return super().kept_rows_each(table, filters, u256=u256)  # type: ignore[misc,no-any-return]
         kept = pc.take(table, rows)
@@ -159,14 +171,14 @@ class DecodesCalls:
         schemas = [self.schema_with(each, u256) for each in filters]
         grouped = decode.selector_groups(calls, functions)
         if grouped is None:  # a function in two of them: each takes its rows
-            out = []
-            for schema, own in zip(schemas, functions, strict=True):
-                mine = decode.selector_rows(calls, own)
-                out.append(pa.Table.from_arrays([pc.take(columns[f.name], mine) for f in schema], schema=schema))
-            return out
-        order, starts = grouped  # each one's rows side by side: one take, then a slice each
-        every = pa.Table.from_arrays(list(columns.values()), names=list(columns)).take(order)
-        return [
-            pa.Table.from_arrays([every[f.name].slice(a, b - a) for f in schema], schema=schema)
-            for schema, a, b in zip(schemas, starts, starts[1:], strict=False)
-        ]
+            parts = [{n: pc.take(c, decode.selector_rows(calls, own)) for n, c in columns.items()} for own in functions]
+        else:  # each one's rows side by side: one take, then a slice each
+            order, starts = grouped
+            every = pa.Table.from_arrays(list(columns.values()), names=list(columns)).take(order)
+            parts = [{n: every[n].slice(a, b - a) for n in columns} for a, b in pairwise(starts)]
+        out = []
+        for schema, own, part in zip(schemas, functions, parts, strict=True):
+            if own_outputs and self.outputs_decoded(own):
+                part = decode.with_outputs(part, own[0], u256=u256)
+            out.append(pa.Table.from_arrays([part[f.name] for f in schema], schema=schema))
+        return out

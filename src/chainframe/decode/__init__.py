@@ -25,6 +25,7 @@ from chainframe.decode._calls import (
     output_fields,
     selector_groups,
     selector_rows,
+    with_outputs,
 )
 from chainframe.decode._contract_abis import AbiKind, Decoding, Stretch, decodings, stretches
 from chainframe.decode._events import decode_event, decode_events, event_fields, with_event_columns
@@ -98,4 +99,5 @@ __all__ = [
     "stretches",
     "unhex0x",
     "with_event_columns",
+    "with_outputs",
 ]

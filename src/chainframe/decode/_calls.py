@@ -10,7 +10,7 @@ bad padding is a row all the same, its raw ``input`` kept, its arguments null an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -189,6 +189,22 @@ def _outputs(table: pa.Table, rows: np.ndarray, function: Function, reasons: _Re
         reasons(failed & (why.text == text), f"output: {text}".replace(f"for {values.signature}", "for its outputs"))
     nulled = take_indices(np.where(why.bad | ~ran, -1, np.arange(len(rows))))
     return dict(zip(names, (pc.take(c, nulled) for c in columns), strict=True))
+
+
+def with_outputs(calls: Mapping[str, Any], function: Function, *, u256: U256) -> dict[str, Any]:
+    """``calls`` (one function's, by column: their ``output``, ``error`` and ``decode_error`` among them) with the
+    function's output columns (:func:`output_names`), decoded as :func:`call_columns` does with ``outputs``: null
+    where the call failed or its output does not decode, ``decode_error`` then saying why unless it says already."""
+    if not function.outputs:
+        return dict(calls)
+    n = len(calls["output"])
+    table = pa.table({"output": calls["output"], "error": calls["error"]})
+    reasons = _Reasons(n)
+    decoded = _outputs(table, np.arange(n, dtype=np.int64), function, reasons, u256=u256)
+    fields = {f.name: f.type for f in output_fields([function], u256=u256)}
+    out = dict(calls)
+    out["decode_error"] = pc.coalesce(calls["decode_error"], text_array(reasons.text, n))
+    return out | {name: pc.cast(column, fields[name]) for name, column in decoded.items()}
 
 
 def _selectors(inputs: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
