@@ -14,11 +14,17 @@ import pyarrow.parquet as pq
 import pytest
 
 import chainframe
+import chainframe.engine
 from chainframe import InputError, extract, open_duckdb, scan
 from chainframe.cli import main
 from chainframe.devnet import Devnet
+from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.store import filters_digest, legacy_name, load_series, read_meta, series_name
 from tests.decode.test_function_series import run_cli
+from tests.devnets import chain, module_devnet, node
+
+# the fixtures the reorganizing test uses: a devnet of the module's own (tests/devnets.py)
+__all__ = ["chain", "module_devnet", "node"]
 
 TRANSFER = "Transfer(address indexed from, address indexed to, uint256 value)"
 CALL = "transfer(address to, uint256 amount)"
@@ -157,3 +163,24 @@ def test_a_folder_an_older_chainframe_named_is_extended_in_place(
     shutil.copytree(old, new)  # both names hold it: a reader of either would miss the other's rows
     with pytest.raises(InputError, match="both hold series"):
         extract("logs", blocks=f"0:{LAST}", **common)
+
+
+def test_off_chain_and_the_reorg_report_name_an_older_folder_by_its_own_name(
+    chain: Devnet, node: NodeRPC, tmp_path: Path
+) -> None:
+    """A folder an older chainframe named (``transactions__f<digest>``), reorganized under: ``off_chain`` and the
+    repairing run's report name the series by that folder, not by the name this version would give it."""
+    out = tmp_path / "out"
+    head = int(node.call("eth_blockNumber"), 16)
+    common: dict[str, Any] = dict(out=out, rpc=chain.http_url, chunk_size=10, progress=False, function=[CALL])
+    extract("transactions", blocks=f"{head - 30}:{head}", **common)
+    new = series_folder(out, "transactions", function=[CALL])
+    old = new.with_name(legacy_name(new.name))
+    new.rename(old)
+    node.call("anvil_reorg", 3, [])
+    stale = chainframe.engine.off_chain(out, rpc=chain.http_url)
+    assert stale
+    assert {s["series"] for s in stale} == {old.name}
+    report = extract("transactions", blocks=f"{head - 30}:{head}", **common)
+    assert [r["series"] for r in report.to_json()["reorgs"]] == [old.name]
+    assert sorted(p.name for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")) == [old.name]

@@ -267,14 +267,15 @@ async def arepair(
 async def aoff_chain(
     out: str | Location, *, rpc: str | Endpoint | None = None, network: str | None = None, key: str | None = None
 ) -> list[dict[str, Any]]:
-    """The stored chunks under ``out`` that are no longer on the node's chain (nothing is written): series, file,
-    fork block, and the stored blocks from there on that ``repair`` would rewrite."""
+    """The stored chunks under ``out`` that are no longer on the node's chain (nothing is written): series (its
+    folder's name, which an older chainframe may have given), file, fork block, and the stored blocks from there on
+    that ``repair`` would rewrite."""
     folder = location(out)
     every = [load_series(p) for p in series_folders(folder)]
     async with AsyncClient(endpoint_of(rpc, network, key)) as client:
         _, stale = await head_and_stale(client, every)
     return [
-        {"series": r.chunk.series, "file": r.chunk.path.name, "fork_block": r.fork_block,
+        {"series": r.chunk.folder.name, "file": r.chunk.path.name, "fork_block": r.fork_block,
          "blocks": [r.fork_block, r.chunk.meta.end]}
         for r in stale
     ]  # fmt: skip

@@ -62,6 +62,7 @@ class Reorg:
     """A reorganization a round found and repaired in one series."""
 
     series: str
+    """Its folder's name (an older chainframe's name for a folder it made: :func:`chainframe.store.legacy_name`)."""
     fork_block: int
     """The first stored block that was no longer the node's."""
     depth: int
@@ -230,7 +231,9 @@ def _plan_round(
         series = every[name]
         fork = min(r.fork_block for r in repairs if r.chunk.series == name)
         tip = series.chunks[-1].meta.end
-        result.reorgs.append(Reorg(series=name, fork_block=fork, depth=tip - fork + 1, chunks_rewritten=len(slots)))
+        result.reorgs.append(
+            Reorg(series=series.folder.name, fork_block=fork, depth=tip - fork + 1, chunks_rewritten=len(slots))
+        )
     tasks: list[list[ChunkTask]] = []
     for name in sorted(set(asked) | set(by_series)):
         series = every[name]
