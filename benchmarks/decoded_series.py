@@ -8,7 +8,12 @@ Each round extracts every case into a fresh folder, in turn, so load on a shared
 the figures are medians over the rounds (after one round of warm-up, imports included, left out): wall seconds and
 this process's CPU seconds (the node is another process).
 
-Run: ``scripts/bench decoded_series`` (add ``--rounds N``). Prints a table; exit code 0 whatever the figures.
+With ``--memory``, each case also runs once in a process of its own over the first half of the chain and over all
+of it, and its peak RSS is printed (the process's VmHWM): memory bounded by the chunk, not by the range, shows as
+about the same peak for both.
+
+Run: ``scripts/bench decoded_series`` (add ``--rounds N``, ``--memory``). Prints a table; exit code 0 whatever the
+figures.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -38,9 +45,30 @@ def _timed(**options: Any) -> tuple[float, float, int]:
         return time.perf_counter() - wall, time.process_time() - cpu, rows
 
 
+_CHILD = """
+import json, sys, tempfile
+import chainframe
+options = json.loads(sys.argv[1])
+with tempfile.TemporaryDirectory() as out:
+    chainframe.extract(out=out, progress=False, **options)
+print(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")))
+"""
+
+
+def _peak_mb(options: dict[str, Any]) -> float:
+    """The peak RSS (MB) of a process that runs ``extract(**options)`` alone: its own high-water mark (VmHWM, which
+    exec starts afresh; wait4's ru_maxrss counts the forking parent's pages too)."""
+    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(options)], capture_output=True, text=True,
+                          timeout=600, check=False)  # fmt: skip
+    if done.returncode:
+        raise SystemExit(f"the memory run of {options.get('datasets')} failed: {done.stderr[-2000:]}")
+    return int(done.stdout.split()[-1]) / 1024  # kB
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="rounds of every case (medians)")
+    parser.add_argument("--memory", action="store_true", help="each case's peak RSS, over half the chain and all of it")
     args = parser.parse_args(argv)
     abi = json.loads(ARTIFACTS.read_text())["contracts"]["Token"]["abi"]
     topics = ["0x" + e.topic0.hex() for e in events_from_abi(abi)]  # the same logs, raw
@@ -61,6 +89,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                 timed = _timed(**common, **options)
                 if round_:
                     figures[name].append(timed)
+        peaks: dict[str, tuple[float, float]] = {}
+        if args.memory:
+            half = f"0:{BENCH_WORKLOAD.blocks // 2}"
+            for name, options in cases.items():
+                peaks[name] = tuple(  # type: ignore[assignment]
+                    _peak_mb({**common, "blocks": blocks, **options}) for blocks in (half, common["blocks"])
+                )
     print(f"\n{'case':<28}{'rows':>10}{'wall s':>10}{'cpu s':>10}{'wall x':>9}{'cpu x':>8}")
     medians = {name: (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), runs[0][2])
                for name, runs in figures.items()}  # fmt: skip
@@ -69,7 +104,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         base_wall, base_cpu, _ = medians[next(n for n in medians if n.split()[0] == name.split()[0])]  # its raw case
         totals["--abi" in name][0] += wall
         totals["--abi" in name][1] += cpu
-        print(f"{name:<28}{rows:>10,}{wall:>10.2f}{cpu:>10.2f}{wall / base_wall:>9.2f}{cpu / base_cpu:>8.2f}")
+        peak = " ".join(f"{mb:,.0f}" for mb in peaks.get(name, ()))
+        print(f"{name:<28}{rows:>10,}{wall:>10.2f}{cpu:>10.2f}{wall / base_wall:>9.2f}{cpu / base_cpu:>8.2f}"
+              + (f"   peak RSS MB, half / all: {peak}" if peak else ""))  # fmt: skip
     (wall, cpu), (base_wall, base_cpu) = totals[True], totals[False]
     print(f"{'all three decoded / raw':<38}{wall:>10.2f}{cpu:>10.2f}{wall / base_wall:>9.2f}{cpu / base_cpu:>8.2f}")
 

@@ -37,12 +37,12 @@ from chainframe.engine._canonical import (
 from chainframe.engine._context import ChunkContext
 from chainframe.engine._joint import Group, Joint, Unproven
 from chainframe.engine._logs import Answers, SplitState, fetch_logs, logs_table, plan_pieces, sort_table
-from chainframe.engine._pieces import PieceTables
+from chainframe.engine._pieces import PieceTables, asker
 from chainframe.engine._plan import ChunkTask
 from chainframe.engine._shared import Received, SharedAnswers, asking, reads, receiving, witnessing
 from chainframe.engine._sink import InOrder
 from chainframe.engine._verified import Material, Proven, material, verify_piece, verify_reads
-from chainframe.store import ChunkMeta, ChunkWriter, Written, read_batches, read_meta, series_name
+from chainframe.store import ChunkMeta, ChunkWriter, Written, read_batches, read_meta
 
 DECODE_THREADS = 2  # this machine's cores; decoding releases the GIL in Polars and Arrow
 
@@ -397,7 +397,7 @@ async def _attempt(
         proven = Proven() if task.verify and group is None else None
         # As its series: the answers it shares with the run's other series are kept until it has read them; one of a
         # block above the finalized one that another series read is a witness its commit checks (engine._shared).
-        with asking(series_name(task.dataset, task.filters, task.u256), check.witnesses):
+        with asking(asker(task), check.witnesses):
             await fetch_and_decode(task, run, sink=sink, check=check, proven=proven, group=group)
         if group is not None:  # published once every member's rows are proven with the others'
             if place is not None:
@@ -499,7 +499,7 @@ async def run_tasks(
     # its trace_block for the trace family), and what a verifying series' proof reads, is asked once for all
     # (engine._shared).
     shared = SharedAnswers(client, through=finalized)
-    alone = {series_name(t.dataset, t.filters, t.u256): t for t in planned if joint.group(t) is None}
+    alone = {asker(t): t for t in planned if joint.group(t) is None}  # a kin's series read as one (engine._pieces)
     kinds = {name: verify_reads(DATASETS[t.dataset]) if t.verify else reads(DATASETS[t.dataset])
              for name, t in alone.items()}  # fmt: skip
     readers = Counter(kind for read in kinds.values() for kind in read)
@@ -507,9 +507,12 @@ async def run_tasks(
     for name in sharing:
         shared.expect(name, kinds[name])
     asking_shared = context.asking(shared) if sharing else context
-    # Series that keep different rows of the same blocks (a function each) read each piece once (engine._pieces).
+    # Series that keep different rows of the same blocks (a function each) read each piece once (engine._pieces),
+    # handed out slot by slot: a piece's table is held only until the kin's tasks of its slot, begun together, took it.
     pieces = PieceTables(planned)
     context, asking_shared = context._replace(pieces=pieces), asking_shared._replace(pieces=pieces)
+    if pieces.kins:
+        handed.sort(key=lambda task: task.start)
 
     async def run(task: ChunkTask, place: Place) -> None:
         try:
@@ -518,7 +521,7 @@ async def run_tasks(
             report.blocks += task.end - task.fetch_start + 1
             rows, written = await run_chunk(
                 task,
-                asking_shared if series_name(task.dataset, task.filters, task.u256) in sharing else context,
+                asking_shared if asker(task) in sharing else context,
                 report=report,
                 group=joint.group(task),
                 place=place,

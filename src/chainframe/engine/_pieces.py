@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from chainframe.datasets import DATASETS, BlockRange
 from chainframe.engine._plan import ChunkTask
+from chainframe.store import series_name
 
 KEPT_BYTES = 64_000_000
 """Piece tables held for the kin still to read them, at most."""
@@ -60,6 +61,14 @@ def kin_of(task: ChunkTask) -> Kin | None:
         return None
     rest = {k: v for k, v in task.filters.items() if k not in dataset.keeps_by}
     return task.dataset, json.dumps(rest, sort_keys=True), task.u256, task.fetch_start, task.end
+
+
+def asker(task: ChunkTask) -> str:
+    """Who ``task`` reads the run's shared answers as (:func:`chainframe.engine._shared.asking`): its series, or its
+    kin, as one: whichever of them reads a piece reads it for all, and an answer read by the kin is not kept for the
+    others, who never ask for it."""
+    kin = kin_of(task)
+    return series_name(task.dataset, task.filters, task.u256) if kin is None else f"kin {json.dumps(kin)}"
 
 
 @dataclass(eq=False)
@@ -87,6 +96,11 @@ class PieceTables:
         self._bytes = 0
         self._plans: dict[Kin, dict[int, int]] = {}
         self._entries: dict[tuple[Kin, int], _Entry] = {}
+
+    @property
+    def kins(self) -> int:
+        """How many kins the round has."""
+        return len(self._tasks)
 
     def kin(self, task: ChunkTask) -> Kin | None:
         """``task``'s kin, where the round has others of it (None: it reads its pieces alone)."""
