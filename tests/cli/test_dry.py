@@ -17,6 +17,20 @@ def _dry(capsys: pytest.CaptureFixture[str], *argv: str) -> list[str]:
     return capsys.readouterr().out.splitlines()
 
 
+def _run_within_10_percent(devnet: Devnet, argv: list[str], printed: str) -> None:
+    """The run of ``argv`` makes and pays what --dry said (``printed``'s total), within 10%, by the gateway's count."""
+    assert devnet.gateway is not None
+    found = re.search(r"^  total: ([\d,]+) calls, ([\d,]+) credits", printed, re.M)
+    assert found is not None, printed
+    calls, credits = (int(g.replace(",", "")) for g in found.groups())
+    devnet.gateway.reset_stats()
+    assert main(["extract", *argv, "--no-progress"]) == 0
+    stats = devnet.gateway.stats()
+    real_calls, real_credits = sum(stats["calls"].values()), stats["credits"]
+    assert abs(calls - real_calls) <= 0.1 * real_calls, (calls, stats["calls"])
+    assert abs(credits - real_credits) <= 0.1 * real_credits, (credits, real_credits)
+
+
 def test_the_plan_asks_only_the_chain_state_and_writes_nothing(
     devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -54,15 +68,7 @@ def test_the_predicted_calls_and_credits_are_the_runs_within_10_percent(
     argv = [dataset, "--blocks", "0:239", "--rpc", devnet.http_url, "--out", str(tmp_path), "--chunk-size", "100",
             "--credits-per-second", "1000000"]  # fmt: skip
     printed = "\n".join(_dry(capsys, *argv))
-    found = re.search(r"^  total: ([\d,]+) calls, ([\d,]+) credits", printed, re.M)
-    assert found is not None, printed
-    calls, credits = (int(g.replace(",", "")) for g in found.groups())
-    devnet.gateway.reset_stats()
-    assert main(["extract", *argv, "--no-progress"]) == 0
-    stats = devnet.gateway.stats()
-    real_calls, real_credits = sum(stats["calls"].values()), stats["credits"]
-    assert abs(calls - real_calls) <= 0.1 * real_calls, (calls, stats["calls"])
-    assert abs(credits - real_credits) <= 0.1 * real_credits, (credits, real_credits)
+    _run_within_10_percent(devnet, argv, printed)
 
 
 def test_the_trace_familys_gas_reads_are_predicted_by_the_runs_pacing(
@@ -211,12 +217,4 @@ def test_an_abis_series_per_function_are_priced_as_one_read(
     for dataset in ("transactions", "traces"):
         mine = [line for line in series if line.lstrip().startswith(f"{dataset}__")]
         assert sum("read once with" not in line for line in mine) == 1, printed
-    found = re.search(r"^  total: ([\d,]+) calls, ([\d,]+) credits", printed, re.M)
-    assert found is not None, printed
-    calls, credits = (int(g.replace(",", "")) for g in found.groups())
-    devnet.gateway.reset_stats()
-    assert main(["extract", *argv, "--no-progress"]) == 0
-    stats = devnet.gateway.stats()
-    real_calls, real_credits = sum(stats["calls"].values()), stats["credits"]
-    assert abs(calls - real_calls) <= 0.1 * real_calls, (calls, stats["calls"])
-    assert abs(credits - real_credits) <= 0.1 * real_credits, (credits, real_credits)
+    _run_within_10_percent(devnet, argv, printed)
