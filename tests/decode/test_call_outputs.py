@@ -94,9 +94,9 @@ def test_eth_calls_outputs_decoded_with_the_functions(devnet: Devnet) -> None:
 
 def test_returns_are_checked_before_any_request(tmp_path: Any) -> None:
     nowhere = "http://127.0.0.1:9"
-    with pytest.raises(InputError, match="return 'output_0' of two types"):
+    with pytest.raises(InputError, match="share the selector 0x42966c68"):
         cf.extract("eth_calls", blocks="0:1", rpc=nowhere, out=tmp_path, calls=[{"to": "0x" + "11" * 20}],
-                   function=["a() returns (uint256)", "b() returns (string)"])  # fmt: skip
+                   function=["burn(uint256) returns (uint256)", "collate_propagate_storage(bytes16)"])  # fmt: skip
     with pytest.raises(InputError, match="unbalanced parentheses after returns"):
         cf.extract("eth_calls", blocks="0:1", rpc=nowhere, out=tmp_path, calls=[{"to": "0x" + "11" * 20}],
                    function="a() returns (uint256")  # fmt: skip

@@ -56,10 +56,21 @@ def _series(out: Path, dataset: str) -> tuple[Path, pa.Table]:
     return folder, pa.concat_tables(pq.read_table(f) for f in sorted(folder.glob("*.parquet")))
 
 
+def _every(out: Path, dataset: str) -> dict[str, pa.Table]:
+    """Each series of ``dataset`` in ``out`` (a series per function), by its folder's name."""
+    return {p.name: pq.read_table(p) for p in sorted(out.iterdir()) if p.name.split("__")[0] == dataset}
+
+
+def _calls(out: Path, dataset: str) -> pa.Table:
+    """The rows of every series of ``dataset`` in ``out``, as one table (each function's columns null in the
+    others' rows)."""
+    return pa.concat_tables(_every(out, dataset).values(), promote_options="permissive")
+
+
 @pytest.fixture(scope="module")
 def extracted(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The devnet's transactions and traces, raw (collected) and extracted with four functions (two as signatures,
-    two from an ABI file), verified."""
+    two from an ABI file), verified: a series per function and dataset."""
     url = devnet_session.http_url
     raw = chainframe.collect("transactions", blocks="0:latest", rpc=url)
     last = max(raw["block_number"].to_pylist())
@@ -80,9 +91,13 @@ def extracted(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) 
 
 
 def test_rows_equal_eth_abi_of_each_call(extracted: dict[str, Any]) -> None:
-    folder, calls = _series(extracted["out"], "transactions")
-    assert folder.name.startswith("transactions__f")  # a series of its own, never mixed with plain transactions
+    every = _every(extracted["out"], "transactions")
     signatures = {parse_function(s).signature: s for s in TYPES}
+    for name, table in every.items():  # a series per function, named after it, never mixed with plain transactions
+        (function,) = set(table["function"].to_pylist())
+        assert name.startswith(f"transactions__{parse_function(signatures[function]).name}__f"), name
+    assert len(every) == len(TYPES)
+    calls = _calls(extracted["out"], "transactions")
     raw = {(r["block_number"], r["transaction_index"]): r for r in extracted["raw"].to_pylist()}
     seen: Counter[str] = Counter()
     for row in calls.to_pylist():
@@ -98,7 +113,7 @@ def test_rows_equal_eth_abi_of_each_call(extracted: dict[str, Any]) -> None:
 
 
 def test_counts_equal_the_transactions_with_the_selector(extracted: dict[str, Any]) -> None:
-    _, calls = _series(extracted["out"], "transactions")
+    calls = _calls(extracted["out"], "transactions")
     got = Counter(calls["function"].to_pylist())
     for given in TYPES:
         function = parse_function(given)
@@ -108,8 +123,9 @@ def test_counts_equal_the_transactions_with_the_selector(extracted: dict[str, An
 
 
 def test_internal_calls_from_traces(extracted: dict[str, Any]) -> None:
-    _, calls = _series(extracted["out"], "traces")
     dive = parse_function(DIVE)
+    (folder,) = extracted["out"].glob(f"traces__{dive.name}__*")
+    calls = pq.read_table(folder)
     frames = [r for r in extracted["frames"].to_pylist() if r["input"][:4] == dive.selector
               and not r["call_type"].lower().startswith("create")]  # fmt: skip
     assert sum(1 for r in frames if r["trace_address"]) > 10  # internal calls, not only top-level ones
@@ -120,24 +136,28 @@ def test_internal_calls_from_traces(extracted: dict[str, Any]) -> None:
 
 
 def test_footer_names_the_functions(extracted: dict[str, Any]) -> None:
-    folder, calls = _series(extracted["out"], "transactions")
-    meta = read_meta(str(sorted(folder.glob("*.parquet"))[0]))
-    assert meta is not None
-    assert meta.rows == calls.num_rows
-    named = [parse_function(t).signature for t in meta.filters["function"]]
+    named = []
+    for name, calls in _every(extracted["out"], "transactions").items():
+        meta = read_meta(str(sorted((extracted["out"] / name).glob("*.parquet"))[0]))
+        assert meta is not None
+        assert meta.rows == calls.num_rows
+        (text,) = meta.filters["function"]
+        assert parse_function(text).text == text  # names kept
+        named.append(parse_function(text).signature)
     assert sorted(named) == sorted(parse_function(s).signature for s in TYPES)
-    assert [parse_function(t).text for t in meta.filters["function"]] == list(meta.filters["function"])  # names kept
     assert "calls kept undecoded" not in extracted["printed"]  # the workload's calls all decode
 
 
 def test_the_raw_rows_are_proven_before_the_calls_are_kept(extracted: dict[str, Any]) -> None:
     """With --verify, every transaction of the blocks is proven against its block's transactions root, then only the
-    calls are kept: the summary's verified rows are all of them, its written rows the calls."""
-    _, calls = _series(extracted["out"], "transactions")
+    calls are kept: the summary's verified rows are all of them (for each function's series), its written rows the
+    calls."""
+    calls = _calls(extracted["out"], "transactions")
     lines = extracted["printed"].splitlines()
     line = next(i for i, text in enumerate(lines) if text.split()[:1] == ["transactions"])
     assert f"{calls.num_rows:,} rows" in lines[line]
-    assert f"{extracted['raw'].num_rows:,} rows" in lines[line + 1]
+    assert lines[line].endswith(f"in {len(TYPES)} series")
+    assert f"{len(TYPES) * extracted['raw'].num_rows:,} rows (each series' own, summed)" in lines[line + 1]
     assert "verified" in lines[line + 1]
 
 
@@ -154,7 +174,7 @@ def test_bad_input_refused_before_any_request(tmp_path: Path) -> None:
     base = ["extract", "transactions", "-b", "0:10", "--rpc", "http://127.0.0.1:9", "-o", str(out), "--no-progress"]
     for given, says in [
         (["--function", "notasig("], "'notasig(': unbalanced parentheses"),
-        (["--function", "f(uint256 value)", "--function", "g(address value)"], "two types"),
+        (["--function", "burn(uint256)", "--function", "collate_propagate_storage(bytes16)"], "share the selector"),
         (["--function", str(tmp_path / "missing.json")], "neither a function signature nor a readable ABI file"),
     ]:
         code, _, errors = run_cli([*base, *given])  # nothing listens at port 9: a request would fail otherwise
@@ -295,6 +315,24 @@ def test_an_abi_of_two_events_plans_the_series_each_event_alone_plans(devnet_ses
     assert len(each) == len(functions) > 5
 
 
+def test_functions_given_together_are_a_series_each(devnet_session: Devnet, tmp_path: Path) -> None:
+    """``function=`` of several functions (signatures, or an ABI's JSON text) plans the series each function given
+    alone plans, as ``abi=`` does: two functions with a parameter name of two types are two series, not refused."""
+    options = {"blocks": "0:5", "out": tmp_path / "out", "rpc": devnet_session.http_url}
+    plan = chainframe.engine.plan
+    given = ["f(uint256 value)", "g(address value)"]
+    planned = plan(["transactions", "traces"], function=given, **options)
+    alone = [plan([d], function=f, **options).series[0].series for d in ("transactions", "traces") for f in given]
+    assert sorted(s.series for s in planned.series) == sorted(alone)
+    assert len(set(alone)) == 4
+    abi = _abi_file(tmp_path, "Token").read_text()
+    as_text = plan(["transactions"], function=abi, **options)
+    assert sorted(s.series for s in as_text.series) == sorted(
+        s.series for s in plan(["transactions"], abi=json.loads(abi), **options).series
+    )
+    assert len(as_text.series) > 5
+
+
 def test_an_abi_without_what_is_asked_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "out"
     base = ["-b", "0:10", "--rpc", "http://127.0.0.1:9", "-o", str(out), "--no-progress"]
@@ -314,12 +352,11 @@ def test_verify_rpc_proves_the_raw_rows_and_finds_a_changed_call(
     """verify DIR --rpc proves the node's raw transactions of each block against its header, keeps their calls as the
     series' filter does and compares them with the stored ones: a changed argument fails at its block."""
     folder = tmp_path / "copy"
-    shutil.copytree(
-        _series(extracted["out"], "transactions")[0], folder / _series(extracted["out"], "transactions")[0].name
-    )
+    (transfers,) = extracted["out"].glob(f"transactions__{parse_function(TRANSFER).name}__*")
+    shutil.copytree(transfers, folder / transfers.name)
     code, printed, errors = run_cli(["verify", str(folder), "--rpc", devnet_session.http_url])
     assert code == 0, errors
-    line = next(text for text in printed.splitlines() if text.startswith("transactions__f"))
+    line = next(text for text in printed.splitlines() if text.startswith(transfers.name))
     assert f"{extracted['raw'].num_rows:,} rows checked" in line
     series, calls = _series(folder, "transactions")
     (path,) = series.glob("*.parquet")
@@ -344,7 +381,7 @@ def test_an_abis_traces_decode_each_functions_outputs(
 ) -> None:
     """--abi Nest.json on traces: each function's series (one function: no two functions' outputs meet) decodes what
     its frames returned, equal to eth-abi's decoding of the callTracer frames' outputs; a frame that failed has
-    none. A series of several functions keeps its outputs raw (the fixture's)."""
+    none."""
     last = max(extracted["raw"]["block_number"].to_pylist())
     abi = json.loads(ARTIFACTS.read_text())["contracts"]["Nest"]["abi"]
     out = tmp_path / "out"
@@ -373,5 +410,3 @@ def test_an_abis_traces_decode_each_functions_outputs(
         seen[entry["name"]] = len(calls)
     assert checked > 10, (checked, failed)
     assert sum(n > 0 for n in seen.values()) >= 2, seen  # more than one function's outputs
-    _, several = _series(extracted["out"], "traces")
-    assert not [c for c in several.column_names if c.startswith("output_")]

@@ -70,7 +70,7 @@ def test_names_from_the_filters_alone() -> None:
 @pytest.fixture(scope="module")
 def named(devnet_session: Devnet, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One folder with the Token's Transfer logs, transfer calls (three ways: two parameter namings and an
-    overload), and two functions together."""
+    overload), and two functions given together (a series each)."""
     out = tmp_path_factory.mktemp("named")
     token = devnet_session.truth.contracts["Token"]
     common: dict[str, Any] = dict(blocks=f"0:{LAST}", out=out, rpc=devnet_session.http_url, chunk_size=10,
@@ -96,10 +96,15 @@ def test_a_series_of_one_event_or_function_is_named_after_it(named: dict[str, An
     table = scan(out, "transactions", function=CALL).collect()
     assert table.height > 0
     assert set(table["function"]) == {"transfer(address,uint256)"}
-    together = series_folder(out, "transactions", function=[CALL, "ping(uint256 nonce, bytes payload)"])
-    assert together.name.startswith("transactions__f")  # several functions share it: no one name
+    ping = "ping(uint256 nonce, bytes payload)"
+    pings = series_folder(out, "transactions", function=ping)  # given with CALL: a series each, named after it
+    assert pings.name.startswith("transactions__ping__f")
     written = {p.name for p in out.iterdir() if p.is_dir()}
-    assert {logs.name, calls.name, together.name} <= written
+    assert {logs.name, calls.name, pings.name} <= written
+    assert not [n for n in written if n.startswith("transactions__f")]  # no series of both
+    both = scan(out, "transactions", function=[CALL, ping]).collect()  # as extract was given them: both series
+    assert both.height == table.height + scan(out, "transactions", function=ping).collect().height
+    assert set(both["function"]) == {"transfer(address,uint256)", "ping(uint256,bytes)"}
 
 
 def test_same_name_other_columns_or_overload_are_series_of_their_own(named: dict[str, Any]) -> None:

@@ -140,7 +140,7 @@ def add_parser(commands: Any) -> None:
         "--function", action="append", metavar="SIGNATURE",
         help="transactions, traces, eth_calls: keep only the calls of this function, its arguments decoded into typed "
         "columns, e.g. 'transfer(address to, uint256 amount)' (eth_calls: its outputs too, from 'returns (uint256 "
-        "x)'); repeatable; or the path of an ABI JSON file (its functions)",
+        "x)'); repeatable, or the path of an ABI JSON file (its functions): a series per function",
     )  # fmt: skip
     p.add_argument(
         "--abi", action="append", metavar="ABI.json",

@@ -97,8 +97,9 @@ class DecodesCalls:
     """Whether its ``output`` column (what the call returned) is decoded with the functions' outputs (``returns
     (...)``, an ABI entry's ``outputs``) into ``output_<name>`` columns, which the series' filter then keeps in each
     function's text: ``always`` (``eth_calls``: the outputs of several functions share a column by name, a name of
-    two types refused), ``one function`` (``traces``: in a series of one function, as ``--abi`` and ``--abi-dir``
-    write, where no two functions' outputs meet; a series of several keeps them raw), or ``never``."""
+    two types refused, in a series of several an earlier chainframe wrote), ``one function`` (``traces``: in a series
+    of one function, as the engine writes each function's, where no two functions' outputs meet; a series of several
+    an earlier chainframe wrote keeps them raw), or ``never``."""
 
     def outputs_decoded(self, functions: Sequence[Any]) -> bool:
         """Whether a series of ``functions`` decodes their outputs (:attr:`decodes_outputs`)."""
@@ -107,11 +108,12 @@ class DecodesCalls:
     def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = super().check_inputs(given)  # type: ignore[misc]
         if out.get("function"):
-            functions = functions_of(out["function"])
-            decode.call_fields(functions, taken=self.columns, u256="decimal")  # a name with two types refused here
+            functions = functions_of(out["function"])  # two functions of one selector refused here
+            for one in functions:  # the engine writes a series per function (keeps_by): each one's columns checked
+                decode.call_fields([one], taken=self.columns, u256="decimal")
+                if self.outputs_decoded([one]):
+                    decode.output_fields([one], u256="decimal")
             outputs = self.outputs_decoded(functions)
-            if outputs:
-                decode.output_fields(functions, u256="decimal")
             out["function"] = [f.full_text if outputs else f.text for f in functions]
         return out
 

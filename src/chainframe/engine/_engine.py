@@ -71,6 +71,9 @@ class DatasetReport:
     """Rows written with a ``decode_error`` (calls kept whose arguments do not decode with their function)."""
     unverified: dict[str, str] = field(default_factory=dict)
     """With ``verify``: the checks that could not run, and why (never counted as passed)."""
+    series: int = 1
+    """The dataset's series the run wrote (a function's calls each its own): the counts above are their sum, a block
+    verified for each."""
 
 
 @dataclass

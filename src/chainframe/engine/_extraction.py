@@ -4,6 +4,7 @@ once, hold the folder's lock, run :func:`~chainframe.engine._run.extract_round`,
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -13,8 +14,8 @@ from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, BlockRange
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._folder import check_out, prepare_out
-from chainframe.engine._options import check_chunk_size, dataset_inputs, filter_names, whole
-from chainframe.engine._plan import Wanted, check_filters
+from chainframe.engine._options import check_chunk_size, dataset_inputs, series_filters, whole
+from chainframe.engine._plan import Wanted
 from chainframe.engine._ranges import BlocksArg as Blocks
 from chainframe.engine._ranges import BlockSpec, chain_state, parse_blocks, resolve_blocks
 from chainframe.engine._report import Covered, Progress, RunReport, now
@@ -47,18 +48,11 @@ class SeriesAsked(NamedTuple):
 def _series(
     per_dataset: Mapping[str, Mapping[str, Any]], given: Mapping[str, Any], u256: U256, size: int | None, *, each: bool
 ) -> list[Wanted]:
-    """The series of the asked datasets' checked filters: one a dataset, or with ``each``, one per event or function
-    of a dataset that decodes them, each checked alone from what was ``given`` (as given alone: an event's topic 0 is
-    its own hash then); two entries naming one series are one."""
+    """The series of the asked datasets' checked filters (:func:`~chainframe.engine._options.series_filters`); two
+    entries naming one series are one."""
     out: dict[str, Wanted] = {}
     for name, filters in per_dataset.items():
-        own = {k: v for k, v in given.items() if k in filter_names(name)}
-        alone = []
-        for kind in ("event", "function"):
-            entries = own[kind] if each and filters.get(kind) else []
-            entries = list(entries) if isinstance(entries, list | tuple) else [entries]
-            alone += [check_filters(name, {**own, kind: [entry]}) for entry in entries]
-        for one in alone or [dict(filters)]:
+        for one in series_filters(name, filters, given, each=each):
             out.setdefault(series_name(name, one, u256), Wanted(dataset=name, filters=one, u256=u256, chunk_size=size))
     return list(out.values())
 
@@ -141,6 +135,9 @@ class Extraction:
             bar.close()
         for dataset, skipped in result.skipped.items():
             counters.dataset(dataset).skipped += skipped
+        for dataset, count in Counter(w.dataset for w in self.wanted).items():
+            if count > 1 and dataset in counters.datasets:
+                counters.datasets[dataset].series = count
         if repair_only:
             stop = f"checked against the chain at head {head}"
         elif not resolved:

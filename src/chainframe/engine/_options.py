@@ -76,6 +76,37 @@ def abi_entries(abi: Sequence[Any], kind: str) -> list[dict[str, Any]]:
     return [e for e in abi if isinstance(e, dict) and e.get("type", "function") == kind]
 
 
+def series_filters(
+    name: str, filters: Mapping[str, Any], given: Mapping[str, Any], *, each: bool = False
+) -> list[dict[str, Any]]:
+    """The filters of each series a dataset's checked ``filters`` write: one, or one per entry of a filter the dataset
+    keeps its rows by (:attr:`~chainframe.datasets.Dataset.keeps_by`: a function), and with ``each`` (an ABI's) one
+    per event too; each checked alone from what was ``given`` (as given alone: an event's topic 0 is its own hash
+    then)."""
+    own = {k: v for k, v in given.items() if k in filter_names(name)}
+    alone = []
+    for kind in ("event", "function"):
+        split = filters.get(kind) and (each or kind in DATASETS[name].keeps_by)
+        entries = _entries(own[kind], kind) if split else []
+        alone += [check_filters(name, {**own, kind: [entry]}) for entry in entries]
+    return alone or [dict(filters)]
+
+
+def _entries(given: Any, kind: str) -> list[Any]:
+    """A filter's entries as given, one per event or function: an ABI given as its JSON text gives its entries of
+    ``kind`` (a text that is not JSON stays, refused by the dataset's check that names it)."""
+    found = []
+    for value in given if isinstance(given, list | tuple) else [given]:
+        if isinstance(value, str) and value.lstrip().startswith("["):
+            try:
+                found += abi_entries(json.loads(value), kind)
+                continue
+            except ValueError:
+                pass
+        found.append(value)
+    return found
+
+
 def with_abi(datasets: str | Sequence[str], filters: Mapping[str, Any], abi: Any) -> dict[str, Any]:
     """``filters`` with the events and functions of ``abi`` (``--abi``: the path of an ABI file, several paths, or
     one ABI as its list of entries) added to the ``event`` and ``function`` of the asked datasets that take them.

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, register_duckdb
+from chainframe.engine._options import series_filters
 from chainframe.engine._plan import check_datasets, check_filters
 from chainframe.store import (
     Location,
@@ -43,7 +44,9 @@ def scan(
 ) -> pl.LazyFrame:  # fmt: skip
     """A lazy Polars scan of one series: ``dataset`` with the given filters (as given to ``extract``; and
     ``u256="binary"`` for that encoding) under an output folder (local, or ``s3://bucket/prefix``: Polars reads the
-    bucket itself, with the same ``AWS_*`` settings). A series folder's name works as ``dataset`` too.
+    bucket itself, with the same ``AWS_*`` settings). A series folder's name works as ``dataset`` too. Filters of
+    several functions, which ``extract`` writes as a series each, scan them all as one frame (each function's
+    columns null in the other's rows).
 
     A Delta series is read at one snapshot, with chainframe's exact column types: its latest version, ``version``,
     or the version current at ``as_of`` (a datetime or an ISO 8601 text); its files are immutable, so the scan reads
@@ -51,10 +54,32 @@ def scan(
     root = location(folder)
     named = root / dataset
     path = named if dataset not in DATASETS and (is_delta_table(named) or storage(named).files(named)) else None
-    path = path or series_folder(root, dataset, **filters)
+    if path is None:
+        path, *more = _folders(root, dataset, filters)
+        if more:
+            if version is not None:
+                raise InputError(f"version= is one Delta table's commit, and these filters read {len(more) + 1} "
+                                 "series (a function each): scan each one, or give as_of=")  # fmt: skip
+            import polars as pl  # deferred: the module is read by every run, which never scans
+
+            frames = [scan(root, p.name, as_of=as_of) for p in [path, *more]]
+            return pl.concat(frames, how="diagonal_relaxed")
     if not is_delta_table(path) and version is None and as_of is None and not storage(path).files(path):
         raise InputError(f"{path} holds no chunk files; extract {dataset!r} (with these filters) into {folder} first")
     return scan_series(path, version=version, as_of=as_of)
+
+
+def _folders(root: Location, dataset: str, filters: dict[str, Any]) -> list[Location]:
+    """The folders of the series ``extract`` writes with ``filters``: one, or one per function; a series of several
+    functions an earlier chainframe wrote, where it is there."""
+    u256 = filters.pop("u256", "decimal")
+    (dataset,) = check_datasets([dataset])
+    checked = check_filters(dataset, filters)
+    whole = store_series_folder(root, series_name(dataset, checked, u256))
+    each = series_filters(dataset, checked, filters)
+    if len(each) == 1 or is_delta_table(whole) or storage(whole).files(whole):
+        return [whole]
+    return [store_series_folder(root, series_name(dataset, one, u256)) for one in each]
 
 
 def open_duckdb(folder: str | Location, connection: Any = None, *, as_of: datetime | str | None = None) -> Any:

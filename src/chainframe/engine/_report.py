@@ -296,14 +296,17 @@ class RunReport:
         lines += [f"  {note}" for note in self.decoding_notes]
         for name, d in self.datasets.items():
             refetched = f"  {d['refetched']} refetched (chain moved)" if d.get("refetched") else ""
+            series = d.get("series", 1)
             lines.append(
                 f"  {name:<18} {d['rows']:>12,} rows  {d['written']:>5} chunks written  {d['skipped']:>5} skipped"
                 + refetched
+                + (f"  in {series} series" if series > 1 else "")
             )
             if d.get("decode_errors"):
                 lines.append(f"  {'':<18} {d['decode_errors']:,} calls kept undecoded (see their decode_error)")
             if d.get("verified_blocks"):
-                lines.append(f"  {'':<18} verified: {d['verified_blocks']:,} blocks, {d['verified_rows']:,} rows")
+                each = " (each series' own, summed)" if series > 1 else ""
+                lines.append(f"  {'':<18} verified: {d['verified_blocks']:,} blocks, {d['verified_rows']:,} rows{each}")
             for check, reason in sorted(d.get("unverified", {}).items()):
                 lines.append(f"  {'':<18} not verified: {check} ({reason})")
         lines.append(
