@@ -8,9 +8,12 @@ Each round extracts every case into a fresh folder, in turn, so load on a shared
 the figures are medians over the rounds (after one round of warm-up, imports included, left out): wall seconds and
 this process's CPU seconds (the node is another process).
 
-With ``--memory``, each case also runs once in a process of its own over the first half of the chain and over all
-of it, and its peak RSS is printed (the process's VmHWM): memory bounded by the chunk, not by the range, shows as
-about the same peak for both.
+With ``--memory``, each case also runs in a process of its own over the first half of the chain, over all of it, and
+over all of it three times in a row (each into a fresh folder: as a range three times as long would read it), and its
+peak RSS is printed (the process's VmHWM). The peak is reached within the first run, as the allocators (Python's,
+Polars', the C decoder's) grow to what a chunk in flight needs: a peak that grew with the range read would grow
+again with the second and third run; memory bounded by the chunk shows as the same peak for all and for three
+times all. (Half the chain may hold fewer chunks than the run reads at once, so its peak can be lower.)
 
 Run: ``scripts/bench decoded_series`` (add ``--rounds N``, ``--memory``). Prints a table; exit code 0 whatever the
 figures.
@@ -48,18 +51,19 @@ def _timed(**options: Any) -> tuple[float, float, int]:
 _CHILD = """
 import json, sys, tempfile
 import chainframe
-options = json.loads(sys.argv[1])
-with tempfile.TemporaryDirectory() as out:
-    chainframe.extract(out=out, progress=False, **options)
+options, runs = json.loads(sys.argv[1]), int(sys.argv[2])
+for _ in range(runs):
+    with tempfile.TemporaryDirectory() as out:
+        chainframe.extract(out=out, progress=False, **options)
 print(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")))
 """
 
 
-def _peak_mb(options: dict[str, Any]) -> float:
-    """The peak RSS (MB) of a process that runs ``extract(**options)`` alone: its own high-water mark (VmHWM, which
-    exec starts afresh; wait4's ru_maxrss counts the forking parent's pages too)."""
-    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(options)], capture_output=True, text=True,
-                          timeout=600, check=False)  # fmt: skip
+def _peak_mb(options: dict[str, Any], runs: int = 1) -> float:
+    """The peak RSS (MB) of a process that runs ``extract(**options)`` alone, ``runs`` times in a row: its own
+    high-water mark (VmHWM, which exec starts afresh; wait4's ru_maxrss counts the forking parent's pages too)."""
+    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(options), str(runs)], capture_output=True,
+                          text=True, timeout=1200, check=False)  # fmt: skip
     if done.returncode:
         raise SystemExit(f"the memory run of {options.get('datasets')} failed: {done.stderr[-2000:]}")
     return int(done.stdout.split()[-1]) / 1024  # kB
@@ -68,7 +72,9 @@ def _peak_mb(options: dict[str, Any]) -> float:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="rounds of every case (medians)")
-    parser.add_argument("--memory", action="store_true", help="each case's peak RSS, over half the chain and all of it")
+    parser.add_argument(
+        "--memory", action="store_true", help="each case's peak RSS: half the chain, all of it, all of it three times"
+    )
     args = parser.parse_args(argv)
     abi = json.loads(ARTIFACTS.read_text())["contracts"]["Token"]["abi"]
     topics = ["0x" + e.topic0.hex() for e in events_from_abi(abi)]  # the same logs, raw
@@ -89,13 +95,12 @@ def main(argv: Sequence[str] | None = None) -> None:
                 timed = _timed(**common, **options)
                 if round_:
                     figures[name].append(timed)
-        peaks: dict[str, tuple[float, float]] = {}
+        peaks: dict[str, tuple[float, ...]] = {}
         if args.memory:
-            half = f"0:{BENCH_WORKLOAD.blocks // 2}"
+            half = {**common, "blocks": f"0:{BENCH_WORKLOAD.blocks // 2}"}
             for name, options in cases.items():
-                peaks[name] = tuple(  # type: ignore[assignment]
-                    _peak_mb({**common, "blocks": blocks, **options}) for blocks in (half, common["blocks"])
-                )
+                peaks[name] = (_peak_mb({**half, **options}), _peak_mb({**common, **options}),
+                               _peak_mb({**common, **options}, runs=3))  # fmt: skip
     print(f"\n{'case':<28}{'rows':>10}{'wall s':>10}{'cpu s':>10}{'wall x':>9}{'cpu x':>8}")
     medians = {name: (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), runs[0][2])
                for name, runs in figures.items()}  # fmt: skip
@@ -106,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         totals["--abi" in name][1] += cpu
         peak = " ".join(f"{mb:,.0f}" for mb in peaks.get(name, ()))
         print(f"{name:<28}{rows:>10,}{wall:>10.2f}{cpu:>10.2f}{wall / base_wall:>9.2f}{cpu / base_cpu:>8.2f}"
-              + (f"   peak RSS MB, half / all: {peak}" if peak else ""))  # fmt: skip
+              + (f"   peak RSS MB, half / all / 3x all: {peak}" if peak else ""))  # fmt: skip
     (wall, cpu), (base_wall, base_cpu) = totals[True], totals[False]
     print(f"{'all three decoded / raw':<38}{wall:>10.2f}{cpu:>10.2f}{wall / base_wall:>9.2f}{cpu / base_cpu:>8.2f}")
 

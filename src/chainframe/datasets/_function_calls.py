@@ -76,9 +76,26 @@ def _parsed(texts: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(decode.as_functions(list(texts)))
 
 
-@lru_cache(maxsize=256)
+_SCHEMAS: dict[tuple[int, tuple[str, ...], str, bool], tuple[pa.Schema, pa.Schema]] = {}
+""":func:`_with_calls`' schemas, by the base schema's identity (hashing a schema of 50 fields takes 0.1 ms, longer
+than the lookup saves), which each entry holds alive."""
+
+
 def _with_calls(base: pa.Schema, texts: tuple[str, ...], u256: U256, outputs: bool) -> pa.Schema:
-    """``base`` with the call columns of the functions ``texts``: made once per series, not once per piece."""
+    """``base`` with the call columns of the functions ``texts``: made once per series, not once per piece (the base
+    schemas are a dataset's, made once: :func:`~chainframe.datasets._columns.schema`)."""
+    key = (id(base), texts, u256, outputs)
+    known = _SCHEMAS.get(key)
+    if known is not None and known[0] is base:
+        return known[1]
+    if len(_SCHEMAS) > 1024:
+        _SCHEMAS.clear()
+    made = _schema_with_calls(base, texts, u256, outputs)
+    _SCHEMAS[key] = (base, made)
+    return made
+
+
+def _schema_with_calls(base: pa.Schema, texts: tuple[str, ...], u256: U256, outputs: bool) -> pa.Schema:
     made = [f for f in decode.CALL if f.name not in base.names]
     functions = _parsed(texts)
     fields = decode.call_fields(functions, taken=base.names, u256=u256)
@@ -167,20 +184,38 @@ class DecodesCalls:
                                               outputs=self.decodes_outputs == "always")  # fmt: skip
         except InputError:  # a name of two types: each decodes its own
             return super().kept_rows_each(table, filters, u256=u256)  # type: ignore[misc,no-any-return]
-        kept = pc.take(table, rows)
-        columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}
         functions = [_parsed(tuple(each["function"])) for each in filters]
         schemas = [self.schema_with(each, u256) for each in filters]
         grouped = decode.selector_groups(calls, functions)
         if grouped is None:  # a function in two of them: each takes its rows
+            kept = pc.take(table, rows)
+            columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}
             parts = [{n: pc.take(c, decode.selector_rows(calls, own)) for n, c in columns.items()} for own in functions]
-        else:  # each one's rows side by side: one take, then a slice each
-            order, starts = grouped
-            every = pa.Table.from_arrays(list(columns.values()), names=list(columns)).take(order)
-            parts = [{n: every[n].slice(a, b - a) for n in columns} for a, b in pairwise(starts)]
+            return [self._kept(part, own, schema, own_outputs, u256) for part, own, schema in zip(parts, functions,
+                    schemas, strict=True)]  # fmt: skip
+        # Each one's rows side by side: one take, and a table of every series' columns made (and checked) once;
+        # each series' rows are then a slice of it, its columns chosen by name.
+        order, starts = grouped
+        kept, calls = pc.take(table, pc.take(rows, order)), calls.take(order)
+        columns = {**{n: kept[n] for n in kept.column_names}, **{n: calls[n] for n in calls.column_names}}
+        fields = {f.name: f for schema in schemas for f in schema if f.name in columns}
+        every = pa.Table.from_arrays([columns[n] for n in fields], schema=pa.schema(fields.values()))
         out = []
-        for schema, own, part in zip(schemas, functions, parts, strict=True):
-            if own_outputs and self.outputs_decoded(own):
-                part = decode.with_outputs(part, own[0], u256=u256)
-            out.append(pa.Table.from_arrays([part[f.name] for f in schema], schema=schema))
+        for schema, own, (a, b) in zip(schemas, functions, pairwise(starts), strict=True):
+            part = every.slice(a, b - a)
+            if not (own_outputs and self.outputs_decoded(own)):
+                mine = part.select(schema.names).replace_schema_metadata(schema.metadata)
+                if mine.schema.equals(schema, check_metadata=True):
+                    out.append(mine)
+                    continue
+            columns = dict(zip(part.column_names, part.columns, strict=True))
+            out.append(self._kept(columns, own, schema, own_outputs, u256))
         return out
+
+    def _kept(
+        self, part: Mapping[str, Any], own: Sequence[Any], schema: pa.Schema, own_outputs: bool, u256: U256
+    ) -> pa.Table:
+        """One series' rows from its columns (``part``), its outputs decoded where it decodes its own."""
+        if own_outputs and self.outputs_decoded(own):
+            part = decode.with_outputs(part, own[0], u256=u256)
+        return pa.Table.from_arrays([part[f.name] for f in schema], schema=schema)

@@ -242,15 +242,16 @@ def selector_groups(calls: pa.Table, groups: Sequence[Sequence[Function]]) -> tu
     """The rows of ``calls`` (:func:`call_columns`' table) put group by group, by which of ``groups`` their
     function is in, in order within each: the take indices that put them so, and where each group starts (and the
     last ends); None where two groups share a selector."""
-    numbers = _numbers(calls)
-    owner = np.full(len(numbers), len(groups), np.int64)  # a row of no group (none: every call is of one) goes last
-    taken: set[int] = set()
+    group_of: dict[int, int] = {}
     for group, functions in enumerate(groups):
-        own = {_selector(f)[1] for f in functions}
-        if own & taken:
-            return None
-        taken |= own
-        owner[np.isin(numbers, list(own))] = group
+        for selector in {_selector(f)[1] for f in functions}:
+            if group_of.setdefault(selector, group) != group:
+                return None
+    keys = np.array(sorted(group_of), np.uint32)
+    numbers = _numbers(calls)
+    at = np.minimum(np.searchsorted(keys, numbers), len(keys) - 1)  # each row's group in one pass, not a pass a group
+    found = keys[at] == numbers
+    owner = np.where(found, np.array([group_of[int(k)] for k in keys], np.int64)[at], len(groups))  # none: last
     starts = np.zeros(len(groups) + 1, np.int64)
     np.cumsum(np.bincount(owner, minlength=len(groups) + 1)[: len(groups)], out=starts[1:])
     return take_indices(np.argsort(owner, kind="stable")), [int(s) for s in starts]
