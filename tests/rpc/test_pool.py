@@ -179,13 +179,27 @@ def test_a_gateway_killed_mid_run_is_set_aside_and_the_run_is_exact(
     display = gateways[1].endpoint.display
     one = tmp_path / "one-endpoint"
     extract(DATASETS, blocks=KILLED_RUN, out=one, rpc=devnet_session.http_url, progress=False)
-    timer = threading.Timer(1.0, killed.stop)
-    timer.start()
+    served_before = sum(gateways[1].stats()["calls"].values())  # the earlier tests' calls
+    running = threading.Event()
+
+    def kill_once_it_served_its_share() -> None:
+        """Killed once it has served 15 calls of this run (after a fixed second, a loaded machine had it serve 7)."""
+        deadline = time.monotonic() + 60
+        while running.is_set() and time.monotonic() < deadline:
+            if sum(gateways[1].stats()["calls"].values()) - served_before >= 15:
+                break
+            time.sleep(0.05)
+        killed.stop()
+
+    killer = threading.Thread(target=kill_once_it_served_its_share)
+    running.set()
+    killer.start()
     try:
         report = extract(DATASETS, blocks=KILLED_RUN, out=tmp_path / "three", rpc=_providers(gateways),
                          client_options=OPTIONS, progress=False)  # fmt: skip
     finally:
-        timer.join()
+        running.clear()
+        killer.join()
     assert not killed.alive()
     _same_rows(tmp_path / "three", one)
     assert report.set_aside[display].startswith("connection failed")
