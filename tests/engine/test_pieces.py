@@ -19,7 +19,7 @@ from chainframe.datasets import DATASETS, BlockRange
 from chainframe.datasets._function_calls import CALL_CHUNKS
 from chainframe.devnet import Devnet
 from chainframe.devnet._node_rpc import NodeRPC
-from chainframe.engine import _pieces
+from chainframe.engine import _engine, _pieces
 from chainframe.engine._pieces import PieceTables
 from chainframe.engine._plan import ChunkTask
 
@@ -49,24 +49,42 @@ def _folder(out: Path) -> dict[str, pa.Table]:
             for p in sorted(out.glob("*__*")) if p.is_dir()}  # fmt: skip
 
 
-@pytest.mark.parametrize("dataset", ["transactions", "traces"])
+@pytest.mark.parametrize(("dataset", "verify"), [("transactions", False), ("traces", False), ("transactions", True)])
 def test_a_series_per_function_reads_each_piece_once(
-    dataset: str, devnet: Devnet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    dataset: str, verify: bool, devnet: Devnet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """With ``verify``, each piece is also proven once for all the series (the raw rows their calls are kept from),
+    and each series counts it as its own."""
     rpc = NodeRPC(devnet.node.url)
     try:
         finalized = int(rpc.call("eth_getBlockByNumber", "finalized", False)["number"], 16)
     finally:
         rpc.close()
-    options = {"blocks": "0:latest", "rpc": devnet.http_url, "progress": False, "abi_dir": ABIS, "address": TOKEN}
+    options = {"blocks": "0:latest", "rpc": devnet.http_url, "progress": False, "abi_dir": ABIS, "address": TOKEN,
+               "verify": verify}  # fmt: skip
     seen = _transforms(monkeypatch, dataset)
-    chainframe.extract(dataset, out=tmp_path / "kin", **options)
+    proofs: Counter[tuple[int, int]] = Counter()
+    prove = _engine.verify_piece
+
+    def counted(dataset: Any, rows: pa.Table, part: BlockRange, *args: Any, **kwargs: Any) -> Any:
+        proofs[(part.start, part.end)] += 1
+        return prove(dataset, rows, part, *args, **kwargs)
+
+    monkeypatch.setattr(_engine, "verify_piece", counted)
+    report = chainframe.extract(dataset, out=tmp_path / "kin", **options)
     series = _folder(tmp_path / "kin")
     assert len(series) >= 5, f"an ABI folder's Token decodes into a series per function: {sorted(series)}"
     assert sum(t.num_rows for t in series.values()) > 0
     assert {r for r in seen if r[1] <= finalized}, "no piece below the finalized block: the check would mean nothing"
     assert {r for r in seen if r[1] > finalized}, "no piece above the finalized block: the check would mean nothing"
     assert set(seen.values()) == {1}, f"pieces transformed more than once: {seen}"
+    if verify:  # proven once a piece, and counted by every series as its own
+        assert len(proofs) == len(seen), proofs
+        assert set(proofs.values()) == {1}, f"pieces proven more than once: {proofs}"
+        raw = chainframe.collect(dataset, blocks=options["blocks"], rpc=devnet.http_url).num_rows
+        assert report.datasets[dataset]["verified_rows"] == len(series) * raw
+    else:
+        assert not proofs
     # A series of one function's calls is in chunks of ten times its dataset's (datasets._function_calls).
     size = DATASETS[dataset].chunk_size * CALL_CHUNKS
     names = {p.name for p in (tmp_path / "kin").glob("*__*/*.parquet")}
@@ -96,14 +114,18 @@ async def test_a_kin_hands_a_piece_on_once_and_a_failed_first_reader_hands_nothi
     assert kin is not None
     assert pieces.kin(tasks[1]) == kin
     assert pieces.kin(tasks[3]) is None  # other blocks fetched: alone
-    assert pieces.kin(tasks[4]) is None  # it proves its own pieces
+    assert pieces.kin(tasks[4]) is None  # verifying: kin only of other verifying tasks, and it has none
+    proving = [_task("a()", verify=True), _task("b()", verify=True), _task("c()")]
+    both = PieceTables(proving)
+    assert both.kin(proving[0]) == both.kin(proving[1]) is not None  # they prove each piece once, for both
+    assert both.kin(proving[2]) is None
     assert pieces.span(kin, 0, 60) == 60
     assert pieces.span(kin, 0, 10) == 60  # as the first planned it
 
     assert pieces.members(kin) == [t.filters for t in tasks[:3]]  # each kin task's filters, once
     assert [pieces.member(t) for t in tasks[:3]] == [0, 1, 2]
     rows = pa.table({"block_number": pa.array([1, 2], pa.uint64())})
-    read = (rows, [rows.slice(0, 1), rows.slice(1), rows.slice(0, 0)], [(59, b"h", b"h")])
+    read = (rows, [rows.slice(0, 1), rows.slice(1), rows.slice(0, 0)], [(59, b"h", b"h")], None)
     assert await pieces.take(kin, BlockRange(0, 59)) == (None, True)
     pieces.give(kin, BlockRange(0, 59), read)
     pieces.give(kin, BlockRange(0, 59), None)  # a second give changes nothing
@@ -118,7 +140,7 @@ async def test_a_kin_hands_a_piece_on_once_and_a_failed_first_reader_hands_nothi
     big = pa.table({"block_number": pa.array(range(1_000), pa.uint64())})
     _, first = await pieces.take(kin, BlockRange(81, 90))
     assert first
-    pieces.give(kin, BlockRange(81, 90), (big, [], []))  # over the bytes held at most: not held
+    pieces.give(kin, BlockRange(81, 90), (big, [], [], None))  # over the bytes held at most: not held
     assert await pieces.take(kin, BlockRange(81, 90)) == (None, False)
 
     # A chunk read again because the chain moved: a table held is dropped, and a piece still being read is handed

@@ -184,9 +184,9 @@ async def fetch_and_decode(
 
         await fetch_logs(client, blocks, log_filters, state, decode_piece, put, wrap=witnessed)
     else:
-        kin = run.pieces.kin(task) if run.pieces is not None and group is None and proven is None else None
+        kin = run.pieces.kin(task) if run.pieces is not None and group is None else None
         member = run.pieces.member(task) if kin is not None else 0
-        read: dict[BlockRange, tuple[pa.Table, list[pa.Table]]] = {}
+        read: dict[BlockRange, tuple[pa.Table, list[pa.Table], Proven | None]] = {}
 
         def work(
             bodies: list[bytes], part: BlockRange, proof: Material | None, received: Received, each: bool = False
@@ -195,12 +195,16 @@ async def fetch_and_decode(
                 check_bodies(bodies)
             table = dataset.transform(bodies, chain_id=chain_id, u256=task.u256)
             check_rows(dataset.row_checks, table, part)
+            piece_proven = None
             if proven is not None:
-                proven.add(verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
-                                        bodies=bodies, received=received, family=task.chain_family))  # fmt: skip
+                piece_proven = verify_piece(dataset, table, part, proof, chain_id=chain_id, filters=task.filters,
+                                            bodies=bodies, received=received, family=task.chain_family)  # fmt: skip
+                if not each:  # a kin's first read counts it once its rows are handed on (first_read)
+                    proven.add(piece_proven)
             table = sort_table(table, dataset.sort)
             if each:  # the kin's first read: every kin task's rows in one pass (engine._pieces)
-                read[part] = table, dataset.kept_rows_each(table, run.pieces.members(kin), u256=task.u256)
+                read[part] = (table, dataset.kept_rows_each(table, run.pieces.members(kin), u256=task.u256),
+                              piece_proven)  # fmt: skip
                 kept = read[part][1][member]
             else:
                 kept = dataset.kept_rows(table, task.filters, u256=task.u256)  # function=: the calls, decoded
@@ -215,10 +219,13 @@ async def fetch_and_decode(
                     return
                 given, first = await run.pieces.take(kin, part)  # read once for the kin (engine._pieces)
                 if given is not None:
-                    table, each, witnesses = given
+                    table, each, witnesses, piece_proven = given
                     if check is not None and check.watches(part.end):  # what its reader saw, checked at commit
                         check.witnesses.extend(witnesses)
                         check.see_rows(table)
+                    if proven is not None:  # the raw rows its rows are kept from, proven by the reader
+                        assert piece_proven is not None  # verifying tasks are kin only of each other
+                        proven.add(piece_proven)
                     await put(part, each[member])
                     return
                 try:
@@ -241,8 +248,11 @@ async def fetch_and_decode(
                 assert check is not None
                 seen.append((part.end, before, await block_hash(client, part.end)))
                 check.witnesses.extend(seen)
-            table, each = read.pop(part)
-            run.pieces.give(kin, part, (table, each, seen))
+            table, each, piece_proven = read.pop(part)
+            if proven is not None:
+                assert piece_proven is not None
+                proven.add(piece_proven)
+            run.pieces.give(kin, part, (table, each, seen, piece_proven))
             await put(part, *result)
 
         async def own(part: BlockRange) -> None:
@@ -393,7 +403,10 @@ async def _attempt(
             nonlocal undecoded
             if "decode_error" in table.column_names:  # calls kept that do not decode with their function
                 undecoded += table.num_rows - table["decode_error"].null_count
-            await anyio.to_thread.run_sync(writer.write, task.stored(table))
+            if writer.fills(table.num_rows):  # a row group to encode and write: in a worker thread
+                await anyio.to_thread.run_sync(writer.write, task.stored(table))
+            else:  # only held until then (a function's series keeps a few calls of each piece): no thread hop
+                writer.write(task.stored(table))
 
         sink = InOrder(task.fetch_start, write)
         check = ChunkCheck(task.dataset, finalized)
@@ -512,7 +525,7 @@ async def run_tasks(
     asking_shared = context.asking(shared) if sharing else context
     # Series that keep different rows of the same blocks (a function each) read each piece once (engine._pieces),
     # handed out slot by slot: a piece's table is held only until the kin's tasks of its slot, begun together, took it.
-    pieces = PieceTables(planned)
+    pieces = PieceTables(t for t in planned if joint.group(t) is None)  # a group's member reads with its group
     context, asking_shared = context._replace(pieces=pieces), asking_shared._replace(pieces=pieces)
     if pieces.kins:
         handed.sort(key=lambda task: task.start)

@@ -17,8 +17,11 @@ blocks whose series differ only in the filters their dataset declares as choosin
   read the piece (the piece's last block's hash before and after, and the block hashes of the answers other series
   read for it: :mod:`chainframe.engine._shared`), and each kin task adds those witnesses and the table's block
   hashes to its own chunk's, checked at its commit as if it had read the piece itself. A chunk read again because
-  the chain moved forgets the tables of its blocks (:meth:`PieceTables.forget`) first. A task that verifies proves
-  its own pieces and is nobody's kin.
+  the chain moved forgets the tables of its blocks (:meth:`PieceTables.forget`) first;
+- verifying kin (``--verify``: their tasks are kin only of each other) prove each piece once: its first reader proves
+  the raw rows against the blocks' headers before any series keeps its rows, and hands on what it proved, which
+  each kin task counts as its own (a series' rows are proven when the raw rows they are kept from are). A task
+  proven in a group with other datasets (:mod:`chainframe.engine._joint`) reads alone.
 
 A first reader whose piece fails hands nothing on: the others read the piece themselves, with their own retries and
 checks, as if alone.
@@ -42,25 +45,27 @@ from chainframe.store import series_name
 KEPT_BYTES = 64_000_000
 """Piece tables held for the kin still to read them, at most."""
 
-Kin = tuple[str, str, str, int, int]
-"""Tasks that read the same rows: the dataset, its filters but those that choose rows (as JSON), the u256 form, and
-the blocks fetched (first, last)."""
+Kin = tuple[str, str, str, int, int, bool, str | None]
+"""Tasks that read the same rows: the dataset, its filters but those that choose rows (as JSON), the u256 form, the
+blocks fetched (first, last), and whether they verify, by which chain family's rules."""
 Witness = tuple[int, bytes | None, bytes | None]
 """A block, its hash before and after a read (:attr:`~chainframe.engine._canonical.ChunkCheck.witnesses`)."""
 
 
-Read = tuple[pa.Table, list[pa.Table], list[Witness]]
+Read = tuple[pa.Table, list[pa.Table], list[Witness], Any]
 """A piece as its first reader hands it on: its rows, each kin task's rows of them (in :meth:`PieceTables.members`'
-order), and what the reader saw of the chain meanwhile."""
+order), what the reader saw of the chain meanwhile, and what it proved of the rows (verifying kin; else None: a
+:class:`~chainframe.engine._verified.Proven`)."""
 
 
 def kin_of(task: ChunkTask) -> Kin | None:
-    """``task``'s kin (None: its dataset keeps every row it reads, or it verifies)."""
+    """``task``'s kin (None: its dataset keeps every row it reads)."""
     dataset = DATASETS[task.dataset]
-    if task.verify or not dataset.keeps_by or not dataset.selects(task.filters):
+    if not dataset.keeps_by or not dataset.selects(task.filters):
         return None
     rest = {k: v for k, v in task.filters.items() if k not in dataset.keeps_by}
-    return task.dataset, json.dumps(rest, sort_keys=True), task.u256, task.fetch_start, task.end
+    filters = json.dumps(rest, sort_keys=True)
+    return task.dataset, filters, task.u256, task.fetch_start, task.end, task.verify, task.family
 
 
 def asker(task: ChunkTask) -> str:

@@ -317,6 +317,11 @@ class ChunkWriter:
         self._least: int | None = None
         self._greatest: int | None = None
 
+    def fills(self, rows: int) -> bool:
+        """Whether :meth:`write` of ``rows`` more rows fills a row group, and so writes to the file (else it only holds
+        them: cheap enough to call without a worker thread)."""
+        return self._held_rows + rows >= self._group
+
     def write(self, table: pa.Table) -> None:
         """Append rows (in order); they reach the file whenever a row group is full."""
         if not table.schema.equals(self.schema, check_metadata=False):
