@@ -5,6 +5,7 @@ tests/engine/test_shared_live.py."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,14 @@ def test_a_series_per_function_reads_each_piece_once(
         return prove(dataset, rows, part, *args, **kwargs)
 
     monkeypatch.setattr(_engine, "verify_piece", counted)
+    chains: list[int] = []
+    read_chain = _engine.chain_for
+
+    async def counted_chain(client: Any, task: ChunkTask, finalized: int) -> Any:
+        chains.append(task.start)
+        return await read_chain(client, task, finalized)
+
+    monkeypatch.setattr(_engine, "chain_for", counted_chain)
     report = chainframe.extract(dataset, out=tmp_path / "kin", **options)
     series = _folder(tmp_path / "kin")
     assert len(series) >= 5, f"an ABI folder's Token decodes into a series per function: {sorted(series)}"
@@ -78,6 +87,7 @@ def test_a_series_per_function_reads_each_piece_once(
     assert {r for r in seen if r[1] <= finalized}, "no piece below the finalized block: the check would mean nothing"
     assert {r for r in seen if r[1] > finalized}, "no piece above the finalized block: the check would mean nothing"
     assert set(seen.values()) == {1}, f"pieces transformed more than once: {seen}"
+    assert chains == [0], chains  # one chunk a series: its headers read once for all of them
     if verify:  # proven once a piece, and counted by every series as its own
         assert len(proofs) == len(seen), proofs
         assert set(proofs.values()) == {1}, f"pieces proven more than once: {proofs}"
@@ -95,6 +105,7 @@ def test_a_series_per_function_reads_each_piece_once(
     monkeypatch.setattr(_pieces, "kin_of", lambda task: None)  # every series reads its own pieces
     chainframe.extract(dataset, out=tmp_path / "alone", **options)
     assert sum(alone.values()) > kin_transforms  # alone, each series transformed its pieces itself
+    assert len(chains) >= 1 + len(series)  # and read its headers itself
     written = _folder(tmp_path / "alone")
     assert written.keys() == series.keys()
     for name, table in written.items():
@@ -125,7 +136,7 @@ async def test_a_kin_hands_a_piece_on_once_and_a_failed_first_reader_hands_nothi
     assert pieces.members(kin) == [t.filters for t in tasks[:3]]  # each kin task's filters, once
     assert [pieces.member(t) for t in tasks[:3]] == [0, 1, 2]
     rows = pa.table({"block_number": pa.array([1, 2], pa.uint64())})
-    read = (rows, [rows.slice(0, 1), rows.slice(1), rows.slice(0, 0)], [(59, b"h", b"h")], None)
+    read = (rows, [rows.slice(0, 1), rows.slice(1), rows.slice(0, 0)], [(59, b"h", b"h")], None, 1.0)
     assert await pieces.take(kin, BlockRange(0, 59)) == (None, True)
     pieces.give(kin, BlockRange(0, 59), read)
     pieces.give(kin, BlockRange(0, 59), None)  # a second give changes nothing
@@ -140,7 +151,7 @@ async def test_a_kin_hands_a_piece_on_once_and_a_failed_first_reader_hands_nothi
     big = pa.table({"block_number": pa.array(range(1_000), pa.uint64())})
     _, first = await pieces.take(kin, BlockRange(81, 90))
     assert first
-    pieces.give(kin, BlockRange(81, 90), (big, [], [], None))  # over the bytes held at most: not held
+    pieces.give(kin, BlockRange(81, 90), (big, [], [], None, 1.0))  # over the bytes held at most: not held
     assert await pieces.take(kin, BlockRange(81, 90)) == (None, False)
 
     # A chunk read again because the chain moved: a table held is dropped, and a piece still being read is handed
@@ -182,3 +193,37 @@ def test_each_kin_tasks_rows_in_one_pass_equal_its_own(devnet: Devnet, tmp_path:
         assert any(t.num_rows for t in alone), "no calls kept: the check below would mean nothing"
         for got, want in zip(each, alone, strict=True):
             assert got.equals(want)
+
+
+@pytest.mark.anyio
+async def test_a_kin_shares_the_headers_read_after_its_rows() -> None:
+    """The headers one kin task's commit read serve another of the same blocks whose answers all came before they
+    were asked for; one whose answers came later, or whose kin's read failed, reads its own; forget drops them."""
+    tasks = [_task("a()"), _task("b()"), _task("c()")]
+    pieces = PieceTables(tasks)
+    reads: list[str] = []
+
+    def reader(name: str, fail: bool = False) -> Any:
+        async def read() -> dict[int, str]:
+            reads.append(name)
+            if fail:
+                raise RuntimeError("the node went away")
+            return {0: name}
+
+        return read
+
+    before = time.monotonic()
+    assert await pieces.chain(tasks[0], before, reader("a")) == {0: "a"}
+    assert await pieces.chain(tasks[1], before, reader("b")) == {0: "a"}  # its rows came before a's headers
+    assert reads == ["a"]
+    assert await pieces.chain(tasks[2], time.monotonic(), reader("c")) == {0: "c"}  # rows newer than the headers
+    assert reads == ["a", "c"]
+
+    pieces.forget(BlockRange(0, 99))
+    assert await pieces.chain(tasks[1], before, reader("b")) == {0: "b"}  # forgotten: read again
+    pieces.forget(BlockRange(0, 99))
+    with pytest.raises(RuntimeError):
+        await pieces.chain(tasks[0], 0.0, reader("a2", fail=True))
+    assert await pieces.chain(tasks[2], 0.0, reader("c2")) == {0: "c2"}  # the kin's read failed: its own
+    assert await pieces.chain(_task("d()", start=50), 0.0, reader("d")) == {0: "d"}  # no kin: its own
+    assert reads == ["a", "c", "b", "a2", "c2", "d"]

@@ -198,6 +198,8 @@ def with_outputs(calls: Mapping[str, Any], function: Function, *, u256: U256) ->
     if not function.outputs:
         return dict(calls)
     n = len(calls["output"])
+    if n == 0:  # a piece without calls of it (most pieces, for most of a contract's functions): nothing to decode
+        return dict(calls) | {f.name: pa.nulls(0, f.type) for f in output_fields([function], u256=u256)}
     table = pa.table({"output": calls["output"], "error": calls["error"]})
     reasons = _Reasons(n)
     decoded = _outputs(table, np.arange(n, dtype=np.int64), function, reasons, u256=u256)

@@ -149,6 +149,13 @@ class ChunkCheck:
     """(block, hash before the piece, hash after) for every piece reaching above ``finalized``."""
     pairs: dict[int, set[bytes]] = field(default_factory=dict)
     """Block -> the block hashes its rows carry (above ``finalized`` only)."""
+    last_read: float = 0.0
+    """When the last of its pieces' answers was received (``time.monotonic``): headers read after it can confirm
+    them (:meth:`chainframe.engine._pieces.PieceTables.chain`)."""
+
+    def read(self, at: float) -> None:
+        """One of its pieces' answers were received at ``at``."""
+        self.last_read = max(self.last_read, at)
 
     def watches(self, last_block: int) -> bool:
         return last_block > self.finalized

@@ -9,6 +9,7 @@ with its metadata. A chunk that turns out to mix forks is fetched again. Counter
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -219,10 +220,12 @@ async def fetch_and_decode(
                     return
                 given, first = await run.pieces.take(kin, part)  # read once for the kin (engine._pieces)
                 if given is not None:
-                    table, each, witnesses, piece_proven = given
-                    if check is not None and check.watches(part.end):  # what its reader saw, checked at commit
-                        check.witnesses.extend(witnesses)
-                        check.see_rows(table)
+                    table, each, witnesses, piece_proven, received = given
+                    if check is not None:
+                        check.read(received)
+                        if check.watches(part.end):  # what its reader saw, checked at commit
+                            check.witnesses.extend(witnesses)
+                            check.see_rows(table)
                     if proven is not None:  # the raw rows its rows are kept from, proven by the reader
                         assert piece_proven is not None  # verifying tasks are kin only of each other
                         proven.add(piece_proven)
@@ -244,6 +247,9 @@ async def fetch_and_decode(
             before = await block_hash(client, part.end) if watched else None
             with witnessing(seen):  # the block hashes of answers other series read, this piece's own
                 result = await checked(answer_of(part, each=True), method=dataset.method, blocks=part, client=client)
+            received = time.monotonic()
+            if check is not None:
+                check.read(received)
             if watched:
                 assert check is not None
                 seen.append((part.end, before, await block_hash(client, part.end)))
@@ -252,11 +258,14 @@ async def fetch_and_decode(
             if proven is not None:
                 assert piece_proven is not None
                 proven.add(piece_proven)
-            run.pieces.give(kin, part, (table, each, seen, piece_proven))
+            run.pieces.give(kin, part, (table, each, seen, piece_proven, received))
             await put(part, *result)
 
         async def own(part: BlockRange) -> None:
-            await put(part, *await checked(answer_of(part), method=dataset.method, blocks=part, client=client))
+            result = await checked(answer_of(part), method=dataset.method, blocks=part, client=client)
+            if check is not None:
+                check.read(time.monotonic())
+            await put(part, *result)
 
         def answer_of(
             part: BlockRange, each: bool = False
@@ -420,7 +429,10 @@ async def _attempt(
                 place.give_back()
             proven = await group.proven(task.dataset)
         blocks = f"{task.start}..{task.end}"
-        chain = await chain_for(client, task, finalized)
+        if run.pieces is not None and group is None:  # headers another kin task read after these rows, if any
+            chain = await run.pieces.chain(task, check.last_read, partial(chain_for, client, task, finalized))
+        else:
+            chain = await chain_for(client, task, finalized)
         check.confirm(chain, blocks=blocks)
         first, last = chain[task.start], chain[task.end]
         assert first is not None

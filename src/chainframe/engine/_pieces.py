@@ -21,7 +21,10 @@ blocks whose series differ only in the filters their dataset declares as choosin
 - verifying kin (``--verify``: their tasks are kin only of each other) prove each piece once: its first reader proves
   the raw rows against the blocks' headers before any series keeps its rows, and hands on what it proved, which
   each kin task counts as its own (a series' rows are proven when the raw rows they are kept from are). A task
-  proven in a group with other datasets (:mod:`chainframe.engine._joint`) reads alone.
+  proven in a group with other datasets (:mod:`chainframe.engine._joint`) reads alone;
+- the headers a kin task reads at its commit to confirm its chunk (:func:`chainframe.engine._engine.chain_for`) serve
+  the other kin tasks of the same blocks whose pieces' answers were all received before those headers were asked
+  for (:meth:`PieceTables.chain`): they confirm the same rows, read no later.
 
 A first reader whose piece fails hands nothing on: the others read the piece themselves, with their own retries and
 checks, as if alone.
@@ -30,8 +33,9 @@ checks, as if alone.
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,10 +56,10 @@ Witness = tuple[int, bytes | None, bytes | None]
 """A block, its hash before and after a read (:attr:`~chainframe.engine._canonical.ChunkCheck.witnesses`)."""
 
 
-Read = tuple[pa.Table, list[pa.Table], list[Witness], Any]
+Read = tuple[pa.Table, list[pa.Table], list[Witness], Any, float]
 """A piece as its first reader hands it on: its rows, each kin task's rows of them (in :meth:`PieceTables.members`'
-order), what the reader saw of the chain meanwhile, and what it proved of the rows (verifying kin; else None: a
-:class:`~chainframe.engine._verified.Proven`)."""
+order), what the reader saw of the chain meanwhile, what it proved of the rows (verifying kin; else None: a
+:class:`~chainframe.engine._verified.Proven`), and when its answers were received (``time.monotonic``)."""
 
 
 def kin_of(task: ChunkTask) -> Kin | None:
@@ -74,6 +78,16 @@ def asker(task: ChunkTask) -> str:
     others, who never ask for it."""
     kin = kin_of(task)
     return series_name(task.dataset, task.filters, task.u256) if kin is None else f"kin {json.dumps(kin)}"
+
+
+@dataclass(eq=False)
+class _Chain:
+    asked_at: float
+    """When its headers were asked for: rows received before then are confirmed by them."""
+    left: int
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    headers: Any = None
+    """The headers read (None: the read failed, or has not ended)."""
 
 
 @dataclass(eq=False)
@@ -101,6 +115,7 @@ class PieceTables:
         self._bytes = 0
         self._plans: dict[Kin, dict[int, int]] = {}
         self._entries: dict[tuple[Kin, int], _Entry] = {}
+        self._chains: dict[tuple[Kin, int], _Chain] = {}
 
     @property
     def kins(self) -> int:
@@ -154,6 +169,31 @@ class PieceTables:
             self._bytes += _size(read)
         entry.ready.set()
 
+    async def chain(self, task: ChunkTask, received: float, read: Callable[[], Awaitable[Any]]) -> Any:
+        """The headers ``task``'s commit confirms its chunk with: those another kin task of the same blocks read, if
+        it asked for them after ``received`` (when the last of ``task``'s answers came), else ``read()``'s, which
+        then serve the others."""
+        kin = self.kin(task)
+        if kin is None:
+            return await read()
+        key = (kin, task.start)
+        shared = self._chains.get(key)
+        if shared is not None and shared.asked_at >= received:
+            await shared.ready.wait()
+            shared.left -= 1
+            if shared.left <= 0 and self._chains.get(key) is shared:
+                del self._chains[key]
+            if shared.headers is not None:
+                return shared.headers
+            return await read()
+        mine = _Chain(asked_at=time.monotonic(), left=self._tasks[kin] - 1)
+        self._chains[key] = mine
+        try:
+            mine.headers = await read()
+        finally:
+            mine.ready.set()
+        return mine.headers
+
     def forget(self, blocks: BlockRange) -> None:
         """Drop the tables of pieces among ``blocks`` (a chunk read again because the chain moved): the next to ask
         reads the piece again; one still being read is handed on to nobody (its waiters read it alone)."""
@@ -161,6 +201,8 @@ class PieceTables:
             if key[1] <= blocks.end and entry.end >= blocks.start:
                 self._drop(key)
                 entry.ready.set()
+        for key in [k for k in self._chains if k[0][3] <= blocks.end and k[0][4] >= blocks.start]:
+            del self._chains[key]
 
     def _drop(self, key: tuple[Kin, int]) -> None:
         entry = self._entries.pop(key, None)
