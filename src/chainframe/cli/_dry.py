@@ -194,7 +194,8 @@ def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mappi
 
 def read_once(estimates: list[Estimate]) -> list[Estimate]:
     """``estimates`` with the series that keep other rows of blocks another series reads (an ABI's functions of one
-    dataset) fetching none of them: a run reads each piece once for all of them (:mod:`chainframe.engine._pieces`)."""
+    dataset) fetching none of them, nor the headers their commits check: a run reads each piece, and each chunk's
+    headers, once for all of them (:mod:`chainframe.engine._pieces`)."""
     first: dict[tuple[Any, ...], str] = {}
     for e in estimates:
         kin = e.plan.kin()
@@ -202,6 +203,9 @@ def read_once(estimates: list[Estimate]) -> list[Estimate]:
             continue
         if kin in first:
             e.read_with, e.calls, e.others = first[kin], 0, {}
+            # Nor the headers its chunks' commits read (the first of the kin to commit reads them for all), nor the
+            # run's chain state, read once for the run and counted with the first.
+            e.overhead, e.overhead_batches = 0, 0
         else:
             first[kin] = e.plan.series
     return estimates
