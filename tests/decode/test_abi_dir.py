@@ -5,6 +5,7 @@ on each side with the implementation in force there; the decoded rows checked ag
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -144,6 +145,17 @@ def _series(out: Path, dataset: str) -> dict[str, list[tuple[str, pa.Table]]]:
     return found
 
 
+def _decoded_with(out: Path, folder: str) -> set[str]:
+    """What each chunk's footer of a series folder says decoded it (read from the files, not through chainframe)."""
+    files = (out / folder).glob("*.parquet")
+    return {json.loads(pq.read_metadata(f).metadata[b"chainframe.decoded_with"]) for f in files}
+
+
+def _digest(entries: list[dict[str, Any]]) -> str:
+    """An ABI's digest as the footers give it, computed here: sha-256 of its entries' canonical JSON, 16 hex digits."""
+    return hashlib.sha256(json.dumps(entries, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
 def _stored(value: Any) -> Any:
     """What the test sent as the decoded column holds it with --u256 binary: integers as 32-byte words."""
     if isinstance(value, int):
@@ -207,7 +219,11 @@ def test_extract_decodes_each_side_with_its_implementation(chain: ProxyChain, tm
         assert [s["status"] for s in sent] == [1] * len(sent)
         assert len(sent) >= 2
         for function in methods[name]:
-            ((_, table),) = calls[function]  # one series a function
+            ((folder, table),) = calls[function]  # one series a function
+            (said,) = _decoded_with(out, folder)  # each file's footer says which ABI decoded it (issue 39)
+            file, digest = said.split(" sha256:")
+            assert (ABIS / file).is_file(), said
+            assert digest == _digest(abi_of(name)), (name, said)
             mine = [s for s in sent if s["signature"].split("(")[0] == function]
             assert table["transaction_hash"].to_pylist() == [bytes.fromhex(s["hash"][2:]) for s in mine]
             assert table["function"].to_pylist() == [s["signature"] for s in mine]
@@ -224,7 +240,9 @@ def test_extract_decodes_each_side_with_its_implementation(chain: ProxyChain, tm
             assert events["topics"][i].as_py()[0] == keccak256(event.encode())
             assert {n: _column(events, n)[i] for n in values} == {n: _stored(v) for n, v in values.items()}
     # The proxy's own function and event, decoded beside Emitter's: the upgrade's call and its log, at block u.
-    ((_, upgrade),) = calls["upgradeTo"]
+    ((folder, upgrade),) = calls["upgradeTo"]
+    (said,) = _decoded_with(out, folder)  # the proxy's own ABI, not an implementation's
+    assert said.split(" sha256:")[1] not in {_digest(abi_of(n)) for n in implementation.values()}
     ((_, upgraded),) = logs["Upgraded"]
     assert upgrade["block_number"].to_pylist() == upgraded["block_number"].to_pylist() == [u]
     assert (

@@ -5,6 +5,7 @@ with its decode_error and counted in the summary; bad input is refused before an
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import shutil
@@ -144,6 +145,7 @@ def test_footer_names_the_functions(extracted: dict[str, Any]) -> None:
         (text,) = meta.filters["function"]
         assert parse_function(text).text == text  # names kept
         named.append(parse_function(text).signature)
+        assert meta.decoded_with is None  # --function, from a signature or a file's entries: --abi names its ABI
     assert sorted(named) == sorted(parse_function(s).signature for s in TYPES)
     assert "calls kept undecoded" not in extracted["printed"]  # the workload's calls all decode
 
@@ -243,8 +245,13 @@ def test_an_abi_decodes_its_events_and_its_functions(
     folders = sorted(p for p in out.glob("transactions__*") if p.is_dir())
     assert sorted(p.name.split("__")[1] for p in folders) == sorted(f.name for f in functions)
     every = {p.name: pq.read_table(p) for p in folders}
+    digest = hashlib.sha256(json.dumps(abi, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
     for name, table in every.items():
         assert set(table["function"].to_pylist()) <= {f.signature for f in functions if name.split("__")[1] == f.name}
+        for path in (out / name).glob("*.parquet"):  # each file says which ABI decoded it: the file and its digest
+            meta = read_meta(str(path))
+            assert meta is not None
+            assert meta.decoded_with == f"Emitter.json sha256:{digest}"
     calls = pa.concat_tables(every.values(), promote_options="permissive")
     raw = [r for r in extracted["raw"].to_pylist() if r["to_address"] and r["input"][:4] in by_selector]
     assert sorted(calls["transaction_hash"].to_pylist()) == sorted(r["transaction_hash"] for r in raw)
@@ -262,6 +269,9 @@ def test_an_abi_decodes_its_events_and_its_functions(
     assert [e for e in abi if e["type"] == "event"] == [ping]  # Emitter has one event: one logs series, named after it
     folder, logs = _series(out, "logs")
     assert folder.name.startswith(f"logs__{ping['name']}__f")
+    assert {read_meta(str(p)).decoded_with for p in folder.glob("*.parquet")} == {  # type: ignore[union-attr]
+        f"Emitter.json sha256:{digest}"
+    }
     every = chainframe.collect("logs", blocks=f"0:{last}", rpc=devnet_session.http_url)
     topic = "0x" + chainframe.decode.keccak256(
         f"{ping['name']}({','.join(p['type'] for p in ping['inputs'])})".encode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -122,6 +123,13 @@ def test_metadata_round_trip_in_memory_and_through_a_file(tmp_path: Path) -> Non
     write_chunk(table, path, meta)
     assert read_meta(path) == meta
     assert _read(path).equals(table)
+
+    # The ABI that decoded it, only where one did: a footer without the key (every file before it) reads as None.
+    said = dataclasses.replace(meta, decoded_with="Token.json sha256:0123456789abcdef")
+    assert said.to_metadata() == kv | {b"chainframe.decoded_with": b'"Token.json sha256:0123456789abcdef"'}
+    assert ChunkMeta.from_metadata(said.to_metadata()) == said
+    assert meta.decoded_with is None  # read from kv above, without the key
+    assert ChunkMeta.from_metadata({**kv, b"chainframe.decoded_with": b"5"}) is None
 
 
 def test_from_metadata_refuses_what_is_not_a_complete_chunk() -> None:

@@ -26,7 +26,7 @@ from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, BlockRange
 from chainframe.engine._exports import export_series
 from chainframe.engine._extraction import Extraction
-from chainframe.engine._options import filter_names
+from chainframe.engine._options import entry_key, filter_names
 from chainframe.engine._plan import Wanted, check_filters
 from chainframe.engine._ranges import parse_blocks, resolve_blocks
 from chainframe.engine._report import RunReport
@@ -133,6 +133,10 @@ class AbiDirAsked(NamedTuple):
         """The series of one stretch: each asked dataset that decodes once per entry of the stretch's ABIs (and of
         ``event=``/``function=`` given besides), the others once; none for a dataset no entry decodes."""
         u256, size = self.template.wanted[0].u256, self.template.wanted[0].chunk_size
+        origins: dict[str, str] = {}  # each entry's ABI, for its series' footers (the contract's own before a proxy's)
+        for abi in [*stretch.abis, *stretch.proxies]:
+            for entry in abi.entries:
+                origins.setdefault(entry_key(entry), f"{self._named(abi.file)} sha256:{abi.digest}")
         out: dict[str, Wanted] = {}
         for name in self.datasets:
             own = {k: v for k, v in self.filters.items() if k in filter_names(name)}
@@ -146,9 +150,15 @@ class AbiDirAsked(NamedTuple):
                     filters = check_filters(name, own | {kind: [entry]})
                     out.setdefault(
                         series_name(name, filters, u256),
-                        Wanted(dataset=name, filters=filters, u256=u256, chunk_size=size),
-                    )
+                        Wanted(dataset=name, filters=filters, u256=u256, chunk_size=size,
+                               decoded_with=origins.get(entry_key(entry))),
+                    )  # fmt: skip
         return list(out.values())
+
+    def _named(self, file: str) -> str:
+        """An ABI's file as a footer names it: its path within the folder (a source's URL as it is)."""
+        root = str(self.folder.path).rstrip("/") + "/"
+        return file[len(root) :] if file.startswith(root) else file
 
     async def stretches_planned(
         self, client: Any, ranges: Sequence[BlockRange]

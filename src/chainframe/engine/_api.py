@@ -28,7 +28,7 @@ from chainframe.engine._client import RPC, endpoint_of, endpoints_of, make_clien
 from chainframe.engine._executor import checked_executor, runner_for
 from chainframe.engine._exports import check_columns, check_export, export_series
 from chainframe.engine._extraction import Extraction, SeriesAsked
-from chainframe.engine._options import whole, with_abi
+from chainframe.engine._options import abi_origins, whole, with_abi
 from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, BlocksArg, parse_blocks
 from chainframe.engine._report import RunReport
@@ -128,9 +128,11 @@ async def aextract(
     exporting = check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = checked_executor(executor)
     filters = with_abi(datasets, filters, abi)
+    origins = abi_origins(abi)  # the ABI each entry came from, for the footers
 
     def make(given: Mapping[str, Any]) -> Extraction:
-        return Extraction.make(SeriesAsked(datasets, given, aextract, u256, chunk_size, each=abi is not None),
+        return Extraction.make(SeriesAsked(datasets, given, aextract, u256, chunk_size, each=abi is not None,
+                                           origins=origins),
                                blocks=blocks, out=out, concurrency=concurrency, verify=verify, table=table,
                                distributed=executor is not None, chain_family=chain_family)  # fmt: skip
 
@@ -200,9 +202,11 @@ async def afollow(
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     executor = checked_executor(executor)
     filters = with_abi(datasets, filters, abi)
+    origins = abi_origins(abi)  # the ABI each entry came from, for the footers
 
     def make(given: Mapping[str, Any]) -> Extraction:
-        return Extraction.make(SeriesAsked(datasets, given, afollow, u256, chunk_size, each=abi is not None),
+        return Extraction.make(SeriesAsked(datasets, given, afollow, u256, chunk_size, each=abi is not None,
+                                           origins=origins),
                                blocks=blocks, out=out, concurrency=concurrency, verify=verify, table=table,
                                distributed=executor is not None, chain_family=chain_family)  # fmt: skip
 

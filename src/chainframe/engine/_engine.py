@@ -453,6 +453,7 @@ async def _attempt(
             last_block_hash=last.hash, finalized=final,
             recent_hashes=hashes_of(range(max(task.start, final + 1), task.end + 1), kept, chain),
             rows=kept_rows + sink.rows, endpoint=run.endpoint, tool_version=__version__,
+            decoded_with=task.decoded_with,
         )  # fmt: skip
         # A Delta table's file goes to its own unique name at once (invisible until committed); a Parquet folder's is
         # staged, for the coordinator to rename or upload over the slot's name.

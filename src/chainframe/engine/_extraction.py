@@ -14,7 +14,7 @@ from chainframe._errors import InputError
 from chainframe.datasets import DATASETS, U256, BlockRange
 from chainframe.engine._engine import RunCounters, TaskRunner, run_tasks
 from chainframe.engine._folder import check_out, prepare_out
-from chainframe.engine._options import check_chunk_size, dataset_inputs, series_filters, whole
+from chainframe.engine._options import check_chunk_size, dataset_inputs, entry_key, series_filters, whole
 from chainframe.engine._plan import Wanted
 from chainframe.engine._ranges import BlocksArg as Blocks
 from chainframe.engine._ranges import BlockSpec, chain_state, parse_blocks, resolve_blocks
@@ -43,17 +43,22 @@ class SeriesAsked(NamedTuple):
     """Each event and function of the filters its own series (``abi=``: one series per event and per function of a
     contract's ABI, named after it), not one series decoding them all. A dataset's series per function read each
     piece once (:mod:`chainframe.engine._pieces`)."""
+    origins: Mapping[str, str] = {}
+    """The ABI each entry came from (:func:`~chainframe.engine._options.abi_origins`), for its series' footers."""
 
 
 def _series(
-    per_dataset: Mapping[str, Mapping[str, Any]], given: Mapping[str, Any], u256: U256, size: int | None, *, each: bool
-) -> list[Wanted]:
-    """The series of the asked datasets' checked filters (:func:`~chainframe.engine._options.series_filters`); two
-    entries naming one series are one."""
+    per_dataset: Mapping[str, Mapping[str, Any]], given: Mapping[str, Any], u256: U256, size: int | None, *, each: bool,
+    origins: Mapping[str, str],
+) -> list[Wanted]:  # fmt: skip
+    """The series of the asked datasets' checked filters (:func:`~chainframe.engine._options.series_filters`), each
+    with the ABI its entry came from (``origins``); two entries naming one series are one."""
     out: dict[str, Wanted] = {}
     for name, filters in per_dataset.items():
-        for one in series_filters(name, filters, given, each=each):
-            out.setdefault(series_name(name, one, u256), Wanted(dataset=name, filters=one, u256=u256, chunk_size=size))
+        for one, entry in series_filters(name, filters, given, each=each):
+            said = origins.get(entry_key(entry)) if entry is not None else None
+            want = Wanted(dataset=name, filters=one, u256=u256, chunk_size=size, decoded_with=said)
+            out.setdefault(series_name(name, one, u256), want)
     return list(out.values())
 
 
@@ -91,7 +96,7 @@ class Extraction:
         if u256 not in ("decimal", "binary"):
             raise InputError(f"u256 must be 'decimal' or 'binary'; got {u256!r}")
         whole("concurrency", concurrency)
-        wanted = _series(per_dataset, asked.filters, u256, size, each=asked.each)
+        wanted = _series(per_dataset, asked.filters, u256, size, each=asked.each, origins=asked.origins)
         if not isinstance(verify, bool):
             raise InputError(f"verify must be True or False; got {verify!r}")
         if chain_family is not None:

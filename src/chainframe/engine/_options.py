@@ -3,6 +3,7 @@ option named with its closest match), chunk sizes and other whole numbers."""
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import os
@@ -78,18 +79,44 @@ def abi_entries(abi: Sequence[Any], kind: str) -> list[dict[str, Any]]:
 
 def series_filters(
     name: str, filters: Mapping[str, Any], given: Mapping[str, Any], *, each: bool = False
-) -> list[dict[str, Any]]:
-    """The filters of each series a dataset's checked ``filters`` write: one, or one per entry of a filter the dataset
-    keeps its rows by (:attr:`~chainframe.datasets.Dataset.keeps_by`: a function), and with ``each`` (an ABI's) one
-    per event too; each checked alone from what was ``given`` (as given alone: an event's topic 0 is its own hash
-    then)."""
+) -> list[tuple[dict[str, Any], Any]]:
+    """The filters of each series a dataset's checked ``filters`` write, with the entry each was made of (None: not
+    split): one, or one per entry of a filter the dataset keeps its rows by
+    (:attr:`~chainframe.datasets.Dataset.keeps_by`: a function), and with ``each`` (an ABI's) one per event too;
+    each checked alone from what was ``given`` (as given alone: an event's topic 0 is its own hash then)."""
     own = {k: v for k, v in given.items() if k in filter_names(name)}
     alone = []
     for kind in ("event", "function"):
         split = filters.get(kind) and (each or kind in DATASETS[name].keeps_by)
         entries = _entries(own[kind], kind) if split else []
-        alone += [check_filters(name, {**own, kind: [entry]}) for entry in entries]
-    return alone or [dict(filters)]
+        alone += [(check_filters(name, {**own, kind: [entry]}), entry) for entry in entries]
+    return alone or [(dict(filters), None)]
+
+
+def entry_key(entry: Any) -> str:
+    """An event or function as given (a signature, or an ABI entry), as a key of :func:`abi_origins`."""
+    return json.dumps(entry, sort_keys=True) if isinstance(entry, dict) else str(entry)
+
+
+def abi_origins(abi: Any) -> dict[str, str]:
+    """Each entry of ``abi`` (as ``with_abi`` takes it) by :func:`entry_key`: the ABI it came from, as a chunk's footer
+    names it (:attr:`chainframe.store.ChunkMeta.decoded_with`): its file (or ``the ABI given``) and ``sha256:``
+    with the first 16 hex digits of its entries' canonical JSON (as an ABI folder's digest)."""
+    if abi is None:
+        return {}
+    if isinstance(abi, str | os.PathLike):
+        abis = [(os.path.basename(abi), read_abi("--abi", abi))]
+    elif abi and all(isinstance(e, Mapping) for e in abi):
+        abis = [("the ABI given", list(abi))]
+    else:
+        abis = [(os.path.basename(path), read_abi("--abi", path)) for path in abi]
+    out: dict[str, str] = {}
+    for where, entries in abis:
+        text = json.dumps(list(entries), sort_keys=True, separators=(",", ":"))
+        said = f"{where} sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        for entry in entries:
+            out.setdefault(entry_key(entry), said)
+    return out
 
 
 def _entries(given: Any, kind: str) -> list[Any]:

@@ -73,6 +73,8 @@ class ChunkTask:
     """Prove each piece's rows against its blocks' headers before keeping them (:mod:`chainframe.engine._verified`)."""
     family: str | None = None
     """The chain family whose rules ``verify`` proves the rows by, by name (None: the chain id's)."""
+    decoded_with: str | None = None
+    """The ABI whose entry its filter is, for the file's footer (:attr:`chainframe.store.ChunkMeta.decoded_with`)."""
     columns: tuple[str, ...] | None = None
     """The columns the file holds, where its series was written with fewer than the dataset has now (by an older
     chainframe, before columns were added): its chunks keep that schema, so the folder stays one table that every
@@ -134,6 +136,8 @@ class Wanted(NamedTuple):
     u256: U256
     chunk_size: int | None
     """None: the series' own (or the dataset's default for a new series)."""
+    decoded_with: str | None = None
+    """The ABI whose entry its filter is (:attr:`chainframe.store.ChunkMeta.decoded_with`), for its files' footers."""
 
 
 def plan(
@@ -202,6 +206,7 @@ def plan(
                 keep_through=keep,
                 reason=reason,
                 columns=columns,
+                decoded_with=want.decoded_with,
             )
         )
     return tasks, deletions

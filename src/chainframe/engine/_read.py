@@ -79,7 +79,7 @@ def _folders(root: Location, dataset: str, filters: dict[str, Any]) -> list[Loca
     each = series_filters(dataset, checked, filters)
     if len(each) == 1 or is_delta_table(whole) or storage(whole).files(whole):
         return [whole]
-    return [store_series_folder(root, series_name(dataset, one, u256)) for one in each]
+    return [store_series_folder(root, series_name(dataset, one, u256)) for one, _ in each]
 
 
 def open_duckdb(folder: str | Location, connection: Any = None, *, as_of: datetime | str | None = None) -> Any:

@@ -245,7 +245,8 @@ def _plan_round(
         else:
             assert meta is not None
             dataset, size = meta.dataset, meta.chunk_size
-            of = Wanted(dataset=dataset, filters=meta.filters, u256=meta.u256, chunk_size=size)
+            of = Wanted(dataset=dataset, filters=meta.filters, u256=meta.u256, chunk_size=size,
+                        decoded_with=meta.decoded_with)  # fmt: skip
         planned, deletions = plan(
             of, blocks if want is not None else None, series=series, chain_id=chain_id, overwrite=overwrite,
             repairs=by_series.get(name), head=head, layout=layout,

@@ -12,7 +12,7 @@ from chainframe.datasets import U256, BlockRange
 from chainframe.engine._abi_dir import AbiDirAsked
 from chainframe.engine._client import RPC, endpoints_of, make_client
 from chainframe.engine._extraction import Extraction, SeriesAsked, aligned
-from chainframe.engine._options import with_abi
+from chainframe.engine._options import abi_origins, with_abi
 from chainframe.engine._pieces import kin_of
 from chainframe.engine._plan import ChunkTask, Wanted, slots
 from chainframe.engine._portal import blocking, typed_errors
@@ -83,9 +83,11 @@ async def aplan(
     abi_dir = filters.pop("abi_dir", None)
     abi = filters.pop("abi", None)
     filters = with_abi(datasets, filters, abi)
+    origins = abi_origins(abi)  # the ABI each entry came from, for the footers
 
     def make(given: Mapping[str, Any]) -> Extraction:
-        return Extraction.make(SeriesAsked(datasets, given, aplan, u256, chunk_size, each=abi is not None),
+        return Extraction.make(SeriesAsked(datasets, given, aplan, u256, chunk_size, each=abi is not None,
+                                           origins=origins),
                                blocks=blocks, out=out, concurrency=1, table=table)  # fmt: skip
 
     with_abis = AbiDirAsked.make(datasets, abi_dir, filters, make) if abi_dir is not None else None

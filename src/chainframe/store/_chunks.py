@@ -62,6 +62,8 @@ _FIELDS = (
     "schema_version",
 )
 _HASH_FIELDS = ("first_block_hash", "first_parent_hash", "last_block_hash")
+_DECODED_WITH = PREFIX + b"decoded_with"
+""":attr:`ChunkMeta.decoded_with`'s key, written only where an ABI decoded the file."""
 DATASET_NAME = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*$")  # no "__", which separates the parts of a file name
 _HEX = re.compile(r"^0[xX][0-9a-fA-F]*$")
 
@@ -156,6 +158,10 @@ class ChunkMeta:
     """chainframe version that wrote the file."""
     schema_version: int = SCHEMA_VERSION
     """Layout version of the file and its metadata."""
+    decoded_with: str | None = None
+    """The ABI whose entry the series' filter is (``--abi``, ``--abi-dir``): its file's name and its digest,
+    ``Token.json sha256:<hex>``; None: given as a signature, or no decoding. Not part of the series: the same
+    function or event from two ABIs is one series, each file saying what decoded it."""
 
     def __post_init__(self) -> None:
         if not DATASET_NAME.match(self.dataset):
@@ -211,6 +217,8 @@ class ChunkMeta:
     def to_metadata(self) -> dict[bytes, bytes]:
         """Parquet key-value metadata: ``chainframe.<field>`` -> JSON value, plus ``chainframe.complete`` = true."""
         out = {PREFIX + name.encode(): _canonical_json(self._json_value(name)).encode() for name in _FIELDS}
+        if self.decoded_with is not None:  # only where an ABI decoded: files without it read as before
+            out[_DECODED_WITH] = _canonical_json(self.decoded_with).encode()
         out[COMPLETE_KEY] = b"true"
         return out
 
@@ -237,6 +245,10 @@ class ChunkMeta:
                 return None
             for name in ("dataset", "u256", "endpoint", "tool_version"):
                 if not isinstance(values[name], str):
+                    return None
+            if _DECODED_WITH in kv:
+                values["decoded_with"] = json.loads(kv[_DECODED_WITH])
+                if not isinstance(values["decoded_with"], str | None):
                     return None
             return cls(**values)
         except (KeyError, ValueError, TypeError):
