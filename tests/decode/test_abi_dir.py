@@ -308,6 +308,30 @@ def test_abi_dir_needs_the_addresses_and_a_folder(tmp_path: Path) -> None:
         chainframe.collect("logs", blocks="0:10", rpc=NOWHERE, address="0x" + "11" * 20, abi_dir=ABIS)
     with pytest.raises(InputError, match="give address"):
         chainframe.extract("logs", blocks="0:10", rpc=NOWHERE, out=tmp_path, abi_dir=ABIS)
+    # --abi ADDRESS: its ABI read from a folder, so a folder is needed; files and addresses are not mixed.
+    address = "0x" + "11" * 20
+    code, _, err = run_cli(["extract", "logs", "-b", "0:10", "--rpc", NOWHERE, "-o", str(tmp_path / "a"), "--abi",
+                            address])  # fmt: skip
+    assert (code, f"--abi {address}: a contract's ABI is read from a folder" in err) == (2, True), err
+    with pytest.raises(InputError, match="ABI files or contract addresses, not both"):
+        chainframe.extract("logs", blocks="0:10", rpc=NOWHERE, out=tmp_path, abi=[address, str(tmp_path / "x.json")],
+                           abi_dir=ABIS)  # fmt: skip
+
+
+def test_abi_an_address_decodes_as_its_address_and_folder(chain: ProxyChain, tmp_path: Path) -> None:
+    """``--abi ADDRESS --abi-dir DIR`` is ``--address ADDRESS --abi-dir DIR``: the same series, the same rows."""
+    common = ["-b", f"3:{chain.last}", "--rpc", chain.url, "--abi-dir", str(ABIS), "--no-progress", "--u256", "binary"]
+    by_abi, by_address = tmp_path / "abi", tmp_path / "address"
+    asked = ["extract", "transactions", "logs", *common]
+    code, _, err = run_cli([*asked, "-o", str(by_abi), "--abi", chain.proxy])
+    assert code == 0, err
+    code, _, err = run_cli([*asked, "-o", str(by_address), "--address", chain.proxy])
+    assert code == 0, err
+    names = sorted(p.name for p in by_abi.iterdir() if p.is_dir() and not p.name.startswith("."))
+    assert len(names) > 5
+    assert names == sorted(p.name for p in by_address.iterdir() if p.is_dir() and not p.name.startswith("."))
+    for name in names:
+        assert pq.read_table(by_abi / name).equals(pq.read_table(by_address / name)), name
 
 
 def test_python_api_one_series_per_function_across_an_upgrade(chain: ProxyChain, tmp_path: Path) -> None:

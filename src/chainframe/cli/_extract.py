@@ -145,7 +145,8 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--abi", action="append", metavar="ABI.json",
         help="a contract's ABI file: its events decode logs (as --event) and its functions decode transactions and "
-        "traces (as --function), for the datasets asked: a series per event and per function; repeatable",
+        "traces (as --function), for the datasets asked: a series per event and per function; repeatable; or a "
+        "contract's address, its ABI read from --abi-dir",
     )  # fmt: skip
     p.add_argument(
         "--abi-dir", metavar="DIR",
@@ -273,8 +274,8 @@ def exports(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     export = exports(args)
-    if args.abi_dir and not args.address:
-        raise InputError("--abi-dir decodes the contracts --address names: give --address (or --contract)")
+    if args.abi_dir and not args.address and not any(a.startswith("0x") for a in args.abi or ()):
+        raise InputError("--abi-dir decodes the contracts --address (or --abi ADDRESS) names: give --address")
     if export and (args.follow or args.dry):
         raise InputError(
             f"exports ({', '.join(export)}) go with a plain run, not --{'follow' if args.follow else 'dry'}"

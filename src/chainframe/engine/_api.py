@@ -28,7 +28,7 @@ from chainframe.engine._client import RPC, endpoint_of, endpoints_of, make_clien
 from chainframe.engine._executor import checked_executor, runner_for
 from chainframe.engine._exports import check_columns, check_export, export_series
 from chainframe.engine._extraction import Extraction, SeriesAsked
-from chainframe.engine._options import abi_origins, whole, with_abi
+from chainframe.engine._options import abi_of_addresses, abi_origins, whole, with_abi
 from chainframe.engine._portal import blocking, typed_errors
 from chainframe.engine._ranges import DEFAULT_CONFIRMATIONS, BlocksArg, parse_blocks
 from chainframe.engine._report import RunReport
@@ -127,6 +127,7 @@ async def aextract(
     """
     exporting = check_export(out, format, hex, [*(columns or ()), *(exclude_columns or ())], compression)
     executor = checked_executor(executor)
+    abi, abi_dir, filters = abi_of_addresses(abi, abi_dir, filters)  # --abi ADDRESS: its ABI from abi_dir
     filters = with_abi(datasets, filters, abi)
     origins = abi_origins(abi)  # the ABI each entry came from, for the footers
 
@@ -201,6 +202,7 @@ async def afollow(
     Cancelling between two rounds leaves every series as the last round left it; cancelling during a round leaves
     each slot's file as it was or as it became (never half-written), and the next round finishes the job."""
     executor = checked_executor(executor)
+    abi, abi_dir, filters = abi_of_addresses(abi, abi_dir, filters)  # --abi ADDRESS: its ABI from abi_dir
     filters = with_abi(datasets, filters, abi)
     origins = abi_origins(abi)  # the ABI each entry came from, for the footers
 

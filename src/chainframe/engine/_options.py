@@ -7,6 +7,7 @@ import hashlib
 import inspect
 import json
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -132,6 +133,31 @@ def _entries(given: Any, kind: str) -> list[Any]:
                 pass
         found.append(value)
     return found
+
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}\Z")
+
+
+def abi_of_addresses(abi: Any, abi_dir: Any, filters: Mapping[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+    """``--abi ADDRESS``: the contract's ABI, read from ``--abi-dir`` as ``--address ADDRESS --abi-dir DIR`` reads
+    it (a proxy's with its implementation's in force at each block): ``(abi, abi_dir, filters)`` with the addresses
+    moved to ``address``. Refused without a folder (fetching from Sourcify or Etherscan is a source not built: the
+    machines here reach no public service), or with files and addresses mixed. Anything else as given."""
+    listed = [abi] if isinstance(abi, str) else list(abi) if isinstance(abi, list | tuple) else []
+    named = [a for a in listed if isinstance(a, str) and _ADDRESS.match(a.strip())]
+    if not named:
+        return abi, abi_dir, dict(filters)
+    if len(named) < len(listed):
+        raise InputError("--abi takes ABI files or contract addresses, not both: give the files with --abi and the "
+                         "addresses with --address and --abi-dir")  # fmt: skip
+    if abi_dir is None:
+        raise InputError(
+            f"--abi {named[0]}: a contract's ABI is read from a folder of ABI files: give --abi-dir DIR (Sourcify's "
+            "layout or Etherscan getabi JSON files); fetching it from those services is not built in"
+        )
+    given = filters.get("address")
+    addresses = [given] if isinstance(given, str) else list(given or [])
+    return None, abi_dir, {**filters, "address": list(dict.fromkeys([*addresses, *(a.strip() for a in named)]))}
 
 
 def with_abi(datasets: str | Sequence[str], filters: Mapping[str, Any], abi: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from chainframe.datasets import U256, BlockRange
 from chainframe.engine._abi_dir import AbiDirAsked
 from chainframe.engine._client import RPC, endpoints_of, make_client
 from chainframe.engine._extraction import Extraction, SeriesAsked, aligned
-from chainframe.engine._options import abi_origins, with_abi
+from chainframe.engine._options import abi_of_addresses, abi_origins, with_abi
 from chainframe.engine._pieces import kin_of
 from chainframe.engine._plan import ChunkTask, Wanted, slots
 from chainframe.engine._portal import blocking, typed_errors
@@ -82,6 +82,7 @@ async def aplan(
     each stretch's series planned over its blocks."""
     abi_dir = filters.pop("abi_dir", None)
     abi = filters.pop("abi", None)
+    abi, abi_dir, filters = abi_of_addresses(abi, abi_dir, filters)  # --abi ADDRESS: its ABI from abi_dir
     filters = with_abi(datasets, filters, abi)
     origins = abi_origins(abi)  # the ABI each entry came from, for the footers
 
