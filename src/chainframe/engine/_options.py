@@ -7,13 +7,13 @@ import hashlib
 import inspect
 import json
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from chainframe._errors import InputError
 from chainframe.datasets import DATASETS
 from chainframe.engine._plan import check_datasets, check_filters
+from chainframe.rpc import params
 
 
 def whole(name: str, value: Any, least: int = 1) -> int:
@@ -103,18 +103,10 @@ def abi_origins(abi: Any) -> dict[str, str]:
     """Each entry of ``abi`` (as ``with_abi`` takes it) by :func:`entry_key`: the ABI it came from, as a chunk's footer
     names it (:attr:`chainframe.store.ChunkMeta.decoded_with`): its file (or ``the ABI given``) and ``sha256:``
     with the first 16 hex digits of its entries' canonical JSON (as an ABI folder's digest)."""
-    if abi is None:
-        return {}
-    if isinstance(abi, str | os.PathLike):
-        abis = [(os.path.basename(abi), read_abi("--abi", abi))]
-    elif abi and all(isinstance(e, Mapping) for e in abi):
-        abis = [("the ABI given", list(abi))]
-    else:
-        abis = [(os.path.basename(path), read_abi("--abi", path)) for path in abi]
     out: dict[str, str] = {}
-    for where, entries in abis:
+    for where, entries in _abis(abi):
         text = json.dumps(list(entries), sort_keys=True, separators=(",", ":"))
-        said = f"{where} sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        said = f"{os.path.basename(where)} sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
         for entry in entries:
             out.setdefault(entry_key(entry), said)
     return out
@@ -135,7 +127,24 @@ def _entries(given: Any, kind: str) -> list[Any]:
     return found
 
 
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}\Z")
+def _abis(abi: Any) -> list[tuple[str, list[Any]]]:
+    """``abi`` (``--abi``: the path of an ABI file, several paths, or one ABI as its list of entries; None: none) as
+    each ABI's file (or ``the ABI given``) and entries."""
+    if abi is None:
+        return []
+    if isinstance(abi, str | os.PathLike):
+        return [(str(abi), read_abi("--abi", abi))]
+    if abi and all(isinstance(e, Mapping) for e in abi):
+        return [("the ABI given", list(abi))]
+    return [(str(path), read_abi("--abi", path)) for path in abi]
+
+
+def _is_address(value: Any) -> bool:
+    try:
+        params.address(value.strip() if isinstance(value, str) else value)
+    except InputError:
+        return False
+    return isinstance(value, str)
 
 
 def abi_of_addresses(abi: Any, abi_dir: Any, filters: Mapping[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
@@ -144,7 +153,7 @@ def abi_of_addresses(abi: Any, abi_dir: Any, filters: Mapping[str, Any]) -> tupl
     moved to ``address``. Refused without a folder (fetching from Sourcify or Etherscan is a source not built: the
     machines here reach no public service), or with files and addresses mixed. Anything else as given."""
     listed = [abi] if isinstance(abi, str) else list(abi) if isinstance(abi, list | tuple) else []
-    named = [a for a in listed if isinstance(a, str) and _ADDRESS.match(a.strip())]
+    named = [a for a in listed if _is_address(a)]
     if not named:
         return abi, abi_dir, dict(filters)
     if len(named) < len(listed):
@@ -169,12 +178,7 @@ def with_abi(datasets: str | Sequence[str], filters: Mapping[str, Any], abi: Any
     ``each``). Without an ABI (None), ``filters`` as they are."""
     if abi is None:
         return dict(filters)
-    if isinstance(abi, str | os.PathLike):
-        abis = [(str(abi), read_abi("--abi", abi))]
-    elif abi and all(isinstance(e, Mapping) for e in abi):
-        abis = [("the ABI given", list(abi))]
-    else:
-        abis = [(str(path), read_abi("--abi", path)) for path in abi]
+    abis = _abis(abi)
     names = check_datasets([datasets] if isinstance(datasets, str) else datasets)
     takes = sorted({k for n in names for k in filter_names(n)} & {"event", "function"})
     if not takes:
