@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from chainframe.cli import build_parser, main
+from chainframe.cli._described import FILE, generated, live
 from chainframe.cli._main import _attached_values
 from chainframe.cli._schema import markdown
 from chainframe.datasets import COLUMNS, DATASETS
@@ -17,7 +18,13 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "datasets.md"
 
 
 def test_the_column_reference_in_docs_is_the_table() -> None:
-    assert DOCS.read_text() == markdown(), "regenerate: chainframe schema --markdown > docs/datasets.md"
+    assert DOCS.read_text() == markdown(live()), "regenerate: chainframe schema --markdown > docs/datasets.md"
+
+
+def test_the_catalogue_the_commands_read_is_the_classes() -> None:
+    """``datasets`` and ``schema`` read the catalogue from a file written from the classes, sparing the import of
+    every dataset: the file says what the classes say (tests/engine/test_startup.py compares what is printed)."""
+    assert FILE.read_text(encoding="utf-8") == generated(), "regenerate: python -m chainframe.cli._described"
 
 
 def test_datasets_lists_every_dataset(capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from chainframe.cli._described import live
+from chainframe.cli._schema import describe, markdown, overview
+from chainframe.datasets._registry import REGISTRY
 from chainframe.devnet import Devnet
 
 UNUSED = (
@@ -32,6 +35,15 @@ UNUSED = (
 
 def loaded_by(argv: list[str]) -> set[str]:
     """The modules ``python -X importtime -m chainframe.cli ARGV`` imports (the command, in its own process)."""
+    return run_loading(argv)[0]
+
+
+def run_loading(argv: list[str]) -> tuple[set[str], str]:
+    """What :func:`loaded_by` gives, and what the command printed on stdout.
+
+    A module imported through ``importlib.import_module`` (the catalogue's datasets, a package's names read on first
+    use) has no line of its own, the modules it imports have: check a package by its prefix (``pyarrow``'s
+    ``pyarrow.lib``)."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "chainframe.cli", *argv],
         capture_output=True, text=True, timeout=120, check=False,
@@ -39,7 +51,7 @@ def loaded_by(argv: list[str]) -> set[str]:
     assert done.returncode == 0, done.stderr[-2000:]
     lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
     assert lines, "no -X importtime lines: the check below would mean nothing"
-    return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}  # the first line is the header
+    return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}, done.stdout  # the first line is the header
 
 
 @pytest.mark.parametrize("dataset", ["blocks", "transactions", "logs", "receipts", "balance_diffs", "storage_diffs"])
@@ -104,6 +116,27 @@ def test_the_command_alone_loads_no_subcommand(argv: list[str]) -> None:
     own = ("chainframe.cli._main", "chainframe.cli._process", "chainframe.cli._commands")
     subcommands = {m for m in loaded if m.startswith("chainframe.cli._") and m not in own}
     assert sorted({m for m in loaded if m.startswith(heavy)} | subcommands) == []
+
+
+@pytest.mark.parametrize(
+    "argv", [["datasets"], ["schema"], ["schema", "--markdown"], *(["schema", name] for name in REGISTRY)], ids=" ".join
+)
+def test_describing_the_datasets_loads_none(argv: list[str]) -> None:
+    """``datasets`` and ``schema`` print what the datasets' classes and the column table say, as their full import
+    prints it, without importing a dataset (nor pyarrow and numpy with them: half of those commands' CPU before)."""
+    loaded, out = run_loading(argv)
+    assert "chainframe.cli._described" in loaded, "the check below would mean nothing"
+    assert sorted(m for m in loaded if m.startswith(("pyarrow", "numpy", "polars", "chainframe.datasets._"))) == [
+        "chainframe.datasets._inputs", "chainframe.datasets._registry",  # read by every command (cli._process)
+    ]  # fmt: skip
+    full = live()
+    full = full._replace(datasets={name: full.datasets[name] for name in REGISTRY})  # none a test registered
+    printed = (
+        overview(full) if argv == ["datasets"]
+        else markdown(full) if argv == ["schema", "--markdown"]
+        else "\n".join(describe(name, full) for name in argv[1:] or REGISTRY)
+    )  # fmt: skip
+    assert out == printed, "regenerate chainframe/cli/_described.json: python -m chainframe.cli._described"
 
 
 def test_keccak_is_the_c_one_loaded_as_a_leaf() -> None:

@@ -1,6 +1,9 @@
 """``chainframe datasets`` and ``chainframe schema DATASET``: every dataset's columns, types and descriptions, how it
 is fetched, its sort key, filters and default chunk size, from the one column table. ``--markdown`` prints the
-reference kept in ``docs/datasets.md`` (a test fails when that file and the table drift apart)."""
+reference kept in ``docs/datasets.md`` (a test fails when that file and the table drift apart).
+
+Each reads the catalogue as :mod:`chainframe.cli._described` keeps it, so these commands import no dataset (nor pyarrow
+and numpy); given :func:`~chainframe.cli._described.live`, the same functions print it from the classes."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chainframe._errors import InputError
-from chainframe.datasets import COLUMNS, DATASETS
+from chainframe.cli._described import Catalogue, catalogue
 from chainframe.families import FAMILIES, filled_by
 
 DELTA_READERS = (
@@ -18,10 +21,6 @@ DELTA_READERS = (
     "(x + 2^64 gives it back). chainframe.scan and open_duckdb give these types, as for plain Parquet.",
 )
 """What a Delta table's other readers see of these types (a Delta schema has no unsigned integers)."""
-
-
-def _type(name: str, u256: str = "decimal") -> str:
-    return str(COLUMNS[name].arrow_type_for(u256))  # type: ignore[arg-type]
 
 
 def families(dataset: str, column: str) -> str:
@@ -49,17 +48,19 @@ def _family_meanings(dataset: Any) -> list[tuple[str, str, str]]:
     return [(c, family, what) for d, c, family, what in found if d == dataset.name]
 
 
-def overview() -> str:
-    width = max(map(len, DATASETS))
-    lines = [f"{name:<{width}}  {dataset.doc}" for name, dataset in DATASETS.items()]
+def overview(found: Catalogue | None = None) -> str:
+    datasets = (found or catalogue()).datasets
+    width = max(map(len, datasets))
+    lines = [f"{name:<{width}}  {dataset.doc}" for name, dataset in datasets.items()]
     return "\n".join(lines) + "\n\nchainframe schema DATASET shows its columns, types and how it is fetched.\n"
 
 
-def describe(name: str) -> str:
-    dataset = DATASETS[name]
+def describe(name: str, found: Catalogue | None = None) -> str:
+    found = found or catalogue()
+    dataset, columns = found.datasets[name], found.columns
     filters = ", ".join(f"{i.name} ({i.flag}{', needed' if i.name in dataset.needs else ''})" for i in dataset.inputs)
     width = max(len(c) for c in dataset.columns)
-    kinds = max(len(_type(c)) for c in dataset.columns)
+    kinds = max(len(columns[c][0]) for c in dataset.columns)
     lines = [
         f"{name}: {dataset.doc}",
         f"  fetched with  {dataset.fetched_with}",
@@ -72,7 +73,9 @@ def describe(name: str) -> str:
     ]
     fills = {c: families(name, c) for c in dataset.columns}
     spread = max(map(len, fills.values()))
-    lines += [f"  {c:<{width}}  {_type(c):<{kinds}}  {fills[c]:<{spread}}  {COLUMNS[c].doc}" for c in dataset.columns]
+    lines += [
+        f"  {c:<{width}}  {columns[c][0]:<{kinds}}  {fills[c]:<{spread}}  {columns[c][1]}" for c in dataset.columns
+    ]
     lines += ["", *(f"  {line}" for line in DELTA_READERS)]
     lines += ["", f"  {_proven(dataset)}"]
     if len(dataset.unprovable) < len(dataset.columns):
@@ -97,8 +100,9 @@ def _proven(dataset: Any) -> str:
     return "every column is proven by chainframe verify except:"
 
 
-def markdown() -> str:
+def markdown(found: Catalogue | None = None) -> str:
     """The column reference as Markdown: what ``docs/datasets.md`` holds."""
+    found = found or catalogue()
     out = [
         "# Datasets and columns",
         "",
@@ -110,7 +114,7 @@ def markdown() -> str:
         " ".join(DELTA_READERS),
         "",
     ]
-    for name, dataset in DATASETS.items():
+    for name, dataset in found.datasets.items():
         filters = ", ".join(f"`{i.name}` (`{i.flag}`{', needed' if i.name in dataset.needs else ''})"
                             for i in dataset.inputs) or "none"  # fmt: skip
         out += [
@@ -124,7 +128,10 @@ def markdown() -> str:
             "| column | type | chain families | description |",
             "|---|---|---|---|",
         ]
-        out += [f"| `{c}` | `{_type(c)}` | {families(name, c)} | {COLUMNS[c].doc} |" for c in dataset.columns]
+        out += [
+            f"| `{c}` | `{found.columns[c][0]}` | {families(name, c)} | {found.columns[c][1]} |"
+            for c in dataset.columns
+        ]
         out += (
             ["", f"Verification: {_proven(dataset)}", ""]
             if len(dataset.unprovable) in (0, len(dataset.columns))
@@ -157,7 +164,8 @@ def add_parser(commands: Any) -> None:
         epilog="examples:\n  chainframe schema logs\n  chainframe schema --markdown > docs/datasets.md",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("datasets", nargs="*", metavar="DATASET", help=f"one or more of: {', '.join(DATASETS)}")
+    names = ", ".join(catalogue().datasets)
+    p.add_argument("datasets", nargs="*", metavar="DATASET", help=f"one or more of: {names}")
     p.add_argument("--markdown", action="store_true", help="every dataset, as the Markdown of docs/datasets.md")
     p.set_defaults(run=run)
 
@@ -170,8 +178,9 @@ def _print(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.markdown:
         return _print(markdown())
-    names: Sequence[str] = args.datasets or list(DATASETS)
-    unknown = [n for n in names if n not in DATASETS]
+    found = catalogue()
+    names: Sequence[str] = args.datasets or list(found.datasets)
+    unknown = [n for n in names if n not in found.datasets]
     if unknown:
-        raise InputError(f"unknown dataset {unknown[0]!r}; the datasets are: {', '.join(DATASETS)}")
-    return _print("\n".join(describe(n) for n in names))
+        raise InputError(f"unknown dataset {unknown[0]!r}; the datasets are: {', '.join(found.datasets)}")
+    return _print("\n".join(describe(n, found) for n in names))

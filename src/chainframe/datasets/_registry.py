@@ -73,6 +73,12 @@ def datasets() -> dict[str, Dataset]:
     return _loaded
 
 
+def registered() -> dict[str, Dataset]:
+    """The datasets added with :func:`register`, by name: none unless something did (a dataset's module is then loaded
+    already). Importing no dataset of the catalogue: ``chainframe schema`` describes those without their modules."""
+    return {name: dataset for name, dataset in _loaded.items() if name not in REGISTRY}
+
+
 def register(dataset: Dataset) -> None:
     """Add a dataset of one's own (or a test's) at run time: from then on it is a dataset like the catalogue's."""
     found = datasets()
