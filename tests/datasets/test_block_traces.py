@@ -7,6 +7,8 @@ none is served, an extended run, and ``--verify``'s proof of transactions' own v
 from __future__ import annotations
 
 import json
+import re
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,9 +20,27 @@ from Crypto.Hash import keccak
 
 from chainframe import collect, extract
 from chainframe.cli import main
-from chainframe.datasets._block_traces import TRACES, _checked_gas, gas_used_of, vectorized
-from chainframe.devnet import Devnet, GatewaySettings, MissingMethod
+from chainframe.datasets._block_traces import (
+    TRACES,
+    _bounded_gas,
+    _checked_gas,
+    _top_frames,
+    gas_route,
+    gas_used_of,
+    vectorized,
+)
+from chainframe.devnet import (
+    DEV_ACCOUNTS,
+    AnvilNode,
+    AnvilOptions,
+    Devnet,
+    GatewayConfig,
+    GatewayProcess,
+    GatewaySettings,
+    MissingMethod,
+)
 from chainframe.engine import verify_stored
+from chainframe.rpc import Pacing
 from tests.devnet.rpc import call, post
 from tests.nodes.answers import batch
 
@@ -244,6 +264,127 @@ def test_the_tracers_gas_is_taken_only_where_the_header_bears_it_out() -> None:
     assert _checked_gas(answer(21000, 50000), {**header, "transactions": ["0xb", "0xa"]}) is None
     assert _checked_gas(answer(21000, 50000)[:1], header) is None
     assert _checked_gas([], {"gasUsed": "0x0", "transactions": []}) == []
+
+
+def test_a_run_paced_by_credits_reads_the_gas_the_cheapest_way_its_price_table_allows() -> None:
+    # Per block, a call apart each: the tracer and the headers, the full blocks, or the receipts.
+    assert gas_route(None) == gas_route(Pacing(requests_per_second=10)) == "tracer"  # what costs the node least
+    assert gas_route(Pacing.priced("infura", credits_per_second=40_000)) == "blocks"  # 1,000 + 80 / 80 / 1,000
+    assert gas_route(Pacing.priced("alchemy", credits_per_second=300)) == "blocks"  # 1,000 + 20 / 20 / 500
+    assert gas_route(Pacing.priced("quicknode", credits_per_second=50)) == "blocks"  # 40 + 20 / 20 / 20: a tie
+    dear_blocks = Pacing(credits_per_second=100, credit_costs={"eth_getBlockByNumber": 900, "eth_getBlockReceipts": 50})
+    assert gas_route(dear_blocks) == "receipts"
+    assert TRACES.other_calls(10, {}, Pacing.priced("infura", credits_per_second=40_000)) == {
+        "eth_getBlockByNumber": 10
+    }
+    assert TRACES.other_calls(10, {}, None) == {"debug_traceBlockByNumber": 10, "eth_getBlockByNumber": 10}
+
+
+def test_the_full_blocks_gas_is_taken_only_where_the_header_bears_it_out() -> None:
+    """Gas limit, less what the top frame was given, plus what it used (all it was given where it has no result),
+    or the calldata floor where the block has a requestsHash: taken only where they add up to the header's gasUsed."""
+    txs = [{"gas": hex(100_000), "input": "0x"}, {"gas": hex(60_000), "input": "0x" + "ff" * 100}]
+    tops = {0: (hex(79_000), hex(29_000)), 1: (hex(37_600), None)}  # 21,000 intrinsic + 29,000; failed: all 60,000
+    block = {"gasUsed": hex(110_000), "transactions": txs}
+    assert _bounded_gas(tops, block) == [hex(50_000), hex(60_000)]
+    assert _bounded_gas(tops, {**block, "gasUsed": hex(109_000)}) is None  # a refund somewhere: not exact
+    assert _bounded_gas({0: tops[0]}, block) is None  # a transaction without its top frame
+    assert _bounded_gas(tops, {**block, "transactions": ["0xa", "0xb"]}) is None  # hashes, not full transactions
+    assert _bounded_gas({}, {"gasUsed": "0x0", "transactions": []}) == []
+    # Prague: 100 non-zero bytes are 400 tokens, a floor of 25,000, above 21,000 + 1,600 + nothing executed.
+    small = {0: (hex(30_000), hex(0))}
+    one = {"gas": hex(52_600), "input": "0x" + "ff" * 100}
+    assert _bounded_gas(small, {"gasUsed": hex(25_000), "transactions": [one], "requestsHash": "0x00"}) == [hex(25_000)]
+    assert _bounded_gas(small, {"gasUsed": hex(22_600), "transactions": [one]}) == [hex(22_600)]
+
+
+def test_a_credit_paced_traces_run_reads_full_blocks_and_the_receipts_of_refunded_blocks_alone(
+    devnet: Devnet,
+) -> None:
+    """Paced by Infura's credits, traces read each block's full body (80 credits) for the top frames' gas, where the
+    unpaced run reads the tracer and the headers (1,000 + 80) and receipts cost 1,000; only blocks whose figures do
+    not add up to the header's gasUsed (a refund) have their receipts read. The rows are the unpaced run's."""
+    assert devnet.gateway is not None
+    _configure(devnet)
+    want = _rows(devnet, "traces")
+    devnet.gateway.reset_stats()
+    rows = _rows(devnet, "traces", client_options={"pacing": Pacing.priced("infura", credits_per_second=1e9)})
+    calls = devnet.gateway.stats()["calls"]
+    assert rows == want
+    assert calls["trace_block"] == HEAD + 1
+    assert "debug_traceBlockByNumber" not in calls
+    assert calls["eth_getBlockByNumber"] >= HEAD + 1
+    assert 0 < calls.get("eth_getBlockReceipts", 0) < (HEAD + 1) // 10, calls  # the workload's refunded blocks
+    receipts = batch(devnet.node.url, [("eth_getBlockReceipts", [hex(n)]) for n in range(HEAD + 1)])
+    used = {(int(r["blockNumber"], 16), int(r["transactionIndex"], 16)): int(r["gasUsed"], 16)
+            for block in receipts for r in block}  # fmt: skip
+    tops = {(r["block_number"], r["transaction_index"]): r["gas_used"] for r in rows if not r["trace_address"]}
+    assert tops == used
+
+
+LOCK_RUNTIME = "6002600055600160005500"
+"""Slot 0 set from 1 to 2 and back to 1 on every call, as a re-entrancy lock is: refunded, the slot ends as it began."""
+LOCK_CODE = "0x6001600055600b6011600039600b6000f3" + LOCK_RUNTIME  # slot 0 set to 1, then the runtime returned
+LOCKED = range(2, 42)
+"""The blocks of :func:`locked`'s chain that each hold two calls of the lock, both refunded."""
+
+
+@pytest.fixture(scope="module")
+def locked() -> Iterator[tuple[AnvilNode, str, GatewayProcess]]:
+    """A chain where every block of :data:`LOCKED` holds a refund (mainnet-like: a DEX's lock is refunded in nearly
+    every swap), finalized, behind a gateway that counts calls."""
+    with AnvilNode(AnvilOptions()) as node:
+        sender = DEV_ACCOUNTS[0]
+        node.rpc.call("eth_sendTransaction", {"from": sender, "data": LOCK_CODE, "gas": hex(200_000)})
+        lock = node.rpc.call("eth_getTransactionReceipt", node.rpc.call("eth_getBlockByNumber", "0x1", False)[
+            "transactions"][0])["contractAddress"]  # fmt: skip
+        node.automine(False)
+        for n in LOCKED:
+            for _ in range(2):
+                node.rpc.call("eth_sendTransaction", {"from": sender, "to": lock, "gas": hex(100_000)})
+            node.mine(1_700_000_000 + n)
+        node.rpc.call("anvil_mine", hex(70))  # beyond anvil's finalized distance: no header read block by block
+        key = secrets.token_hex(8)
+        config = GatewayConfig(networks={"devnet": node.url}, default_network="devnet", keys=(key,),
+                               admin_token=secrets.token_hex(8))  # fmt: skip
+        with GatewayProcess(config) as gateway:
+            yield node, gateway.http_url(key), gateway
+
+
+def test_where_blocks_hold_refunds_a_credit_paced_run_reads_a_sample_of_full_blocks_then_the_receipts(
+    locked: tuple[AnvilNode, str, GatewayProcess], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every block holds a refund, so full blocks prove none: a run reads a tenth of each piece's full blocks (at
+    most eight), then the receipts, and its rows' top gas is the receipts'; --dry, from its own sample, says so."""
+    node, url, gateway = locked
+    infura = {"pacing": Pacing.priced("infura", credits_per_second=1e9)}
+    blocks = f"{LOCKED.start}:{LOCKED.stop - 1}"
+    gateway.reset_stats()
+    table = collect("traces", blocks=blocks, rpc=url, progress=False, client_options=infura)
+    calls = gateway.stats()["calls"]
+    assert calls["eth_getBlockReceipts"] == len(LOCKED), calls
+    assert calls["eth_getBlockByNumber"] < len(LOCKED) // 2, calls  # the sample and the run's own reads
+    receipts = batch(node.url, [("eth_getBlockReceipts", [hex(n)]) for n in LOCKED])
+    used = [int(r["gasUsed"], 16) for block in receipts for r in block]
+    assert len(used) == 2 * len(LOCKED)
+    assert [r["gas_used"] for r in table.to_pylist() if not r["trace_address"]] == used
+    # The premise: no block's full body proves its figures (each refund puts the bounds above the header's total).
+    traced = post(node.url, [call("trace_block", hex(n), id=n) for n in LOCKED]).content
+    full = batch(node.url, [("eth_getBlockByNumber", [hex(n), True]) for n in LOCKED])
+    tops = _top_frames([traced])
+    assert [_bounded_gas(tops[n], block) for n, block in zip(LOCKED, full, strict=True)] == [None] * len(LOCKED)
+    argv = ["extract", "traces", "--blocks", blocks, "--rpc", url, "--out", str(tmp_path), "--credits-per-second",
+            "1000000000", "--no-progress"]  # fmt: skip
+    assert main([*argv, "--dry"]) == 0
+    printed = capsys.readouterr().out
+    found = re.search(r"^  total: ([\d,]+) calls, ([\d,]+) credits", printed, re.M)
+    assert found is not None, printed
+    assert f"+ {len(LOCKED)} eth_getBlockReceipts calls" in printed, printed
+    gateway.reset_stats()
+    assert main(argv) == 0
+    real = gateway.stats()
+    predicted = int(found.group(2).replace(",", ""))
+    assert abs(predicted - real["credits"]) <= 0.1 * real["credits"], (predicted, real["credits"], printed)
 
 
 def test_the_receipts_gas_used_read_from_their_bytes_is_the_parsed_figure(devnet_session: Devnet) -> None:

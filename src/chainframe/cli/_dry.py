@@ -16,7 +16,7 @@ import argparse
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 
@@ -78,16 +78,17 @@ class Estimate:
     @property
     def all_calls(self) -> int:
         """Every call of the series, the run's own reads and route checks included."""
-        preflight = len(preflight_methods([DATASETS[self.plan.dataset]]))
-        return self.calls + sum(self.others.values()) + self.overhead + preflight
+        return self.calls + sum(self.others.values()) + self.overhead + len(self.checked)
 
 
 def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool = False, finalized: int | None = None,
-             method: str | None = None, pacing: Pacing | None = None) -> Estimate:  # fmt: skip
+             method: str | None = None, pacing: Pacing | None = None,
+             others: dict[str, int] | None = None) -> Estimate:  # fmt: skip
     """What ``series``' tasks cost: its method's calls (eth_getLogs from ``density``, else a floor), and with
     ``finalized`` known the run's own reads (chain state, the headers of blocks above it, each chunk's ends);
     ``method``: the one its route on the node calls instead (:func:`routed`); ``pacing``: the run's, by which a
-    dataset may pick what else it reads (:meth:`~chainframe.datasets.Dataset.other_calls`)."""
+    dataset may pick what else it reads (:meth:`~chainframe.datasets.Dataset.other_calls`); ``others``: those calls
+    as a sample of the blocks predicted them (:meth:`~chainframe.datasets.Dataset.sampled_calls`)."""
     dataset = DATASETS[series.dataset]
     chunks = [BlockRange(t.fetch_start, t.end) for t in series.tasks]
     blocks = sum(map(len, chunks))
@@ -105,7 +106,8 @@ def estimate(series: SeriesPlan, density: Density | None = None, *, cheap: bool 
         if asked:
             overhead, batches = overhead + 1, batches + (len(asked) > 1)
             checked = tuple(asked)
-    others = dataset.other_calls(blocks, series.filters, pacing)
+    if others is None:
+        others = dataset.other_calls(blocks, series.filters, pacing)
     return Estimate(series, blocks, method or dataset.method, calls, floor, overhead, batches, checked, others)
 
 
@@ -148,22 +150,43 @@ CHUNK_CALLS = 2
 """Headers a chunk reads at its ends (its first block's parent and its last), for the chain checks."""
 
 
+class Sampled(NamedTuple):
+    """What ``--dry`` asked the node of the range's blocks, beside the plan."""
+
+    densities: dict[str, Density]
+    """Each eth_getLogs series' sampled density."""
+    others: dict[str, dict[str, int]]
+    """Each series' other calls where its dataset predicts them from a sample
+    (:meth:`~chainframe.datasets.Dataset.sampled_calls`)."""
+    cheap: bool
+    """Whether the run's calls would be cheap (a near node, no credit budget: pieces in several calls)."""
+    finalized: int
+    """The finalized block a run would check above."""
+
+
 async def sampled(
-    found: RunPlan, options: Mapping[str, Any], rpc: Any, network: str | None, confirmations: int
-) -> tuple[dict[str, Density], bool, int]:
-    """Each eth_getLogs series' sampled density, whether the run's calls would be cheap (a near node, no credit
-    budget: pieces in several calls), and the finalized block a run would check above."""
+    found: RunPlan, options: Mapping[str, Any], rpc: Any, network: str | None, confirmations: int,
+    pacing: Pacing | None = None,
+) -> Sampled:  # fmt: skip
+    """What the plan's series cost that only their blocks can tell (:class:`Sampled`), asked of the first endpoint;
+    ``pacing``: the run's."""
     first = rpc[0] if isinstance(rpc, list | tuple) else rpc
     densities: dict[str, Density] = {}
+    others: dict[str, dict[str, int]] = {}
     async with AsyncClient(endpoint_of(first, network, None), **options) as client:
         (tag,) = await client.batch([("eth_getBlockByNumber", ["finalized", False])])
         finalized = int(tag["number"], 16) if isinstance(tag, dict) else max(0, found.head - confirmations)
         for series in found.series:
             dataset = DATASETS[series.dataset]
-            if dataset.fetched is Fetch.LOGS and series.tasks:
-                ranges = [BlockRange(t.fetch_start, t.end) for t in series.tasks]
+            if not series.tasks:
+                continue
+            ranges = [BlockRange(t.fetch_start, t.end) for t in series.tasks]
+            if dataset.fetched is Fetch.LOGS:
                 densities[series.series] = await sample_density(client, ranges, dataset.log_filter(series.filters))
-        return densities, client.cheap_calls, finalized
+            predicted = await dataset.sampled_calls(client, ranges, series.filters, pacing)
+            if predicted is not None:
+                others[series.series] = predicted
+        return Sampled(densities, others, client.cheap_calls, finalized)
 
 
 def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mapping[str, Any]) -> int:
@@ -179,14 +202,16 @@ def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mappi
 
     found = anyio.run(planned)
     rpc, confirmations = args.rpc, args.confirmations
-    densities, cheap, finalized = anyio.run(sampled, found, options, rpc, args.network, confirmations)
-    methods = anyio.run(routed, found, options, rpc, args.network)
     given = rpc if isinstance(rpc, list | tuple) else [rpc]
     providers = [Provider.of(one) for one in given] if args.network is None else []
     providers = [p if p.pacing is not None else Provider(p.endpoint, options.get("pacing")) for p in providers]
     pacing = providers[0].pacing if len(providers) == 1 else options.get("pacing")
-    estimates = read_once([estimate(s, densities.get(s.series), cheap=cheap, finalized=finalized,
-                                    method=methods.get(s.dataset), pacing=pacing) for s in found.series])  # fmt: skip
+    asked = anyio.run(sampled, found, options, rpc, args.network, confirmations, pacing)
+    densities, finalized = asked.densities, asked.finalized
+    methods = anyio.run(routed, found, options, rpc, args.network)
+    estimates = read_once([estimate(s, densities.get(s.series), cheap=asked.cheap, finalized=finalized,
+                                    method=methods.get(s.dataset), pacing=pacing, others=asked.others.get(s.series))
+                           for s in found.series])  # fmt: skip
     proofs = proof_calls(estimates, finalized) if getattr(args, "verify", False) else {}
     print(_report(args, found, estimates, densities, proofs, routed_by=sorted(methods), providers=providers))
     return 0
@@ -206,6 +231,7 @@ def read_once(estimates: list[Estimate]) -> list[Estimate]:
             # Nor the headers its chunks' commits read (the first of the kin to commit reads them for all), nor the
             # run's chain state, read once for the run and counted with the first.
             e.overhead, e.overhead_batches = 0, 0
+            e.checked = ()  # the routes are checked once for the dataset
         else:
             first[kin] = e.plan.series
     return estimates

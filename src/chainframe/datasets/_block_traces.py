@@ -8,10 +8,11 @@ remembered by the client for the rest of the run):
    ``execution reverted`` and an ``Error(string)`` revert reason is decoded from the output, as callTracer does.
    Where a dataset's columns hold the top frame's gas used (``traces``: :attr:`_BlockTraced.top_gas_used`), that
    figure is the receipt's, as geth's callTracer gives it (parity leaves the intrinsic gas out and counts before
-   refunds): it is read from the default tracer asked for no steps, checked against the blocks' headers
-   (:func:`_top_gas_used`), and from the blocks' receipts only where that is not served or not borne out (then
-   only each receipt's ``gasUsed`` is taken, found in the answer's bytes: a log-heavy block's receipts are 20 times
-   the traces' bytes). The
+   refunds): it is read the cheapest way the run can pay for (:func:`gas_route`), each checked against the
+   blocks' headers (:func:`_top_gas_used`): the default tracer asked for no steps, or under a provider's credits
+   the full blocks (each transaction's gas limit, less what parity's top frame was given, plus what it used); and
+   from the blocks' receipts only where that is not served or not borne out (then only each receipt's ``gasUsed``
+   is taken, found in the answer's bytes: a log-heavy block's receipts are 20 times the traces' bytes). The
    top frame's gas is the node's figure on every route (geth's callTracer: the transaction's gas; anvil's and
    parity's: what is left after the intrinsic gas). First because the nodes that serve it (Erigon, Reth,
    Nethermind, anvil) answer it from their own tracer: on anvil it took 0.04 server CPU-s for 300 blocks where
@@ -30,7 +31,7 @@ import contextlib
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import pyarrow as pa
 
@@ -124,7 +125,7 @@ async def _by_parity(client: Any, blocks: BlockRange, top_gas_used: bool = True)
     answers = list(await client.batch_bytes([(PARITY, [hex(n)]) for n in blocks]))
     found: dict[str, Any] = {"route": PARITY, "numbers": list(blocks), "answers": answers}
     if top_gas_used:
-        used = await _top_gas_used(client, blocks)
+        used = await _top_gas_used(client, blocks, answers)
         found["gas_used"] = [used.get(n, []) for n in blocks]  # in the numbers' order (a list: read by Polars)
     return found
 
@@ -132,30 +133,53 @@ async def _by_parity(client: Any, blocks: BlockRange, top_gas_used: bool = True)
 _NO_STEPS = {"disableStack": True, "disableMemory": True, "disableStorage": True, "disableReturnData": True, "limit": 1}
 """The default (struct) tracer asked for no steps: its answer is each transaction's ``gas``, ``failed`` and hash."""
 
+GasRoute = Literal["tracer", "blocks", "receipts"]
+_GAS_CALLS: Mapping[GasRoute, tuple[str, ...]] = {
+    "tracer": (BLOCK_TRACER, "eth_getBlockByNumber"),  # the figures, and the headers they are checked by
+    "blocks": ("eth_getBlockByNumber",),  # the full blocks: gas limits, and the header in the same answer
+    "receipts": ("eth_getBlockReceipts",),
+}
+"""What each way of reading the top frames' gas asks per block (beside trace_block, which every way reads)."""
 
-def _tracer_is_cheaper(pacing: Pacing | None) -> bool:
-    """Whether the tracer's figures and the headers cost less than the receipts: always, unless the run is paced by
-    credits whose price table says otherwise (Infura: 1,000 + 80 against 1,000; Alchemy: 1,000 + 20 against 500)."""
+
+def gas_route(pacing: Pacing | None) -> GasRoute:
+    """How a run reads the top frames' gas used. Unpaced, or paced by requests: the no-step tracer and the headers,
+    what costs a node least (200 blocks of the benchmark chain on anvil, server CPU: the tracer and the headers about
+    0.06 s, the receipts 0.27-0.32, the full blocks 0.70). Paced by a provider's credits: the route its price table
+    makes cheapest per block, a call apart each (Infura: the tracer and headers 1,000 + 80, full blocks 80, receipts
+    1,000; Alchemy: 1,000 + 20, 20, 500; QuickNode: 40 + 20, 20, 20, the full blocks first where two tie: their
+    proof needs no other method)."""
     if pacing is None or pacing.credits_per_second is None:
-        return True
-    return bool(pacing.cost([BLOCK_TRACER, "eth_getBlockByNumber"]) < pacing.cost(["eth_getBlockReceipts"]))
+        return "tracer"
+    order: tuple[GasRoute, ...] = ("blocks", "receipts", "tracer")
+    return min(order, key=lambda route: sum(pacing.cost([m]) for m in _GAS_CALLS[route]))
 
 
-async def _top_gas_used(client: Any, blocks: BlockRange) -> dict[int, list[str]]:
-    """Each block's transactions' gas used as their receipts give it, in transaction order.
+async def _top_gas_used(client: Any, blocks: BlockRange, answers: Sequence[bytes]) -> dict[int, list[str]]:
+    """Each block's transactions' gas used as their receipts give it, in transaction order (``answers``: the blocks'
+    trace_block batch answers, as received).
 
-    First from the default tracer asked for no steps (``debug_traceBlockByNumber``: one small answer per block, no
-    logs), checked against the block's header: its transactions' hashes, in order, must be the header's, and its
-    figures must add up to the header's ``gasUsed`` (each transaction's gas used, as geth gives it) or run up to it
-    (each the block's gas used so far, as anvil gives it: the differences are then each transaction's). Every
-    other reading of a figure (before refunds, without the intrinsic gas) differs from the receipt's in the same
-    direction for every transaction, so a total that matches the header's leaves no room for any to differ. A block
-    that fails the check, or a node without the method, has its receipts read instead (eth_getBlockReceipts, else by
-    transaction). On the benchmark chain's 2,000 blocks (anvil, log-heavy): 0.17 + 0.11 anvil CPU-s and 8.5 MB for
-    the tracer and the headers, against 2.96 CPU-s and 194 MB for the receipts (/tmp/h5/struct_check.py)."""
+    By the run's :func:`gas_route`, each block's figures checked against its header, which every route reads:
+
+    - the tracer: the default tracer asked for no steps (``debug_traceBlockByNumber``: one small answer per block,
+      no logs); its transactions' hashes, in order, must be the header's, and its figures must add up to the
+      header's ``gasUsed`` (each transaction's gas used, as geth gives it) or run up to it (each the block's gas
+      used so far, as anvil gives it: the differences are then each transaction's);
+    - the full blocks: each transaction's gas limit, less the gas parity's top frame was given (what the node took
+      before the frame ran: the intrinsic gas), plus what the frame used (all it was given where it failed with no
+      result), or the calldata floor where higher (EIP-7623, in blocks with a ``requestsHash``); these must add up
+      to the header's ``gasUsed`` (:func:`_bounded_gas`).
+
+    Every other reading of a figure (before refunds, without the intrinsic gas) differs from the receipt's in the
+    same direction for every transaction (a refund only lowers the receipt's), so a total that matches the
+    header's leaves no room for any to differ. A block that fails its check, or a node without the method, has its
+    receipts read instead (eth_getBlockReceipts, else by transaction). On the benchmark chain's 2,000 blocks
+    (anvil, log-heavy): 0.17 + 0.11 anvil CPU-s and 8.5 MB for the tracer and the headers, against 2.96 CPU-s and
+    194 MB for the receipts."""
     out: dict[int, list[str]] = {}
     pacing = getattr(getattr(client, "pacer", None), "pacing", None)
-    if BLOCK_TRACER not in getattr(client, "missing_methods", {}) and _tracer_is_cheaper(pacing):
+    route = gas_route(pacing)
+    if route == "tracer" and BLOCK_TRACER not in getattr(client, "missing_methods", {}):
         try:
             traced = await client.batch([(BLOCK_TRACER, [hex(n), _NO_STEPS]) for n in blocks])
         except MethodNotFound:
@@ -166,10 +190,57 @@ async def _top_gas_used(client: Any, blocks: BlockRange) -> dict[int, list[str]]
                 used = _checked_gas(answer, header)
                 if used is not None:
                     out[n] = used
+    elif route == "blocks":
+        # A sample of the piece first: on a chain where most blocks hold a refund (mainnet: a DEX's re-entrancy lock
+        # is refunded in nearly every swap) the full blocks would be read beside every block's receipts.
+        tops, numbers = _top_frames(answers), list(blocks)
+        sample = numbers[: min(FULL_BLOCKS_SAMPLE, max(1, len(numbers) // 10))]
+        proven, failed, tried = await _full_blocks_gas(client, sample, tops)
+        out.update(proven)
+        if full_blocks_pay(failed, tried, pacing):
+            out.update((await _full_blocks_gas(client, numbers[len(sample) :], tops))[0])
     left = [n for n in blocks if n not in out]  # ascending, as blocks
     if left:
         out.update(await _receipts_gas_used(client, left))
     return out
+
+
+FULL_BLOCKS_SAMPLE = 8
+"""Blocks of a piece (a tenth of it, at least one) whose full bodies are read first, to learn whether reading the
+rest's pays (:func:`full_blocks_pay`)."""
+
+
+DRY_SAMPLE = 20
+"""Blocks spread over a range whose full bodies ``--dry`` reads to predict how many blocks take their receipts."""
+
+
+def full_blocks_pay(failed: int, tried: int, pacing: Pacing | None) -> bool:
+    """Whether reading full blocks for the top frames' gas costs less than reading the receipts, where ``failed`` of
+    ``tried`` blocks with transactions were not borne out by their headers (and took their receipts as well): while
+    that share stays under the receipts' saving (Infura: 1 - 80 / 1,000)."""
+    if pacing is None or tried == 0:
+        return True
+    full, receipts = pacing.cost(["eth_getBlockByNumber"]), pacing.cost(["eth_getBlockReceipts"])
+    return failed / tried < 1 - full / receipts
+
+
+async def _full_blocks_gas(
+    client: Any, numbers: Sequence[int], tops: Mapping[int, Mapping[int, tuple[str | None, str | None]]]
+) -> tuple[dict[int, list[str]], int, int]:
+    """The gas used of ``numbers``' transactions from their full blocks, where proven (:func:`_bounded_gas`); and of
+    the blocks with transactions, how many were not proven and how many were tried."""
+    if not numbers:
+        return {}, 0, 0
+    proven: dict[int, list[str]] = {}
+    failed = tried = 0
+    for n, block in zip(numbers, await client.batch([("eth_getBlockByNumber", [hex(n), True]) for n in numbers]),
+                        strict=True):  # fmt: skip
+        used = _bounded_gas(tops.get(n, {}), block)
+        if used is not None:
+            proven[n] = used
+        busy = not isinstance(block, dict) or bool(block.get("transactions"))
+        tried, failed = tried + busy, failed + (busy and used is None)
+    return proven, failed, tried
 
 
 def _checked_gas(answer: Any, header: Any) -> list[str] | None:
@@ -191,6 +262,48 @@ def _checked_gas(answer: Any, header: Any) -> list[str] | None:
     if figures and figures[-1] == total and all(step > 0 for step in steps):
         return [hex(step) for step in steps]
     return None
+
+
+def _top_frames(answers: Sequence[bytes]) -> dict[int, dict[int, tuple[str | None, str | None]]]:
+    """Each block's top frames in trace_block batch answers: by transaction position, the gas the frame was given
+    and the gas it used (None where it has no result: it failed)."""
+    out: dict[int, dict[int, tuple[str | None, str | None]]] = {}
+    for body in answers:
+        for envelope in json.loads(body):
+            for trace in envelope.get("result") or []:
+                if trace.get("traceAddress") or trace.get("type") == "reward":
+                    continue
+                number = trace["blockNumber"]
+                block = out.setdefault(number if isinstance(number, int) else int(number, 16), {})
+                given = (trace.get("action") or {}).get("gas")
+                block[trace.get("transactionPosition")] = (given, (trace.get("result") or {}).get("gasUsed"))
+    return out
+
+
+def _bounded_gas(tops: Mapping[int, tuple[str | None, str | None]], block: Any) -> list[str] | None:
+    """A block's transactions' gas used from its full body and its top frames (see :func:`_top_gas_used`), or None
+    where the header's ``gasUsed`` does not bear them out."""
+    if not isinstance(block, dict):
+        return None
+    try:
+        txs = block["transactions"]
+        total = int(block["gasUsed"], 16)
+        figures = []
+        for position, tx in enumerate(txs):
+            given, used = tops[position]
+            if given is None:
+                return None
+            spent = int(given, 16) if used is None else int(used, 16)
+            bound = int(tx["gas"], 16) - int(given, 16) + spent
+            if "requestsHash" in block:  # Prague's calldata floor: 21,000 + 10 a token, a non-zero byte 4 tokens
+                data = bytes.fromhex(tx["input"][2:])
+                bound = max(bound, 21_000 + 10 * (4 * len(data) - 3 * data.count(0)))
+            figures.append(bound)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if len(tops) != len(txs) or sum(figures) != total:
+        return None
+    return [hex(f) for f in figures]
 
 
 _RAW = ("answers", "header_answers")
@@ -522,14 +635,28 @@ class _BlockTraced(Dataset):
     need: on a log-heavy chain the receipts cost the node and us many times what the traces do."""
 
     def other_calls(self, blocks: int, filters: Mapping[str, Any], pacing: Pacing | None = None) -> dict[str, int]:
-        # What _top_gas_used reads for the top frames' gas: the tracer's figures and the headers (one call more per
-        # block than the receipts, 20 times fewer bytes), or the receipts where the run's credits price them lower
-        # (Infura's and Alchemy's tables) or the node serves no debug_traceBlockByNumber (not known to --dry).
+        # What _top_gas_used reads for the top frames' gas by the run's pacing (gas_route); the receipts of blocks
+        # whose figures the header does not bear out, or of a node without the tracer, are not known to --dry.
         if not self.top_gas_used:
             return {}
-        if _tracer_is_cheaper(pacing):
-            return {BLOCK_TRACER: blocks, "eth_getBlockByNumber": blocks}
-        return {"eth_getBlockReceipts": blocks}
+        return dict.fromkeys(_GAS_CALLS[gas_route(pacing)], blocks)
+
+    async def sampled_calls(
+        self, client: Any, chunks: Sequence[BlockRange], filters: Mapping[str, Any], pacing: Pacing | None = None
+    ) -> dict[str, int] | None:
+        # By full blocks, how many take their receipts too is the chain's (a block with a refund does): a few blocks
+        # spread over the range are read as a run reads them, and the run's choice per piece is followed.
+        if not self.top_gas_used or gas_route(pacing) != "blocks":
+            return None
+        blocks = sum(map(len, chunks))
+        numbers = sorted({c.start + (len(c) * k) // DRY_SAMPLE for c in chunks for k in range(DRY_SAMPLE)})
+        numbers = numbers[:: max(1, len(numbers) // DRY_SAMPLE)]
+        answers = list(await client.batch_bytes([(PARITY, [hex(n)]) for n in numbers]))
+        _, failed, tried = await _full_blocks_gas(client, numbers, _top_frames(answers))
+        if full_blocks_pay(failed, tried, pacing):
+            return {"eth_getBlockByNumber": blocks, "eth_getBlockReceipts": round(blocks * failed / max(tried, 1))}
+        sampled = sum(min(FULL_BLOCKS_SAMPLE, max(1, len(c) // 10)) for c in chunks)
+        return {"eth_getBlockByNumber": sampled, "eth_getBlockReceipts": blocks}
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         return await fetch_traces(client, blocks, dataset=self.name, top_gas_used=self.top_gas_used)

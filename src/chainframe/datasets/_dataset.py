@@ -158,6 +158,14 @@ class Dataset(ABC):
         where the dataset picks what it reads by its price table."""
         return {}
 
+    async def sampled_calls(
+        self, client: Any, chunks: Sequence[BlockRange], filters: Mapping[str, Any], pacing: Pacing | None = None
+    ) -> dict[str, int] | None:
+        """As :meth:`other_calls` for ``chunks``, where what the dataset reads beside its method depends on the
+        blocks' content, predicted from a few of them asked of the node (``--dry``); None: :meth:`other_calls`
+        stands."""
+        return None
+
     def log_filter(self, filters: Mapping[str, Any]) -> dict[str, Any]:
         """The eth_getLogs filter for a :attr:`Fetch.LOGS` dataset's ``filters``."""
         raise NotImplementedError(f"{self.name} is not fetched with eth_getLogs")
