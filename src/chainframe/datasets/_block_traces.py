@@ -674,9 +674,10 @@ class Traces(DecodesCalls, _BlockTraced):
     routes = ((PARITY, "eth_getBlockReceipts"), *_BlockTraced.routes[1:])
     fetched_with = (
         "trace_block per block (parity frames normalized to callTracer's; the top frames' gas used from "
-        "debug_traceBlockByNumber's default tracer with no steps, checked against the headers' gasUsed, else from "
-        "the blocks' receipts); where the node lacks it, debug_traceBlockByNumber with callTracer; else "
-        "debug_traceTransaction with callTracer per transaction"
+        "debug_traceBlockByNumber's default tracer with no steps, or where a provider's credits price them lower "
+        "from the full blocks' gas limits, either checked against the headers' gasUsed, else from the blocks' "
+        "receipts); where the node lacks it, debug_traceBlockByNumber with callTracer; else debug_traceTransaction "
+        "with callTracer per transaction"
     )
     top_gas_used = True
     inputs = (FUNCTION,)
