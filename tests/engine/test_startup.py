@@ -123,10 +123,12 @@ def test_the_command_alone_loads_no_subcommand(argv: list[str]) -> None:
 )
 def test_describing_the_datasets_loads_none(argv: list[str]) -> None:
     """``datasets`` and ``schema`` print what the datasets' classes and the column table say, as their full import
-    prints it, without importing a dataset (nor pyarrow and numpy with them: half of those commands' CPU before)."""
+    prints it, without importing a dataset (nor pyarrow and numpy with them: half of those commands' CPU before), or
+    the RPC client (asyncio, httpx: a command that asks no node says so)."""
     loaded, out = run_loading(argv)
     assert "chainframe.cli._described" in loaded, "the check below would mean nothing"
-    assert sorted(m for m in loaded if m.startswith(("pyarrow", "numpy", "polars", "chainframe.datasets._"))) == [
+    heavy = ("pyarrow", "numpy", "polars", "chainframe.datasets._", "chainframe.rpc", "asyncio")
+    assert sorted(m for m in loaded if m.startswith(heavy)) == [
         "chainframe.datasets._inputs", "chainframe.datasets._registry",  # read by every command (cli._process)
     ]  # fmt: skip
     full = live()

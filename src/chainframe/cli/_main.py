@@ -107,15 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    # Here, not at the top: both load the RPC client (asyncio, httpx's types), which --version and --help never need.
-    from chainframe.cli._endpoint import resolve_endpoint_options
-    from chainframe.cli._retries import retry_lines  # deferred: the RPC client, as above
-
     try:
-        resolve_endpoint_options(args)
-        rpc = getattr(args, "rpc", None)
-        with retry_lines(*(url_secrets(rpc) if isinstance(rpc, str) else ())):
-            code: int = args.run(args)
+        # A command that asks no node (datasets, schema) says so: it then loads no RPC client.
+        code: int = _with_node(args) if getattr(args, "asks_node", True) else args.run(args)
     except KeyboardInterrupt:
         print("\ninterrupted; everything started was stopped", file=sys.stderr)
         return 130
@@ -128,6 +122,20 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:  # the output folder or the disk: no traceback for what the user can fix
         print(f"error: {_disk_error(exc, getattr(args, 'out', None))}", file=sys.stderr)
         return 1
+    return code
+
+
+def _with_node(args: argparse.Namespace) -> int:
+    """Run the command with its endpoint options resolved, the client's retries said on stderr."""
+    # Here, not at the top: both load the RPC client (asyncio, httpx's types: 0.1 s of start-up), which --version,
+    # --help and the commands that ask no node never need.
+    from chainframe.cli._endpoint import resolve_endpoint_options
+    from chainframe.cli._retries import retry_lines  # deferred: the RPC client, as above
+
+    resolve_endpoint_options(args)
+    rpc = getattr(args, "rpc", None)
+    with retry_lines(*(url_secrets(rpc) if isinstance(rpc, str) else ())):
+        code: int = args.run(args)
     return code
 
 

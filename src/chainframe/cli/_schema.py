@@ -156,7 +156,7 @@ def markdown(found: Catalogue | None = None) -> str:
 
 def add_parser(commands: Any) -> None:
     listing: argparse.ArgumentParser = commands.add_parser("datasets", help="list the datasets, one line each")
-    listing.set_defaults(run=lambda args: _print(overview()))
+    listing.set_defaults(run=lambda args: _print(overview()), asks_node=False)  # no RPC client (cli._main)
     p: argparse.ArgumentParser = commands.add_parser(
         "schema",
         help="show a dataset's columns, types and descriptions, and how it is fetched",
@@ -167,7 +167,7 @@ def add_parser(commands: Any) -> None:
     names = ", ".join(catalogue().datasets)
     p.add_argument("datasets", nargs="*", metavar="DATASET", help=f"one or more of: {names}")
     p.add_argument("--markdown", action="store_true", help="every dataset, as the Markdown of docs/datasets.md")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, asks_node=False)
 
 
 def _print(text: str) -> int:
