@@ -56,10 +56,14 @@ __all__ = ["chain", "module_devnet", "node"]
 
 MAIN = ("blocks", "transactions", "receipts", "logs")
 KILLED = ("blocks", "logs")  # the SIGKILL test's (fewer requests per round: the test stays fast)
+KILLED_BLOCKS = "120:latest"
+"""The SIGKILL test's range: three slots of 40 and the tip's, where a repair rewrites one or two (``0:latest`` made
+each run and comparison twice as long, and a kill no likelier to come mid-run: ``_kill_mid_run`` sees to that)."""
 KEYS = {"blocks": "block_number", "logs": "block_number, log_index"}
 RECENT = "100:latest"
-"""The reorg and follow tests' range: two slots of 100 (the tip's, repaired, and a whole one before it) hold all a
-repair touches; the chain's first 100 blocks would add requests to the S3 server, not cases (1.4 CPU-s a run)."""
+"""The range of the tests that run MAIN or follow: two slots of 100 (the tip's, extended or repaired, and a whole one
+before it) hold all a run into a bucket does; the chain's first 100 blocks would add requests to the S3 server, not
+cases (1.4 CPU-s a run, and as much a comparison)."""
 KEY_ID = "AKIACHAINFRAME" + secrets.token_hex(3).upper()
 SECRET = "cfsecret" + secrets.token_hex(16)
 
@@ -165,9 +169,33 @@ def assert_same_as_local(devnet: Devnet, out: str, tmp: Path, datasets: tuple[st
         assert series.problems == [], series.name
 
 
+def mine_the_same(node: NodeRPC, blocks: int) -> None:
+    """Mine ``blocks`` empty blocks a second apart after the head: the same blocks, hashes and all, whichever test
+    mines them on the built chain, so the cases of both layouts compare with one clean extraction (``CLEAN`` is keyed
+    by the head's hash; ``anvil_mine`` stamps blocks from the clock, and each case had to extract again)."""
+    stamp = int(node.call("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
+    for second in range(1, blocks + 1):
+        node.call("evm_mine", {"timestamp": stamp + second})
+
+
 def _objects(root: str) -> dict[str, bytes]:
     fs = s3_filesystem()
     return {key: fs.cat_file(key) for key in fs.find(root[5:])}
+
+
+def _kill_mid_run(devnet: Devnet, argv: list[str], blocks: int) -> None:
+    """Run ``argv`` and SIGKILL it once the node was asked for ``blocks`` blocks through the gateway: mid-run, holding
+    the lease (taken before the first block is fetched), whatever the machine's load. Killed at a time after its start
+    instead (0.5-2 s), a run was never under way at the first kill: its interpreter was still importing."""
+    assert devnet.gateway is not None
+    devnet.gateway.reset_stats()
+    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
+        deadline = time.monotonic() + 60
+        while devnet.gateway.stats()["calls"].get("eth_getBlockByNumber", 0) < blocks:
+            assert run.poll() is None, f"the run ended (exit {run.returncode}) before it was killed"
+            assert time.monotonic() < deadline, "the run fetched no blocks"
+            time.sleep(0.02)
+        run.send_signal(signal.SIGKILL)
 
 
 def _no_duplicates(out: str) -> None:
@@ -185,20 +213,20 @@ def test_a_bucket_run_equals_a_local_run_and_extends_in_place(
     chain: Devnet, node: NodeRPC, bucket: str, tmp_path: Path, layout: str
 ) -> None:
     out = f"{bucket}/chains/dev"
-    report = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False,
+    report = extract(list(MAIN), blocks=RECENT, out=out, rpc=chain.http_url, chunk_size=100, progress=False,
                      table=layout)  # fmt: skip
     assert report.out == out
-    assert report.datasets["logs"]["written"] == 3
-    assert_same_as_local(chain, out, tmp_path, chunk_size=100)
+    assert report.datasets["logs"]["written"] == 2
+    assert_same_as_local(chain, out, tmp_path, blocks=RECENT, chunk_size=100)
     tip = load_series(f"{out}/logs").chunks[-1]
     assert tip.meta.end == chain.truth.head
     if layout == "parquet":
         assert tip.path.name == "logs__31337__0000000200_to_0000000299.parquet"
-    node.call("anvil_mine", hex(7))  # the tip is replaced by a longer one (the same key, or a Delta commit)
-    again = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, progress=False)
+    mine_the_same(node, 7)  # the tip is replaced by a longer one (the same key, or a Delta commit)
+    again = extract(list(MAIN), blocks=RECENT, out=out, rpc=chain.http_url, progress=False)
     assert again.datasets["logs"]["written"] == 1
-    assert len(load_series(f"{out}/logs").chunks) == 3
-    assert_same_as_local(chain, out, tmp_path, chunk_size=100)
+    assert len(load_series(f"{out}/logs").chunks) == 2
+    assert_same_as_local(chain, out, tmp_path, blocks=RECENT, chunk_size=100)
     keys = s3_filesystem().find(out[5:])
     runs = [k for k in keys if "/.chainframe/runs/" in k]
     assert len(runs) >= 1  # the run reports are kept in the bucket, beside the data
@@ -220,19 +248,22 @@ def test_sigkill_then_the_same_command_finishes_the_job(
     chain.gateway.configure(GatewaySettings(latency=0.01))
     out = f"{bucket}/dev"
     argv = [
-        sys.executable, "-m", "chainframe.cli", "extract", *KILLED, "--blocks", "0:latest", "--rpc", chain.http_url,
-        "--out", out, "--chunk-size", "40", "--concurrency", "2", "--no-progress", "--table", layout,
+        sys.executable, "-m", "chainframe.cli", "extract", *KILLED, "--blocks", KILLED_BLOCKS, "--rpc",
+        chain.http_url, "--out", out, "--chunk-size", "40", "--concurrency", "2", "--no-progress", "--table", layout,
     ]  # fmt: skip
+    lease = location(f"{out}/.chainframe/lease")
+    assert isinstance(lease, ObjectPath)
     for phase in ("first run", "repair"):
         if phase == "repair":
             reorg(node, rng.randint(1, 30))
-        with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
-            time.sleep(rng.uniform(0.5, 2.0))
-            run.send_signal(signal.SIGKILL)
+        # a run of the range asks for about 270 blocks (each block's header and its logs' witness), a repair 110
+        _kill_mid_run(chain, argv, rng.randint(10, 80))
+        s3_filesystem().invalidate_cache()
+        assert s3_filesystem().exists(lease.path), phase  # killed mid-run: its lease left behind, to be taken over
         _no_duplicates(out)
         assert cli_main(argv[3:]) == 0  # in this process: the killed run is the one whose process matters
     chain.gateway.configure(GatewaySettings())
-    assert_same_as_local(chain, out, tmp_path, datasets=KILLED, chunk_size=40)
+    assert_same_as_local(chain, out, tmp_path, datasets=KILLED, blocks=KILLED_BLOCKS, chunk_size=40)
 
 
 def test_a_reorg_between_runs_is_repaired_in_the_bucket(
