@@ -173,6 +173,7 @@ async def sampled(
     first = rpc[0] if isinstance(rpc, list | tuple) else rpc
     densities: dict[str, Density] = {}
     others: dict[str, dict[str, int]] = {}
+    predictions: dict[tuple[Any, ...], dict[str, int] | None] = {}  # a sample per dataset and blocks
     async with AsyncClient(endpoint_of(first, network, None), **options) as client:
         (tag,) = await client.batch([("eth_getBlockByNumber", ["finalized", False])])
         finalized = int(tag["number"], 16) if isinstance(tag, dict) else max(0, found.head - confirmations)
@@ -183,7 +184,10 @@ async def sampled(
             ranges = [BlockRange(t.fetch_start, t.end) for t in series.tasks]
             if dataset.fetched is Fetch.LOGS:
                 densities[series.series] = await sample_density(client, ranges, dataset.log_filter(series.filters))
-            predicted = await dataset.sampled_calls(client, ranges, series.filters, pacing)
+            key = (dataset.name, *ranges)
+            if key not in predictions:
+                predictions[key] = await dataset.sampled_calls(client, ranges, pacing)
+            predicted = predictions[key]
             if predicted is not None:
                 others[series.series] = predicted
         return Sampled(densities, others, client.cheap_calls, finalized)

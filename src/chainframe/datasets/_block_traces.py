@@ -642,7 +642,7 @@ class _BlockTraced(Dataset):
         return dict.fromkeys(_GAS_CALLS[gas_route(pacing)], blocks)
 
     async def sampled_calls(
-        self, client: Any, chunks: Sequence[BlockRange], filters: Mapping[str, Any], pacing: Pacing | None = None
+        self, client: Any, chunks: Sequence[BlockRange], pacing: Pacing | None = None
     ) -> dict[str, int] | None:
         # By full blocks, how many take their receipts too is the chain's (a block with a refund does): a few blocks
         # spread over the range are read as a run reads them, and the run's choice per piece is followed.

@@ -159,11 +159,11 @@ class Dataset(ABC):
         return {}
 
     async def sampled_calls(
-        self, client: Any, chunks: Sequence[BlockRange], filters: Mapping[str, Any], pacing: Pacing | None = None
+        self, client: Any, chunks: Sequence[BlockRange], pacing: Pacing | None = None
     ) -> dict[str, int] | None:
         """As :meth:`other_calls` for ``chunks``, where what the dataset reads beside its method depends on the
-        blocks' content, predicted from a few of them asked of the node (``--dry``); None: :meth:`other_calls`
-        stands."""
+        blocks' content (not on a series' filters: ``--dry`` asks once for all series of a dataset over the same
+        blocks), predicted from a few of them asked of the node; None: :meth:`other_calls` stands."""
         return None
 
     def log_filter(self, filters: Mapping[str, Any]) -> dict[str, Any]:
