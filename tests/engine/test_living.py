@@ -36,6 +36,9 @@ from tests.devnets import chain, module_devnet, node
 __all__ = ["chain", "module_devnet", "node"]
 
 MAIN = ("blocks", "transactions", "receipts", "logs")
+RECENT = "100:latest"
+"""The range of the reorg and follow cases: two slots of 100 (the tip's, extended or repaired, and a whole one before
+it, which a reorg of 45 blocks reaches) hold all they touch; the chain's first 100 blocks added requests, not cases."""
 KEYS = {"blocks": "block_number", "logs": "block_number, log_index"}
 
 
@@ -46,26 +49,48 @@ def reorg(node: NodeRPC, depth: int) -> None:
     node.call("anvil_reorg", depth, [[transfer, 0]])
 
 
+def kill_mid_run(devnet: Devnet, argv: list[str], blocks: int) -> subprocess.Popen[bytes]:
+    """Run ``argv`` and SIGKILL it once the node was asked for ``blocks`` blocks through the gateway: mid-run (a run
+    takes its folder's lock or lease before it fetches a block), whatever the machine's load. Killed at a time after
+    its start (0.2-2 s), a run was mostly not under way: on an idle machine its interpreter imports for 0.5 s before
+    the first request, and an extension or a repair of 40-block chunks is over 0.5 s later."""
+    assert devnet.gateway is not None
+    devnet.gateway.reset_stats()
+    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
+        deadline = time.monotonic() + 60
+        while devnet.gateway.stats()["calls"].get("eth_getBlockByNumber", 0) < blocks:
+            assert run.poll() is None, f"the run ended (exit {run.returncode}) before it was killed"
+            assert time.monotonic() < deadline, "the run fetched too few blocks"
+            time.sleep(0.02)
+        run.send_signal(signal.SIGKILL)
+    assert run.returncode == -signal.SIGKILL, f"the run ended (exit {run.returncode}) before the kill"
+    return run
+
+
 def _glob(out: Path, series: str) -> pl.DataFrame:
     keys = KEYS.get(series.split("__")[0], "block_number, transaction_index")
     glob = str(out / series / "*.parquet")
     return duckdb.sql(f"SELECT * FROM read_parquet('{glob}') ORDER BY {keys}").pl()  # noqa: S608
 
 
-def assert_same_as_clean(devnet: Devnet, out: Path, tmp: Path, datasets: tuple[str, ...] = MAIN, **kw: Any) -> None:
-    """``out`` holds exactly what a clean extraction of the node's chain now gives, for every reader."""
+def assert_same_as_clean(
+    devnet: Devnet, out: Path, tmp: Path, datasets: tuple[str, ...] = MAIN, *, blocks: str = "0:latest", **kw: Any
+) -> None:
+    """``out`` holds exactly what a clean extraction of the node's chain now gives (its ``blocks``, ``FIRST:latest``),
+    for every reader."""
     clean = tmp / f"clean-{time.monotonic_ns()}"
-    extract(list(datasets), blocks="0:latest", out=clean, rpc=devnet.node.url, progress=False, **kw)
+    extract(list(datasets), blocks=blocks, out=clean, rpc=devnet.node.url, progress=False, **kw)
     for name in (p.name for p in clean.iterdir() if not p.name.startswith(".")):
         got, want = _glob(out, name), _glob(clean, name)
         assert got.height == want.height, name
         assert got.equals(want), name
         assert pl.scan_parquet(str(out / name / "*.parquet")).select(pl.len()).collect().item() == want.height
         assert open_duckdb(out).execute(f'SELECT count(*) FROM "{name}"').fetchall()[0][0] == want.height  # noqa: S608
-    blocks = _glob(out, "blocks") if "blocks" in datasets else None
-    if blocks is not None:  # one row per block, linked by parent hash
-        assert blocks["block_number"].to_list() == list(range(blocks.height))
-        assert blocks["parent_hash"][1:].to_list() == blocks["block_hash"][:-1].to_list()
+    stored = _glob(out, "blocks") if "blocks" in datasets else None
+    if stored is not None:  # one row per block, linked by parent hash
+        first = int(blocks.split(":")[0])
+        assert stored["block_number"].to_list() == list(range(first, first + stored.height))
+        assert stored["parent_hash"][1:].to_list() == stored["block_hash"][:-1].to_list()
     for series in folder_info(out).values():
         assert series.problems == [], series.name
 
@@ -126,9 +151,9 @@ def test_a_reorg_between_runs_is_repaired(
     chain, node = reorganized
     assert int(node.call("eth_blockNumber"), 16) == chain.truth.head
     out = tmp_path / "out"
-    extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    extract(list(MAIN), blocks=RECENT, out=out, rpc=chain.http_url, chunk_size=100, progress=False)
     reorg(node, depth)
-    report = extract(list(MAIN), blocks="0:latest", out=out, rpc=chain.http_url, chunk_size=100, progress=False)
+    report = extract(list(MAIN), blocks=RECENT, out=out, rpc=chain.http_url, chunk_size=100, progress=False)
     head = chain.truth.head
     assert {r["series"] for r in report.reorgs} == set(MAIN)
     for repaired in report.reorgs:
@@ -136,7 +161,7 @@ def test_a_reorg_between_runs_is_repaired(
         assert repaired["depth"] == depth
         assert repaired["chunks_rewritten"] == (2 if depth == 45 else 1)
     assert "reorg repaired in blocks: forked at block" in report.summary()
-    assert_same_as_clean(chain, out, tmp_path)
+    assert_same_as_clean(chain, out, tmp_path, blocks=RECENT)
 
 
 def test_a_reorg_that_shortens_the_chain_removes_what_is_gone(chain: Devnet, node: NodeRPC, tmp_path: Path) -> None:
@@ -187,25 +212,27 @@ def test_follow_extends_and_repairs_round_after_round(chain: Devnet, node: NodeR
             reorg(node, 3)
             node.call("anvil_mine", hex(2))
 
-    last = follow(list(MAIN), blocks="0:latest", out=tmp_path, rpc=chain.http_url, chunk_size=100, poll=0.05,
+    last = follow(list(MAIN), blocks=RECENT, out=tmp_path, rpc=chain.http_url, chunk_size=100, poll=0.05,
                   rounds=3, on_round=between_rounds)  # fmt: skip
     assert heads == [240, 245, 247]
     assert last is not None
     assert last.reorgs
     assert {r["fork_block"] for r in last.reorgs} == {243}
-    assert_same_as_clean(chain, tmp_path, tmp_path.parent / "ref")
+    assert_same_as_clean(chain, tmp_path, tmp_path.parent / "ref", blocks=RECENT)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_sigkill_at_a_random_moment_then_the_same_command_again(
     chain: Devnet, node: NodeRPC, tmp_path: Path, seed: int
 ) -> None:
-    """Kills during a first extraction, an extension and a reorg repair; the same command then finishes the job."""
+    """Kills during a first extraction, an extension and a reorg repair; the same command then finishes the job. The
+    runs extract blocks 120:latest (three slots of 40 and the tip's, and the slots the extension adds): what a repair
+    or an extension touches, with a whole slot before it; the chain's first 120 blocks added requests, not cases."""
     rng = random.Random(seed)
     assert chain.gateway is not None
     out = tmp_path / "out"
     argv = [
-        sys.executable, "-m", "chainframe.cli", "extract", *MAIN, "--blocks", "0:latest", "--rpc", chain.http_url,
+        sys.executable, "-m", "chainframe.cli", "extract", *MAIN, "--blocks", "120:latest", "--rpc", chain.http_url,
         "--out", str(out), "--chunk-size", "40", "--concurrency", "2", "--no-progress",
     ]  # fmt: skip
     for phase in ("first run", "extension", "repair"):
@@ -214,9 +241,10 @@ def test_sigkill_at_a_random_moment_then_the_same_command_again(
         elif phase == "repair":
             reorg(node, rng.randint(1, 30))
         chain.gateway.configure(GatewaySettings(latency=0.01))  # slowed, so that the kill comes mid-run
-        with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
-            time.sleep(rng.uniform(0.2, 1.5))
-            run.send_signal(signal.SIGKILL)
+        # A run asks for about 540 blocks (each block's header, transactions and witnesses), an extension 200, a
+        # repair 170: killed at a random one of the first 100, it holds the folder's lock (its pid written there).
+        run = kill_mid_run(chain, argv, rng.randint(10, 100))
+        assert (out / ".chainframe" / "lock").read_text() == str(run.pid), phase
         # A glob reader never sees a row twice, whatever moment the kill came at. (A kill before a series' first
         # commit leaves its folder with no file, only a pending one: a glob then finds nothing to read.)
         for name in MAIN:
@@ -230,7 +258,7 @@ def test_sigkill_at_a_random_moment_then_the_same_command_again(
         # fresh interpreter's imports cost about a CPU-second each time.
         assert cli_main(argv[3:]) == 0, phase
         assert not list(out.rglob(".*.tmp-*"))
-    assert_same_as_clean(chain, out, tmp_path, chunk_size=40)
+    assert_same_as_clean(chain, out, tmp_path, blocks="120:latest", chunk_size=40)
 
 
 @pytest.mark.anyio

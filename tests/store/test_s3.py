@@ -10,7 +10,6 @@ import json
 import os
 import random
 import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -48,7 +47,7 @@ from chainframe.store import (
 )
 from chainframe.store._delta import storage_options
 from tests.devnets import chain, module_devnet, node, node_rpc
-from tests.engine.test_living import reorg
+from tests.engine.test_living import kill_mid_run, reorg
 
 # the fixtures this module uses (and the other S3 and Delta files import from here): a devnet of its own, whose chain
 # the tests mine and reorganize (tests/devnets.py)
@@ -58,7 +57,7 @@ MAIN = ("blocks", "transactions", "receipts", "logs")
 KILLED = ("blocks", "logs")  # the SIGKILL test's (fewer requests per round: the test stays fast)
 KILLED_BLOCKS = "120:latest"
 """The SIGKILL test's range: three slots of 40 and the tip's, where a repair rewrites one or two (``0:latest`` made
-each run and comparison twice as long, and a kill no likelier to come mid-run: ``_kill_mid_run`` sees to that)."""
+each run and comparison twice as long, and a kill no likelier to come mid-run: ``kill_mid_run`` sees to that)."""
 KEYS = {"blocks": "block_number", "logs": "block_number, log_index"}
 RECENT = "100:latest"
 """The range of the tests that run MAIN or follow: two slots of 100 (the tip's, extended or repaired, and a whole one
@@ -183,21 +182,6 @@ def _objects(root: str) -> dict[str, bytes]:
     return {key: fs.cat_file(key) for key in fs.find(root[5:])}
 
 
-def _kill_mid_run(devnet: Devnet, argv: list[str], blocks: int) -> None:
-    """Run ``argv`` and SIGKILL it once the node was asked for ``blocks`` blocks through the gateway: mid-run, holding
-    the lease (taken before the first block is fetched), whatever the machine's load. Killed at a time after its start
-    instead (0.5-2 s), a run was never under way at the first kill: its interpreter was still importing."""
-    assert devnet.gateway is not None
-    devnet.gateway.reset_stats()
-    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as run:
-        deadline = time.monotonic() + 60
-        while devnet.gateway.stats()["calls"].get("eth_getBlockByNumber", 0) < blocks:
-            assert run.poll() is None, f"the run ended (exit {run.returncode}) before it was killed"
-            assert time.monotonic() < deadline, "the run fetched no blocks"
-            time.sleep(0.02)
-        run.send_signal(signal.SIGKILL)
-
-
 def _no_duplicates(out: str) -> None:
     con = duckdb.connect()
     for name in KILLED:
@@ -257,7 +241,7 @@ def test_sigkill_then_the_same_command_finishes_the_job(
         if phase == "repair":
             reorg(node, rng.randint(1, 30))
         # a run of the range asks for about 270 blocks (each block's header and its logs' witness), a repair 110
-        _kill_mid_run(chain, argv, rng.randint(10, 80))
+        kill_mid_run(chain, argv, rng.randint(10, 80))
         s3_filesystem().invalidate_cache()
         assert s3_filesystem().exists(lease.path), phase  # killed mid-run: its lease left behind, to be taken over
         _no_duplicates(out)
