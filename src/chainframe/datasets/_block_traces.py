@@ -144,11 +144,11 @@ _GAS_CALLS: Mapping[GasRoute, tuple[str, ...]] = {
 
 def gas_route(pacing: Pacing | None) -> GasRoute:
     """How a run reads the top frames' gas used. Unpaced, or paced by requests: the no-step tracer and the headers,
-    what costs a node least (200 blocks of the benchmark chain on anvil, server CPU: the tracer and the headers about
-    0.06 s, the receipts 0.27-0.32, the full blocks 0.70). Paced by a provider's credits: the route its price table
-    makes cheapest per block, a call apart each (Infura: the tracer and headers 1,000 + 80, full blocks 80, receipts
-    1,000; Alchemy: 1,000 + 20, 20, 500; QuickNode: 40 + 20, 20, 20, the full blocks first where two tie: their
-    proof needs no other method)."""
+    what costs a node least (the benchmark chain on anvil, server CPU: the tracer and the headers 0.17 + 0.11 s for
+    its 2,000 blocks; per 200 blocks the receipts 0.27-0.32 s, the full blocks 0.70). Paced by a provider's credits:
+    the route its price table makes cheapest per block, a call apart each (Infura: the tracer and headers 1,000 + 80,
+    full blocks 80, receipts 1,000; Alchemy: 1,000 + 20, 20, 500; QuickNode: 40 + 20, 20, 20, the full blocks first
+    where two tie: their proof needs no other method)."""
     if pacing is None or pacing.credits_per_second is None:
         return "tracer"
     order: tuple[GasRoute, ...] = ("blocks", "receipts", "tracer")
