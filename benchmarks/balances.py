@@ -9,6 +9,7 @@ imports kept. Prints rows/s of each and chainframe's over cryo's (above 1.0, cha
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from benchmarks.compare import peers_python, run
@@ -25,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     with Devnet(workload=BENCH_WORKLOAD) as devnet:
         blocks = (1, min(args.blocks, devnet.truth.head))
         accounts = [*DEV_ACCOUNTS, *devnet.truth.contracts.values()][: args.accounts]
-        env = {"BENCH_ADDRESSES": ",".join(accounts)}
+        env = {"BENCH_INPUTS": json.dumps({"addresses": accounts})}
         best: dict[str, dict[str, Any]] = {}
         for _ in range(args.rounds):
             for tool in ("chainframe", "cryo"):

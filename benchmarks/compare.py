@@ -11,6 +11,8 @@ notebook sees), CPU-seconds (and per 100,000 logs), the CPU-seconds serving it t
 remotely: on two shared cores a node's work is the tool's wait), rows/s, peak RSS, and (remote) the requests the
 gateway saw. Then ratios of chainframe (the Python API) and cli (the command) to cryo and to the raw floor (wall, after
 imports, CPU), and chainframe's peak RSS with the range doubled (flat: memory does not grow with the range).
+Datasets that read accounts, tokens, slots or calls get the same ones in every tool (:func:`inputs`), and each tool's
+rows are printed, so a ratio is between the same rows (or ``TOOLS`` says why they differ).
 
 Run: ``scripts/bench compare`` (``--blocks N``, ``--modes local,remote``, ``--datasets ...``, ``--rounds N``).
 Results are printed and saved as JSON and markdown under ``bench-results/``. The first run builds and caches the
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from chainframe._redact import redact_text
-from chainframe.devnet import BENCH_WORKLOAD, Devnet, GatewaySettings, LogLimits
+from chainframe.devnet import BENCH_WORKLOAD, DEV_ACCOUNTS, Devnet, GatewaySettings, GroundTruth, LogLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERS_VENV = ROOT / ".venv-peers"
@@ -51,12 +53,31 @@ TOOLS = {
     "nonce_diffs": ("chainframe", "cli", "cryo"),
     "code_diffs": ("chainframe", "cli", "cryo"),
     "storage_diffs": ("chainframe", "cli", "cryo"),
+    # Ours counts top-level calls per block (the transactions' own fetch); cryo's, geth's 4byteTracer per transaction
+    # (debug_traceBlockByNumber), calls made by contracts included: more rows by definition.
+    "four_byte_counts": ("chainframe", "cli", "cryo"),
+    # Both by eth_getLogs, Transfer's topic, keeping four-topic logs: none on this chain (its tokens are ERC-20s),
+    # so both fetch every ERC-20 Transfer and keep 0 rows.
+    "erc721_transfers": ("chainframe", "cli", "cryo"),
+    # The state reads, per block and input (see inputs()), so the same rows in both: eth_call for the ERC-20 ones
+    # (erc20_metadata: ours decodes the ABI strings, cryo reads the answer's bytes as text less control characters),
+    # eth_getBalance, eth_getTransactionCount, eth_getCode and eth_getStorageAt (cryo's slots).
+    "erc20_balances": ("chainframe", "cli", "cryo"),
+    "erc20_supplies": ("chainframe", "cli", "cryo"),
+    "erc20_metadata": ("chainframe", "cli", "cryo"),
+    "balances": ("chainframe", "cli", "cryo"),
+    "nonces": ("chainframe", "cli", "cryo"),
+    "codes": ("chainframe", "cli", "cryo"),
+    "slots": ("chainframe", "cli", "cryo"),
+    "eth_calls": ("chainframe", "cli", "cryo"),
 }
 """``chainframe``: the Python API (``extract``), as a notebook or a pipeline's code calls it. ``cli``: the
 ``chainframe extract`` command, as a cron job runs it: the installed script in its own process, which sets itself up
 (:mod:`chainframe.cli._process`) before anything loads pyarrow, and leaves without an interpreter teardown. ``pure``:
 chainframe with its native scanner turned off (CHAINFRAME_NATIVE=0), the Polars path every answer took before it:
 the scanner's gain, measured in the same run."""
+# Not here: call_traces (debug_traceCall), whose peer is cryo's trace_calls (trace_call, which anvil does not
+# serve), and the datasets only one tool has (receipts, uncles, erc1155_transfers, the proofs, prestate_*).
 OURS = ("chainframe", "cli")
 REMOTE = GatewaySettings(latency=0.05, limits=LogLimits(max_results=10_000), credits_per_second=40_000.0)
 TIMEOUT = 900.0
@@ -73,6 +94,37 @@ def peers_python() -> Path:
     subprocess.run([str(python), "-m", "pip", "install", "-q", *PEERS], check=True)
     stamp.write_text("\n".join(PEERS))
     return python
+
+
+def inputs(dataset: str, truth: GroundTruth) -> dict[str, Any]:
+    """What ``dataset`` reads besides blocks, by chainframe's names, given alike to every tool (runners.py): the
+    benchmark chain's own accounts and contracts, at most 8 reads a block (16,000 over 2,000 blocks, as balances.py
+    measured). Empty for the datasets that take none."""
+    from chainframe.decode import keccak256
+
+    token, store = truth.contracts["Token"], truth.contracts["Store"]
+    # Three senders and the five contracts: accounts with a balance, a nonce, and (the contracts) code.
+    accounts = [*DEV_ACCOUNTS[:3], *truth.contracts.values()]
+    holders = list(DEV_ACCOUNTS[1:9])  # each was given tokens in block 2 and trades them after
+    word = "{:064x}".format
+    balance_of = ["0x70a08231" + word(int(holder, 16)) for holder in holders[:2]]
+    given: dict[str, dict[str, Any]] = {
+        "erc20_balances": {"tokens": [token], "addresses": holders},
+        "erc20_supplies": {"tokens": [token]},
+        "erc20_metadata": {"tokens": [token]},
+        "balances": {"addresses": accounts},
+        "nonces": {"addresses": accounts},
+        "codes": {"addresses": accounts},
+        # Store.slots(k) for k < 8, a mapping at slot 0 that the workload's store_set transactions write.
+        "slots": {
+            "addresses": [store],
+            "storage_keys": ["0x" + keccak256(bytes.fromhex(word(k) + word(0))).hex() for k in range(8)],
+        },
+        # One contract, four call data (cryo calls every contract with every call data): balanceOf(holder) of two
+        # holders, totalSupply() and symbol().
+        "eth_calls": {"calls": [{"to": token, "data": data} for data in (*balance_of, "0x18160ddd", "0x95d89b41")]},
+    }
+    return given.get(dataset, {})
 
 
 def run(tool: str, dataset: str, url: str, blocks: tuple[int, int], env: dict[str, str], key: str) -> dict[str, Any]:
@@ -146,6 +198,12 @@ def run_command(dataset: str, url: str, blocks: tuple[int, int], env: dict[str, 
         ]  # fmt: skip
         if credits := env.get("BENCH_CREDITS_PER_SECOND"):
             argv += ["--credits-per-second", credits]
+        given = json.loads(env.get("BENCH_INPUTS") or "{}")
+        for name, flag in (("addresses", "--addresses"), ("tokens", "--tokens"), ("storage_keys", "--storage-key")):
+            if name in given:
+                argv += [flag, *given[name]]
+        for call in given.get("calls", ()):
+            argv += ["--call", json.dumps(call)]
         started = time.perf_counter()
         proc = subprocess.Popen(
             argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, **env}, cwd=ROOT
@@ -158,7 +216,8 @@ def run_command(dataset: str, url: str, blocks: tuple[int, int], env: dict[str, 
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             return {"completed": False, "error": redact_text(errors.strip() or f"exit {proc.returncode}", key)}
-        files = sorted((Path(out) / dataset).glob("*.parquet"))
+        # A series read with inputs is named after them too (balances__f1a2b3c4d): store.series_name.
+        files = sorted([*Path(out).glob(f"{dataset}/*.parquet"), *Path(out).glob(f"{dataset}__*/*.parquet")])
         report = json.loads(next((Path(out) / ".chainframe" / "runs").glob("*.json")).read_text())
         return {
             "completed": True,
@@ -205,7 +264,8 @@ def measure(
                     devnet.gateway.configure(REMOTE if mode == "remote" else GatewaySettings())
                     devnet.gateway.reset_stats()
                 served = sum(map(cpu_of, servers))
-                result = run(tool, dataset, url, blocks, env, devnet.key)
+                given = inputs(dataset, devnet.truth)
+                result = run(tool, dataset, url, blocks, {**env, "BENCH_INPUTS": json.dumps(given)}, devnet.key)
                 result["server_cpu_seconds"] = round(sum(map(cpu_of, servers)) - served, 2)
                 if mode == "remote" and devnet.gateway is not None:
                     stats = devnet.gateway.stats()
@@ -240,14 +300,17 @@ def best(results: list[dict[str, Any]], tool: str) -> dict[str, Any]:
 
 def _line(row: dict[str, Any]) -> str:
     if not row["completed"]:
-        return f"{row['mode']:<7}{row['dataset']:<13}{row['tool']:<11} did not complete: {row['error'][:90]}"
-    rate = f"{row['rows'] / row['seconds']:>10,.0f}/s" if row["rows"] >= 0 else f"{'(bytes)':>12}"
+        return f"{row['mode']:<7}{row['dataset']:<20}{row['tool']:<11} did not complete: {row['error'][:90]}"
+    # The rows beside their rate: tools compared on one dataset must write the same rows (or say why not: TOOLS).
+    rate = (
+        f"{row['rows']:>9,} rows {row['rows'] / row['seconds']:>10,.0f}/s" if row["rows"] >= 0 else f"{'(bytes)':>27}"
+    )
     per = f"  {per_100k(row):>5.2f} CPU-s/100k logs" if row["dataset"] == "logs" else ""
     extra = f"  {row['requests']:>6} requests" if "requests" in row else ""
     if "failed_rounds" in row:
         extra += f"  ({len(row['failed_rounds'])} of {row['rounds']} rounds failed: {row['failed_rounds'][0][:40]})"
     return (
-        f"{row['mode']:<7}{row['dataset']:<13}{row['tool']:<11}{row['seconds']:>7.2f} s "
+        f"{row['mode']:<7}{row['dataset']:<20}{row['tool']:<11}{row['seconds']:>7.2f} s "
         f"({row['work_seconds']:>5.2f} s after imports) {row['cpu_seconds']:>6.2f} CPU-s "
         f"(server {row['server_cpu_seconds']:>5.2f}) {rate} "
         f"{row['peak_rss_mb']:>6.0f} MB{per}{extra}"
@@ -287,12 +350,12 @@ def ratio_cells(t: dict[str, Any], other: str) -> str:
 def markdown(rows: list[dict[str, Any]], table: list[dict[str, Any]], memory: dict[str, Any]) -> str:
     lines = [
         "| mode | dataset | tool | completed | seconds (best) | after imports | CPU-s | server CPU-s "
-        "| CPU-s / 100k logs | rows/s | peak RSS MB | requests |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| CPU-s / 100k logs | rows | rows/s | peak RSS MB | requests |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if r["completed"]:
-            rate = f"{r['rows'] / r['seconds']:,.0f}" if r["rows"] >= 0 else "-"
+            rate = f"{r['rows']:,} | {r['rows'] / r['seconds']:,.0f}" if r["rows"] >= 0 else "- | -"
             per = f"{per_100k(r):.2f}" if r["dataset"] == "logs" else "-"
             lines.append(
                 f"| {r['mode']} | {r['dataset']} | {r['tool']} | yes | {r['seconds']:.2f} | {r['work_seconds']:.2f} | "
@@ -302,7 +365,7 @@ def markdown(rows: list[dict[str, Any]], table: list[dict[str, Any]], memory: di
         else:
             failed = f"no: {r['error'][:60]}"
             lines.append(
-                f"| {r['mode']} | {r['dataset']} | {r['tool']} | {failed} | | | | | | | | {r.get('requests', '-')} |"
+                f"| {r['mode']} | {r['dataset']} | {r['tool']} | {failed} | | | | | | | | | {r.get('requests', '-')} |"
             )
     lines += [
         "",
@@ -349,7 +412,7 @@ def main(argv: list[str] | None = None) -> None:
     print("time); below 1.0, chainframe is faster")
     for t in table:
         cells = "  ".join(f"vs {o} {ratio_cells(t, o)}" for o in PEERS_SHOWN)
-        print(f"  {t['mode']:<7}{t['dataset']:<13}{t['tool']:<11} {cells}")
+        print(f"  {t['mode']:<7}{t['dataset']:<20}{t['tool']:<11} {cells}")
     print(f"\nchainframe logs, peak RSS with the range doubled: {memory}")
     results = ROOT / "bench-results"
     results.mkdir(exist_ok=True)

@@ -26,10 +26,30 @@ def _imported() -> None:
     WORK_STARTED[0] = time.perf_counter()
 
 
-def _accounts() -> dict[str, list[str]]:
-    """State reads' accounts (balances): ``BENCH_ADDRESSES``, comma-separated; none for the other datasets."""
-    given = os.environ.get("BENCH_ADDRESSES", "")
-    return {"addresses": given.split(",")} if given else {}
+def _inputs() -> dict[str, Any]:
+    """What the dataset reads besides blocks, by chainframe's names (``addresses``, ``tokens``, ``storage_keys``,
+    ``calls``): ``BENCH_INPUTS``, a JSON object (compare.inputs); none for the datasets that take none."""
+    return dict(json.loads(os.environ.get("BENCH_INPUTS") or "{}"))
+
+
+def cryo_inputs(dataset: str, given: dict[str, Any]) -> dict[str, list[str]]:
+    """The same inputs by cryo's names, which name a role in the request rather than a kind of input: ``address`` is
+    the account read (the token itself for erc20_supplies and erc20_metadata), ``contract`` the contract called (the
+    token for erc20_balances, whose ``address`` is the holder), ``slot`` a storage key, ``call_data`` the input."""
+    out: dict[str, list[str]] = {}
+    if "tokens" in given:
+        out["contract" if dataset == "erc20_balances" else "address"] = given["tokens"]
+    if "addresses" in given:
+        out["address"] = given["addresses"]
+    if "storage_keys" in given:
+        out["slot"] = given["storage_keys"]
+    if "calls" in given:
+        # cryo calls every contract with every call data: the calls given must be that cross product.
+        calls = given["calls"]
+        out["contract"] = list(dict.fromkeys(c["to"] for c in calls))
+        out["call_data"] = list(dict.fromkeys(c["data"] for c in calls))
+        assert len(out["contract"]) * len(out["call_data"]) == len(calls), "cryo's eth_calls cross contracts and data"
+    return out
 
 
 def run_chainframe(dataset: str, url: str, start: int, end: int, out: str) -> int:
@@ -42,7 +62,7 @@ def run_chainframe(dataset: str, url: str, start: int, end: int, out: str) -> in
     options: dict[str, Any] = {"pacing": Pacing(credits_per_second=credits, max_concurrency=16)}
     report = extract(
         dataset, blocks=f"{start}:{end}", rpc=url, out=out, overwrite=True, progress=False, concurrency=4,
-        chunk_size=int(os.environ.get("BENCH_CHUNK_SIZE", "1000")), client_options=options, **_accounts(),
+        chunk_size=int(os.environ.get("BENCH_CHUNK_SIZE", "1000")), client_options=options, **_inputs(),
     )  # fmt: skip
     return int(report.datasets[dataset]["rows"])
 
@@ -54,10 +74,9 @@ def run_cryo(dataset: str, url: str, start: int, end: int, out: str) -> int:
     _imported()
 
     # cryo's ranges exclude their end.
-    accounts = _accounts()
     cryo.freeze(
         dataset, blocks=[f"{start}:{end + 1}"], rpc=url, output_dir=out, chunk_size=1000, no_verbose=True,
-        overwrite=True, **({"address": accounts["addresses"]} if accounts else {}),
+        overwrite=True, **cryo_inputs(dataset, _inputs()),
     )  # fmt: skip
     return sum(pq.read_metadata(p).num_rows for p in Path(out).glob("*.parquet"))
 
