@@ -39,37 +39,39 @@ from chainframe.devnet import BENCH_WORKLOAD, DEV_ACCOUNTS, Devnet, GatewaySetti
 ROOT = Path(__file__).resolve().parents[1]
 PEERS_VENV = ROOT / ".venv-peers"
 PEERS = ("cryo==0.3.2", "web3==8.0.0", "pandas==3.1.1", "pyarrow==26.0.1")
+VS_CRYO = ("chainframe", "cli", "cryo")
+"""The two ways of running chainframe and cryo: what most datasets are compared with."""
 TOOLS = {
     "blocks": ("chainframe", "cli", "pure", "cryo", "raw"),
     "transactions": ("chainframe", "cli", "cryo", "raw"),
     "receipts": ("chainframe", "cli", "pure", "raw"),  # cryo has no receipts dataset
     "logs": ("chainframe", "cli", "pure", "cryo", "raw", "web3"),
-    "traces": ("chainframe", "cli", "cryo"),  # both by trace_block (ours with a no-step tracer's gas and the headers)
-    "native_transfers": ("chainframe", "cli", "cryo"),  # both by trace_block alone: no gas in their columns
-    "contracts": ("chainframe", "cli", "cryo"),
-    "address_appearances": ("chainframe", "cli", "cryo"),
-    "erc20_transfers": ("chainframe", "cli", "cryo"),  # both by eth_getLogs, Transfer's topic
-    "balance_diffs": ("chainframe", "cli", "cryo"),  # both by trace_replayBlockTransactions (stateDiff)
-    "nonce_diffs": ("chainframe", "cli", "cryo"),
-    "code_diffs": ("chainframe", "cli", "cryo"),
-    "storage_diffs": ("chainframe", "cli", "cryo"),
+    "traces": VS_CRYO,  # both by trace_block (ours with a no-step tracer's gas and the headers)
+    "native_transfers": VS_CRYO,  # both by trace_block alone: no gas in their columns
+    "contracts": VS_CRYO,
+    "address_appearances": VS_CRYO,
+    "erc20_transfers": VS_CRYO,  # both by eth_getLogs, Transfer's topic
+    "balance_diffs": VS_CRYO,  # both by trace_replayBlockTransactions (stateDiff)
+    "nonce_diffs": VS_CRYO,
+    "code_diffs": VS_CRYO,
+    "storage_diffs": VS_CRYO,
     # Ours counts top-level calls per block (the transactions' own fetch); cryo's, geth's 4byteTracer per transaction
     # (debug_traceBlockByNumber), calls made by contracts included: more rows by definition.
-    "four_byte_counts": ("chainframe", "cli", "cryo"),
+    "four_byte_counts": VS_CRYO,
     # Both by eth_getLogs, Transfer's topic, keeping four-topic logs: none on this chain (its tokens are ERC-20s),
     # so both fetch every ERC-20 Transfer and keep 0 rows.
-    "erc721_transfers": ("chainframe", "cli", "cryo"),
+    "erc721_transfers": VS_CRYO,
     # The state reads, per block and input (see inputs()), so the same rows in both: eth_call for the ERC-20 ones
     # (erc20_metadata: ours decodes the ABI strings, cryo reads the answer's bytes as text less control characters),
     # eth_getBalance, eth_getTransactionCount, eth_getCode and eth_getStorageAt (cryo's slots).
-    "erc20_balances": ("chainframe", "cli", "cryo"),
-    "erc20_supplies": ("chainframe", "cli", "cryo"),
-    "erc20_metadata": ("chainframe", "cli", "cryo"),
-    "balances": ("chainframe", "cli", "cryo"),
-    "nonces": ("chainframe", "cli", "cryo"),
-    "codes": ("chainframe", "cli", "cryo"),
-    "slots": ("chainframe", "cli", "cryo"),
-    "eth_calls": ("chainframe", "cli", "cryo"),
+    "erc20_balances": VS_CRYO,
+    "erc20_supplies": VS_CRYO,
+    "erc20_metadata": VS_CRYO,
+    "balances": VS_CRYO,
+    "nonces": VS_CRYO,
+    "codes": VS_CRYO,
+    "slots": VS_CRYO,
+    "eth_calls": VS_CRYO,
 }
 """``chainframe``: the Python API (``extract``), as a notebook or a pipeline's code calls it. ``cli``: the
 ``chainframe extract`` command, as a cron job runs it: the installed script in its own process, which sets itself up
