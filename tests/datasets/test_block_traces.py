@@ -283,17 +283,21 @@ def test_a_run_paced_by_credits_reads_the_gas_the_cheapest_way_its_price_table_a
 def test_the_full_blocks_gas_is_taken_only_where_the_header_bears_it_out() -> None:
     """Gas limit, less what the top frame was given, plus what it used (all it was given where it has no result),
     or the calldata floor where the block has a requestsHash: taken only where they add up to the header's gasUsed."""
-    txs = [{"gas": hex(100_000), "input": "0x"}, {"gas": hex(60_000), "input": "0x" + "ff" * 100}]
-    tops = {0: (hex(79_000), hex(29_000)), 1: (hex(37_600), None)}  # 21,000 intrinsic + 29,000; failed: all 60,000
+    txs = [
+        {"hash": "0xa", "gas": hex(100_000), "input": "0x"},
+        {"hash": "0xb", "gas": hex(60_000), "input": "0x" + "ff" * 100},
+    ]
+    tops = {0: ("0xa", hex(79_000), hex(29_000)), 1: ("0xb", hex(37_600), None)}  # 21,000 + 29,000; failed: all
     block = {"gasUsed": hex(110_000), "transactions": txs}
     assert _bounded_gas(tops, block) == [hex(50_000), hex(60_000)]
     assert _bounded_gas(tops, {**block, "gasUsed": hex(109_000)}) is None  # a refund somewhere: not exact
     assert _bounded_gas({0: tops[0]}, block) is None  # a transaction without its top frame
+    assert _bounded_gas({0: tops[1], 1: tops[0]}, block) is None  # frames that are not their transactions'
     assert _bounded_gas(tops, {**block, "transactions": ["0xa", "0xb"]}) is None  # hashes, not full transactions
     assert _bounded_gas({}, {"gasUsed": "0x0", "transactions": []}) == []
     # Prague: 100 non-zero bytes are 400 tokens, a floor of 25,000, above 21,000 + 1,600 + nothing executed.
-    small = {0: (hex(30_000), hex(0))}
-    one = {"gas": hex(52_600), "input": "0x" + "ff" * 100}
+    small = {0: ("0xc", hex(30_000), hex(0))}
+    one = {"hash": "0xc", "gas": hex(52_600), "input": "0x" + "ff" * 100}
     assert _bounded_gas(small, {"gasUsed": hex(25_000), "transactions": [one], "requestsHash": "0x00"}) == [hex(25_000)]
     assert _bounded_gas(small, {"gasUsed": hex(22_600), "transactions": [one]}) == [hex(22_600)]
 

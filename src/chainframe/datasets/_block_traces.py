@@ -225,7 +225,7 @@ def full_blocks_pay(failed: int, tried: int, pacing: Pacing | None) -> bool:
 
 
 async def _full_blocks_gas(
-    client: Any, numbers: Sequence[int], tops: Mapping[int, Mapping[int, tuple[str | None, str | None]]]
+    client: Any, numbers: Sequence[int], tops: Mapping[int, Mapping[int, Top]]
 ) -> tuple[dict[int, list[str]], int, int]:
     """The gas used of ``numbers``' transactions from their full blocks, where proven (:func:`_bounded_gas`); and of
     the blocks with transactions, how many were not proven and how many were tried."""
@@ -264,10 +264,14 @@ def _checked_gas(answer: Any, header: Any) -> list[str] | None:
     return None
 
 
-def _top_frames(answers: Sequence[bytes]) -> dict[int, dict[int, tuple[str | None, str | None]]]:
-    """Each block's top frames in trace_block batch answers: by transaction position, the gas the frame was given
-    and the gas it used (None where it has no result: it failed)."""
-    out: dict[int, dict[int, tuple[str | None, str | None]]] = {}
+Top = tuple[str | None, str | None, str | None]
+"""A transaction's top frame in trace_block's answer: its transaction's hash, the gas the frame was given and the gas
+it used (None where it has no result: it failed)."""
+
+
+def _top_frames(answers: Sequence[bytes]) -> dict[int, dict[int, Top]]:
+    """Each block's top frames (:data:`Top`) in trace_block batch answers, by transaction position."""
+    out: dict[int, dict[int, Top]] = {}
     for body in answers:
         for envelope in json.loads(body):
             for trace in envelope.get("result") or []:
@@ -275,14 +279,14 @@ def _top_frames(answers: Sequence[bytes]) -> dict[int, dict[int, tuple[str | Non
                     continue
                 number = trace["blockNumber"]
                 block = out.setdefault(number if isinstance(number, int) else int(number, 16), {})
-                given = (trace.get("action") or {}).get("gas")
-                block[trace.get("transactionPosition")] = (given, (trace.get("result") or {}).get("gasUsed"))
+                given, used = (trace.get("action") or {}).get("gas"), (trace.get("result") or {}).get("gasUsed")
+                block[trace.get("transactionPosition")] = (trace.get("transactionHash"), given, used)
     return out
 
 
-def _bounded_gas(tops: Mapping[int, tuple[str | None, str | None]], block: Any) -> list[str] | None:
+def _bounded_gas(tops: Mapping[int, Top], block: Any) -> list[str] | None:
     """A block's transactions' gas used from its full body and its top frames (see :func:`_top_gas_used`), or None
-    where the header's ``gasUsed`` does not bear them out."""
+    where they are not each transaction's, in order, or the header's ``gasUsed`` does not bear them out."""
     if not isinstance(block, dict):
         return None
     try:
@@ -290,8 +294,8 @@ def _bounded_gas(tops: Mapping[int, tuple[str | None, str | None]], block: Any) 
         total = int(block["gasUsed"], 16)
         figures = []
         for position, tx in enumerate(txs):
-            given, used = tops[position]
-            if given is None:
+            tx_hash, given, used = tops[position]
+            if given is None or tx_hash != tx["hash"]:
                 return None
             spent = int(given, 16) if used is None else int(used, 16)
             bound = int(tx["gas"], 16) - int(given, 16) + spent
