@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from chainframe.datasets._blocks import BLOCKS, TRANSACTIONS
     from chainframe.datasets._columns import COLUMNS, U256, Column
     from chainframe.datasets._convert import DecodeError, ValueOutOfRange
-    from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, RowChecks, build_arrow
+    from chainframe.datasets._dataset import BlockRange, Dataset, Fetch, RowChecks, build_arrow, spread_blocks
     from chainframe.datasets._ether import wei_to_ether
     from chainframe.datasets._hex_view import hex_view, register_duckdb
     from chainframe.datasets._inputs import Input
@@ -49,6 +49,7 @@ _WHERE = {
     "Offline": "_proof",
     "Proof": "_proof",
     "RowChecks": "_dataset",
+    "spread_blocks": "_dataset",
     "Input": "_inputs",
     "wei_to_ether": "_ether",
     "hex_view": "_hex_view",
@@ -115,6 +116,7 @@ __all__ = [
     "null_result",
     "register",
     "register_duckdb",
+    "spread_blocks",
     "unregister",
     "wei_to_ether",
     "with_block_timestamps",

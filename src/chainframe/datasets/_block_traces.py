@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, Dataset
+from chainframe.datasets._dataset import BlockRange, Dataset, spread_blocks
 from chainframe.datasets._function_calls import FUNCTION, DecodesCalls
 from chainframe.datasets._proof import Proof
 from chainframe.datasets._traces import _FRAME, _frame_table, _table
@@ -653,8 +653,7 @@ class _BlockTraced(Dataset):
         if not self.top_gas_used or gas_route(pacing) != "blocks":
             return None
         blocks = sum(map(len, chunks))
-        numbers = sorted({c.start + (len(c) * k) // DRY_SAMPLE for c in chunks for k in range(DRY_SAMPLE)})
-        numbers = numbers[:: max(1, len(numbers) // DRY_SAMPLE)]
+        numbers = spread_blocks(chunks, DRY_SAMPLE)
         answers = list(await client.batch_bytes([(PARITY, [hex(n)]) for n in numbers]))
         _, failed, tried = await _full_blocks_gas(client, numbers, _top_frames(answers))
         if full_blocks_pay(failed, tried, pacing):

@@ -48,6 +48,22 @@ class BlockRange:
         return self.end - self.start + 1
 
 
+def spread_blocks(ranges: Sequence[BlockRange], count: int) -> list[int]:
+    """``count`` blocks spread evenly over ``ranges`` (in their order; fewer where two fall on one), ascending, each
+    shifted by its index: a chain whose blocks repeat a pattern (every Nth busy) is not always sampled at the same
+    place in it. What ``--dry`` reads of a range to predict what only its blocks can tell."""
+    total = sum(map(len, ranges))
+    picked: set[int] = set()
+    for i in range(count if total else 0):
+        at = min(total - 1, (2 * i + 1) * total // (2 * count) + i)
+        for r in ranges:
+            if at < len(r):
+                picked.add(r.start + at)
+                break
+            at -= len(r)
+    return sorted(picked)
+
+
 class Fetch(Enum):
     """How the engine fetches a dataset's blocks."""
 

@@ -24,7 +24,15 @@ import pyarrow as pa
 from chainframe import _kernels as pc
 from chainframe._errors import first_error
 from chainframe._kernels import constant
-from chainframe.datasets import LOGS, RECEIPTS, U256, BlockRange, matches_filter, with_block_timestamps
+from chainframe.datasets import (
+    LOGS,
+    RECEIPTS,
+    U256,
+    BlockRange,
+    matches_filter,
+    spread_blocks,
+    with_block_timestamps,
+)
 from chainframe.engine._answers import checked
 from chainframe.rpc import ANSWER_BYTES, LimitExceeded, params
 
@@ -246,15 +254,10 @@ async def sample_density(
 ) -> Density:
     """The density of ``ranges``' logs matching ``filters``, from ``samples`` small eth_getLogs spread over them (one
     batch). A range with uneven logs (a busy contract's launch) is predicted only as well as the samples see it."""
-    blocks = [n for r in ranges for n in r]
-    if not blocks:
+    starts = spread_blocks(ranges, samples)
+    if not starts:
         return Density(0.0, 0.0, 0, 0)
-    # Spread evenly, each shifted by its index: a chain whose blocks repeat a pattern (every Nth busy) is not always
-    # sampled at the same place in it.
-    starts = sorted(
-        {blocks[min(len(blocks) - 1, (2 * i + 1) * len(blocks) // (2 * samples) + i)] for i in range(samples)}
-    )
-    picked = [BlockRange(n, min(n + SAMPLE_BLOCKS - 1, blocks[-1])) for n in starts]
+    picked = [BlockRange(n, min(n + SAMPLE_BLOCKS - 1, ranges[-1].end)) for n in starts]
     # The answers' bytes as the node sends them (its spacing included): what a run's pieces are sized by.
     bodies = await client.batch_bytes([("eth_getLogs", [log_filter(p, filters)]) for p in picked])
     size = sum(map(len, bodies))
