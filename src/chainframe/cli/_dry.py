@@ -224,9 +224,15 @@ def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mappi
 def read_once(estimates: list[Estimate]) -> list[Estimate]:
     """``estimates`` with the series that keep other rows of blocks another series reads (an ABI's functions of one
     dataset) fetching none of them, nor the headers their commits check: a run reads each piece, and each chunk's
-    headers, once for all of them (:mod:`chainframe.engine._pieces`)."""
+    headers, once for all of them (:mod:`chainframe.engine._pieces`). A dataset's routes are checked once for the
+    run, whatever its series: with its first series."""
     first: dict[tuple[Any, ...], str] = {}
+    checked: set[str] = set()
     for e in estimates:
+        if e.plan.dataset in checked:
+            e.checked = ()
+        elif e.checked:
+            checked.add(e.plan.dataset)
         kin = e.plan.kin()
         if kin is None:
             continue
@@ -235,7 +241,6 @@ def read_once(estimates: list[Estimate]) -> list[Estimate]:
             # Nor the headers its chunks' commits read (the first of the kin to commit reads them for all), nor the
             # run's chain state, read once for the run and counted with the first.
             e.overhead, e.overhead_batches = 0, 0
-            e.checked = ()  # the routes are checked once for the dataset
         else:
             first[kin] = e.plan.series
     return estimates
