@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from chainframe.engine._answers import _in_order
 from chainframe.engine._canonical import ChunkCheck
-from chainframe.engine._logs import sort_table
+from chainframe.engine._logs import _ascending, sort_table
 
 
 def _reference_in_order(rows: list[tuple[int, int]], *, filtered: bool) -> bool:
@@ -83,6 +83,27 @@ def test_sort_table_agrees_with_a_stable_python_sort() -> None:
 def test_sort_table_sorts_list_keys_and_nulls_first() -> None:
     table = pa.table({"k": pa.array([[1, 2], [0], None, [1]], pa.list_(pa.uint64())), "n": [0, 1, 2, 3]})
     assert sort_table(table, ("k",))["n"].to_pylist() == [2, 1, 3, 0]
+
+
+def test_the_order_check_of_trace_addresses_agrees_with_python_on_random_paths() -> None:
+    """Lists of numbers (a call tree's paths) are checked in place, lexicographically (a prefix first), so the trace
+    family's rows, which come in preorder, are not sorted by Polars; rows out of that order are, stably."""
+    rng = random.Random(9)
+    seen = {True: 0, False: 0}
+    for _ in range(3000):
+        paths = sorted([rng.randrange(3) for _ in range(rng.randrange(4))] for _ in range(rng.randrange(2, 7)))
+        if rng.random() < 0.5:
+            i, j = rng.randrange(len(paths)), rng.randrange(len(paths))
+            paths[i], paths[j] = paths[j], paths[i]
+        tx = sorted(rng.randrange(2) for _ in paths)
+        expected = all((a, p) <= (b, q) for a, p, b, q in zip(tx, paths, tx[1:], paths[1:], strict=False))
+        columns = [pa.array(tx, pa.uint64()), pa.array(paths, pa.list_(pa.uint64()))]
+        assert _ascending(columns) is expected, (tx, paths)
+        seen[expected] += 1
+        table = pa.table({"t": columns[0], "p": columns[1], "n": range(len(paths))})
+        want = sorted(table.to_pylist(), key=lambda r: (r["t"], r["p"]))
+        assert sort_table(table, ("t", "p")).to_pylist() == want
+    assert min(seen.values()) > 500  # both answers were tested often
 
 
 def test_the_chunk_check_keeps_every_distinct_block_hash_above_the_finalized_block() -> None:
