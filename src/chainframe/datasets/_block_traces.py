@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import pyarrow as pa
 
 from chainframe.datasets._columns import U256
-from chainframe.datasets._dataset import BlockRange, Dataset, spread_blocks
+from chainframe.datasets._dataset import BlockRange, Dataset, build_arrow, spread_blocks
 from chainframe.datasets._function_calls import FUNCTION, DecodesCalls
 from chainframe.datasets._proof import Proof
 from chainframe.datasets._traces import _FRAME, _frame_table, _table
@@ -687,6 +687,12 @@ class Traces(DecodesCalls, _BlockTraced):
     decodes_outputs = "one function"  # a frame's output is what the call returned
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        from chainframe.datasets import _parity_native  # deferred: numpy loads only for trace_block frames
+
+        native = _parity_native.read(bodies, parity=PARITY, errors=_PARITY_ERRORS, u256=u256)
+        if native is not None:
+            arrays = {c: native[_FRAME.get(c, c)] for c in self.columns if _FRAME.get(c, c) in native}
+            return build_arrow(arrays, self.columns, len(native["top"]), chain_id=chain_id, u256=u256)
         fast = vectorized(bodies)
         if fast is not None:
             return _frame_table(fast.frames, _FRAME, self.columns, chain_id, u256)

@@ -44,9 +44,25 @@ class Count:
     """The items' keys the pure path reads (as text)."""
 
 
+@dataclass(frozen=True)
+class Object:
+    """One JSON object (or null) holding columns of the row it is in (a trace's ``action``): read as a struct of
+    ``fields`` (an absent key: null; a null object: null in every field)."""
+
+    fields: Mapping[str, tuple[str, Any]]
+
+
+@dataclass(frozen=True)
+class Typed:
+    """An unsigned integer (uint64) taken only in one JSON form, where the pure path reads its key with a JSON type
+    (Polars' schema of a trace_block document): ``"number"`` or ``"text"`` (a hex string)."""
+
+    form: str
+
+
 Kinds = Mapping[str, tuple[str, Any]]
-"""``column -> (JSON key, kind)``: a kind is a column :data:`Kind`, a :class:`Count` or, for a list of objects, their
-own ``Kinds`` (read as a list of structs with those fields)."""
+"""``column -> (JSON key, kind)``: a kind is a column :data:`Kind`, a :class:`Count`, an :class:`Object`, a
+:class:`Typed` or, for a list of objects, their own ``Kinds`` (read as a list of structs with those fields)."""
 
 _CODES: dict[Kind, tuple[int, int]] = {
     "u64": (0, 0),
@@ -61,10 +77,13 @@ _CODES: dict[Kind, tuple[int, int]] = {
     "data": (6, 0),
     "hash_list": (7, 0),
     "string": (11, 0),  # the text as sent (an escaped one: the pure path)
+    "u64_list": (13, 0),  # a list of JSON numbers
 }
 _OBJECTS = 8
 _COUNT = 9
 _TEXT = 10
+_OBJECT = 12
+_FORMS = {"number": 1, "text": 2}
 _NESTED: frozenset[Kind] = frozenset({"withdrawals", "authorizations", "access_list"})  # lists of objects
 
 
@@ -88,6 +107,15 @@ def _spec(kinds: Kinds) -> tuple[tuple[str, int, int, Any], ...] | None:
         if isinstance(kind, Count):
             spec.append((key, _COUNT, 0, tuple((text, _TEXT, 0, None) for text in kind.text)))
             continue
+        if isinstance(kind, Typed):
+            spec.append((key, _CODES["u64"][0], _FORMS[kind.form], None))
+            continue
+        if isinstance(kind, Object):
+            inner = _spec(kind.fields)
+            if inner is None:
+                return None
+            spec.append((key, _OBJECT, 0, inner))
+            continue
         fields = _fields(kind)
         children = _spec(fields) if fields is not None else None
         if children is not None:
@@ -102,13 +130,20 @@ def _spec(kinds: Kinds) -> tuple[tuple[str, int, int, Any], ...] | None:
 def _array(kind: Any, column: Any) -> pa.Array:
     length, nulls, valid, data, offsets, children = column
     validity = pa.py_buffer(valid) if valid is not None else None
+    if isinstance(kind, Object):
+        arrays = [_array(sub, child) for (_, sub), child in zip(kind.fields.values(), children, strict=True)]
+        dtype = pa.struct([pa.field(name, a.type) for name, a in zip(kind.fields, arrays, strict=True)])
+        return pa.StructArray.from_buffers(dtype, length, [validity], nulls, children=arrays)
+    if kind == "u64_list":
+        items = pa.Array.from_buffers(pa.uint64(), len(data) // 8, [None, pa.py_buffer(data)])
+        return pa.Array.from_buffers(ARROW[kind], length, [validity, pa.py_buffer(offsets)], nulls, children=[items])
     fields = _fields(kind)
     if fields is not None:
         arrays = [_array(sub, child) for (_, sub), child in zip(fields.values(), children, strict=True)]
         items = pa.StructArray.from_arrays(arrays, names=list(fields))
         dtype = pa.list_(items.type) if isinstance(kind, Mapping) else ARROW[kind]
         return pa.Array.from_buffers(dtype, length, [validity, pa.py_buffer(offsets)], nulls, children=[items])
-    dtype = pa.uint64() if isinstance(kind, Count) else ARROW[kind]
+    dtype = pa.uint64() if isinstance(kind, Count | Typed) else ARROW[kind]
     if kind == "hash_list":
         items = pa.Array.from_buffers(pa.binary(32), len(data) // 32, [None, pa.py_buffer(data)])
         return pa.Array.from_buffers(dtype, length, [validity, pa.py_buffer(offsets)], nulls, children=[items])
@@ -117,9 +152,12 @@ def _array(kind: Any, column: Any) -> pa.Array:
     return pa.Array.from_buffers(dtype, length, buffers, nulls)
 
 
-def scan(bodies: Sequence[bytes], kinds: Kinds, mode: int) -> tuple[int, dict[str, pa.Array]] | None:
+def scan(
+    bodies: Sequence[bytes | memoryview], kinds: Kinds, mode: int, *, as_received: bool = False
+) -> tuple[int, dict[str, pa.Array]] | None:
     """The rows of all ``bodies`` (one piece's answers) as typed arrays of ``kinds``, or None if any is declined:
-    take the pure path. Batch rows follow the calls' ids; a null result is no row."""
+    take the pure path. Batch rows follow the calls' ids; a null result is no row. ``as_received``: None also where
+    a batch's envelopes are not in their ids' order (for a reader that keeps them as they came)."""
     if not available():
         return None
     spec = _spec(kinds)
@@ -130,10 +168,23 @@ def scan(bodies: Sequence[bytes], kinds: Kinds, mode: int) -> tuple[int, dict[st
         return None
     rows, ids, ids_sorted, columns = scanned
     out = {name: _array(kind, col) for (name, (_, kind)), col in zip(kinds.items(), columns, strict=True)}
+    if not ids_sorted and as_received:
+        return None
     if not ids_sorted:  # a stable sort: a list's rows keep their order
         order = pc.sort_indices(pa.Array.from_buffers(pa.int64(), rows, [None, pa.py_buffer(ids)]))
         out = {name: pc.take(arr, order) for name, arr in out.items()}
     return rows, out
+
+
+def members(document: bytes | memoryview, span: tuple[int, int] | None = None) -> list[Any] | None:
+    """The members of the JSON object at ``span`` of ``document`` (all of it by default) as ``[(key, start, end)]``
+    of each value, or the items of a list as ``[(start, end)]``; None where it is neither (or not JSON), a key holds
+    an escape, or the scanner is not built or turned off."""
+    if not available():
+        return None
+    start, end = span if span is not None else (0, len(document))
+    found: list[Any] | None = _native_rows.members(document, start, end)
+    return found
 
 
 def null_result(body: bytes) -> bool | None:

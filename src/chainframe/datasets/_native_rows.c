@@ -33,9 +33,14 @@ would read the whole answer again.
 
 /* K_COUNT: a list's length; its items are null or objects whose keys in its children (K_TEXT) must hold scalars
    (the pure path reads those as text and refuses a list or an object there). K_TEXT stores nothing. K_STRING: a
-   string column, the string's bytes as sent (one with an escape is left to the pure path, which unescapes it). */
-enum { K_U64 = 0, K_U8 = 1, K_BOOL = 2, K_WEI = 3, K_WORD = 4, K_FIXED = 5, K_DATA = 6, K_HASHES = 7, K_OBJECTS = 8, K_COUNT = 9, K_TEXT = 10, K_STRING = 11 };
+   string column, the string's bytes as sent (one with an escape is left to the pure path, which unescapes it).
+   K_OBJECT: one object (or null) whose keys are its children's columns, a row each (a trace's ``action``); K_U64S: a
+   list of unsigned integers (a trace's ``traceAddress``: JSON numbers). */
+enum { K_U64 = 0, K_U8 = 1, K_BOOL = 2, K_WEI = 3, K_WORD = 4, K_FIXED = 5, K_DATA = 6, K_HASHES = 7, K_OBJECTS = 8, K_COUNT = 9, K_TEXT = 10, K_STRING = 11, K_OBJECT = 12, K_U64S = 13 };
 enum { MODE_RESULT = 0, MODE_BATCH = 1, MODE_BATCH_LISTS = 2 };
+/* A K_U64 column's size: either form (0), a JSON number only (U64_NUMBER) or a hex string only (U64_TEXT), where the
+   pure path reads the key with a type (Polars' schema of a trace_block document: Int64 or String). */
+enum { U64_NUMBER = 1, U64_TEXT = 2 };
 #define MAX_COLUMNS 64
 #define MAX_DEPTH 64
 
@@ -56,7 +61,8 @@ typedef struct {
     int64_t n, nulls, bits; /* rows; nulls; for K_BOOL: values written to the data bitmap */
     int64_t deferred;       /* leading null rows not written yet (a column absent from every row so far, as a chain
                                family's own column on another chain), written at once by materialize() */
-    struct Spec *children;  /* K_OBJECTS: the items' fields; K_COUNT: the items' keys read as text, or NULL */
+    struct Spec *children;  /* K_OBJECTS: the items' fields; K_OBJECT: the object's; K_COUNT: the items' keys read as
+                               text, or NULL */
 } Column;
 
 typedef struct Spec {
@@ -266,6 +272,11 @@ static int materialize(Column *col) {
 
 static int push_null(Column *col) {
     int r;
+    if (col->kind == K_OBJECT) { /* a null object: a null row in each of its columns */
+        for (int i = 0; i < col->children->ncols; i++)
+            if ((r = push_null(&col->children->cols[i])) < 0) return r;
+        return finish(col, 0);
+    }
     if (col->deferred == col->n && col->kind != K_COUNT) { /* null in every row so far: counted, written later */
         col->deferred++;
         col->n++;
@@ -390,6 +401,8 @@ static int parse_value(Cur *c, Column *col, int depth) {
         case K_U64:
         case K_U8: {
             uint64_t v;
+            int number = c->p < c->end && *c->p >= '0' && *c->p <= '9';
+            if (col->size == U64_NUMBER ? !number : col->size == U64_TEXT && number) return FALLBACK;
             if (parse_u64(c, &v) < 0) return FALLBACK;
             if (col->kind == K_U8) {
                 if (v > 255) return FALLBACK;
@@ -518,6 +531,33 @@ static int parse_value(Cur *c, Column *col, int depth) {
                 }
             }
             if ((r = push_offset(col, col->children->ncols ? col->children->cols[0].n : 0)) < 0) return r;
+            return finish(col, 1);
+        }
+        case K_OBJECT: {
+            ws(c);
+            if (c->p >= c->end || *c->p != '{') return FALLBACK;
+            if ((r = parse_objects(c, col->children, depth + 1)) < 0) return r;
+            return finish(col, 1);
+        }
+        case K_U64S: {
+            if (!eat(c, '[')) return FALLBACK;
+            int64_t items = last_offset(col);
+            if (!eat(c, ']')) {
+                for (;;) {
+                    uint64_t v;
+                    ws(c);
+                    if (c->p >= c->end || *c->p < '0' || *c->p > '9') return FALLBACK; /* a number only */
+                    if (parse_u64(c, &v) < 0) return FALLBACK;
+                    if ((r = reserve(&col->data, 8)) < 0) return r;
+                    memcpy(col->data.data + col->data.len, &v, 8);
+                    col->data.len += 8;
+                    items++;
+                    if (eat(c, ',')) continue;
+                    if (eat(c, ']')) break;
+                    return FALLBACK;
+                }
+            }
+            if ((r = push_offset(col, items)) < 0) return r;
             return finish(col, 1);
         }
     }
@@ -695,10 +735,11 @@ static int load_spec(PyObject *seq, Spec *spec) {
             r = NOMEM;
             break;
         }
-        if (col->kind == K_DATA || col->kind == K_STRING || col->kind == K_HASHES || col->kind == K_OBJECTS) {
+        if (col->kind == K_DATA || col->kind == K_STRING || col->kind == K_HASHES || col->kind == K_OBJECTS ||
+            col->kind == K_U64S) {
             if ((r = push_offset(col, 0)) < 0) break;
         }
-        if (col->kind == K_OBJECTS || (col->kind == K_COUNT && children != Py_None)) {
+        if (col->kind == K_OBJECTS || col->kind == K_OBJECT || (col->kind == K_COUNT && children != Py_None)) {
             col->children = calloc(1, sizeof(Spec));
             if (col->children == NULL) {
                 r = NOMEM;
@@ -771,7 +812,8 @@ static PyObject *column_of(Column *col) {
     PyObject *valid = col->nulls ? bytes_of(&col->valid) : (Py_INCREF(Py_None), Py_None);
     PyObject *data = bytes_of(&col->data);
     PyObject *offsets = col->offsets.len ? bytes_of(&col->offsets) : (Py_INCREF(Py_None), Py_None);
-    PyObject *children = col->kind == K_OBJECTS ? columns_of(col->children) : (Py_INCREF(Py_None), Py_None);
+    PyObject *children = col->kind == K_OBJECTS || col->kind == K_OBJECT ? columns_of(col->children)
+                                                                           : (Py_INCREF(Py_None), Py_None);
     if (!valid || !data || !offsets || !children) {
         Py_XDECREF(valid);
         Py_XDECREF(data);
@@ -932,10 +974,94 @@ static PyObject *null_result(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyBool_FromLong(found);
 }
 
+/* The members of the JSON object (or the items of the list) at [start, end) of a document: [(key, start, end)] of each
+   member's value ([(start, end)] of each item), every byte checked as JSON as skip_value() checks it; None where the
+   text there is not one JSON object or list, or a key holds an escape. A trace_block document (route, block numbers,
+   figures and the batch answers as received) is read so: its small members by json, its answers by scan(). */
+static PyObject *members(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer doc;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*nn", &doc, &start, &end)) return NULL;
+    if (start < 0 || end > doc.len || start > end) {
+        PyBuffer_Release(&doc);
+        PyErr_SetString(PyExc_ValueError, "start and end must lie within the document");
+        return NULL;
+    }
+    const unsigned char *base = (const unsigned char *)doc.buf;
+    Cur c = {base + start, base + end};
+    Buf spans = {0}; /* (key start, key length, value start, value end) as int64s; key length -1: a list's item */
+    int r = 0, object = 0;
+    Py_BEGIN_ALLOW_THREADS
+    ws(&c);
+    if (c.p < c.end && (*c.p == '{' || *c.p == '[')) {
+        object = *c.p == '{';
+        c.p++;
+        if (!eat(&c, object ? '}' : ']')) {
+            for (;;) {
+                int64_t span[4] = {0, -1, 0, 0};
+                if (object) {
+                    const unsigned char *k;
+                    size_t kn;
+                    if (string_raw(&c, &k, &kn, 0) < 0 || !valid_key(k, kn, c.end) || !eat(&c, ':')) {
+                        r = FALLBACK;
+                        break;
+                    }
+                    span[0] = k - base;
+                    span[1] = (int64_t)kn;
+                }
+                ws(&c);
+                span[2] = c.p - base;
+                if (skip_value(&c, 1) < 0) {
+                    r = FALLBACK;
+                    break;
+                }
+                span[3] = c.p - base;
+                if ((r = reserve(&spans, sizeof span)) < 0) break;
+                memcpy(spans.data + spans.len, span, sizeof span);
+                spans.len += sizeof span;
+                if (eat(&c, ',')) continue;
+                if (!eat(&c, object ? '}' : ']')) r = FALLBACK;
+                break;
+            }
+        }
+        ws(&c);
+        if (r == 0 && c.p != c.end) r = FALLBACK;
+    } else {
+        r = FALLBACK;
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *out = NULL;
+    if (r == NOMEM) {
+        PyErr_NoMemory();
+    } else if (r < 0) {
+        out = Py_None;
+        Py_INCREF(out);
+    } else if ((out = PyList_New((Py_ssize_t)(spans.len / sizeof(int64_t[4])))) != NULL) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(out); i++) {
+            int64_t span[4];
+            memcpy(span, spans.data + (size_t)i * sizeof span, sizeof span);
+            PyObject *item = object ? Py_BuildValue("(y#LL)", (const char *)base + span[0], (Py_ssize_t)span[1],
+                                                    (long long)span[2], (long long)span[3])
+                                    : Py_BuildValue("(LL)", (long long)span[2], (long long)span[3]);
+            if (item == NULL) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SET_ITEM(out, i, item);
+        }
+    }
+    free(spans.data);
+    PyBuffer_Release(&doc);
+    return out;
+}
+
 static PyMethodDef METHODS[] = {
     {"scan", scan, METH_VARARGS,
      "scan(bodies, spec, mode) -> (rows, ids or None, ids_sorted, columns) of all the answers, or None (take the "
      "pure path)"},
+    {"members", members, METH_VARARGS,
+     "members(document, start, end) -> [(key, start, end)] of the object's members ([(start, end)] of the list's "
+     "items) at [start, end), or None where it is not one JSON object or list"},
     {"null_result", null_result, METH_VARARGS,
      "null_result(body) -> whether '\"result\"\\s*:\\s*null' occurs in body (the GIL released while it looks)"},
     {NULL, NULL, 0, NULL},

@@ -4,7 +4,8 @@ The trace family's transforms read their documents (:mod:`chainframe.datasets._b
 with ``json``, each parity trace made a callTracer dict, then a list per column. On the benchmark chain's 25,030
 frames that is 0.5 of the transform's 1.0 CPU-s before any column is typed. Here Polars reads each document whole
 against one schema, the frames' values are picked with expressions, and their places in the call tree (depth,
-subcalls, reverted) come from the trace addresses' Arrow buffers with numpy, a loop per depth level, not per frame.
+subcalls, reverted) come from the trace addresses' Arrow buffers (:mod:`chainframe.datasets._trace_tree`). Where the
+native scanner is built, :mod:`chainframe.datasets._parity_native` reads the same documents without Polars first.
 
 It takes only what the per-frame path gives the same frames for: a document of trace_block's route whose every
 block lists its transactions' frames in preorder (:func:`chainframe.datasets._block_traces._parity_flat`'s check,
@@ -20,6 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+
+from chainframe.datasets._trace_tree import places
 
 if TYPE_CHECKING:
     import polars as pl
@@ -91,9 +94,13 @@ def read(bodies: Sequence[bytes], *, parity: str, errors: Mapping[str, str]) -> 
     if asked.n_unique() != len(asked):
         return None
     all_traces = pl.concat(traces).with_row_index("seq")
-    # Blocks in the asked order (ascending, as fetched), each block's traces in the node's order.
+    # Blocks in the asked order (ascending, as fetched), each block's traces in the node's order. A trace of a block
+    # not asked, or of none, is the per-frame path's to judge (the join would drop it).
     order = pl.DataFrame({"blockNumber": asked}).with_row_index("block_seq")
+    every = all_traces.height
     all_traces = all_traces.join(order, on="blockNumber", how="inner").sort(["block_seq", "seq"])
+    if all_traces.height != every:
+        return None
     is_reward = pl.col("type").eq_missing("reward")
     rewards = all_traces.filter(is_reward).select(
         pl.col("blockNumber").alias("block_number"),
@@ -138,51 +145,12 @@ def _frames(traces: pl.DataFrame, gas: pl.DataFrame, errors: Mapping[str, str]) 
     wide = pa.types.is_large_list(arrow.type)
     offsets = np.frombuffer(arrow.buffers()[1], dtype=np.int64 if wide else np.int32)[: n + 1].astype(np.int64)
     values = np.frombuffer(items.buffers()[1], dtype=np.int64)[items.offset : items.offset + len(items)]
-    depth = np.diff(offsets).astype(np.int64)
-    block = traces["blockNumber"].to_numpy()
-    position = traces["transactionPosition"].to_numpy()
-    rows = np.arange(n)
-    first = np.ones(n, dtype=bool)
-    first[1:] = block[1:] != block[:-1]
-    top = depth == 0
-    if not top[first].all():
-        return None
-    tops = np.cumsum(top)
-    block_first = np.maximum.accumulate(np.where(first, rows, 0))
-    index = tops - tops[block_first]  # the transaction's index in its block (tops before it there, from 0)
-    if n and not (position == index).all():
-        return None
-    # Preorder: a frame after one of the same transaction is that one's first child or the next sibling of it or of
-    # one of its ancestors (then its path is the previous one's up to its own depth, the last step one more).
-    inner = np.flatnonzero(~top)
-    if inner.size:
-        before = inner - 1
-        d, dp = depth[inner], depth[before]
-        if not (d <= dp + 1).all():
-            return None
-        prefix = d - 1
-        total = int(prefix.sum())
-        if total:
-            ramp = np.arange(total) - np.repeat(np.cumsum(prefix) - prefix, prefix)
-            own = np.repeat(offsets[inner], prefix) + ramp
-            previous = np.repeat(offsets[before], prefix) + ramp
-            if not (values[own] == values[previous]).all():
-                return None
-        last = values[offsets[inner] + d - 1]
-        child = d == dp + 1
-        sibling_of = np.where(child, 0, values[offsets[before] + np.minimum(d, dp) - 1] + 1)
-        if not (np.where(child, last == 0, last == sibling_of)).all():
-            return None
     error_text = traces["error"]
     failed = (error_text.is_not_null() & (error_text != "")).to_numpy()
-    parent = np.full(n, -1, dtype=np.int64)
-    reverted = failed.copy()
-    for level in range(1, int(depth.max(initial=0)) + 1):
-        at = np.flatnonzero(depth == level)
-        above = np.flatnonzero(depth == level - 1)
-        parent[at] = above[np.searchsorted(above, at) - 1]
-        reverted[at] |= reverted[parent[at]]
-    subcalls = np.bincount(parent[parent >= 0], minlength=n).astype(np.uint64)
+    found = places(offsets, values, traces["blockNumber"].to_numpy(), traces["transactionPosition"].to_numpy(), failed)
+    if found is None:
+        return None
+    index, depth, subcalls, reverted, top = found.index, found.depth, found.subcalls, found.reverted, found.top
 
     tx_gas = (
         gas.with_columns(pl.int_ranges(pl.col("g").list.len()).alias("transaction_index"))

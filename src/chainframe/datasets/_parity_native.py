@@ -1,0 +1,342 @@
+"""trace_block documents to the frames' typed columns with the native scanner: no Polars, no Python per frame.
+
+A traces run's transform read its documents with Polars (:mod:`chainframe.datasets._parity_frames`): loading Polars
+alone took 0.4-0.5 s of a ``chainframe extract traces`` process, and its JSON reader and expressions most of the
+transform's CPU. Here the scanner (``_native_rows.c``) finds the document's members, reads the batch answers it holds
+straight into typed Arrow arrays (each trace's ``action`` and ``result`` as structs), and the frames' values are
+picked from them by their kind with Arrow kernels and numpy; their places in the call tree come from
+:mod:`chainframe.datasets._trace_tree`, as on Polars' path.
+
+It gives the very columns Polars' path gives, or None: wherever the scanner declines a value (a type other than
+the one Polars' schema reads the key as, an escape, a value out of its column's range), the document has members
+it does not read (the headers of native_transfers), a batch's envelopes came out of their ids' order, or a text
+would need more than ASCII to be upper-cased as Polars does, the caller takes Polars' path, which decides as before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from chainframe import _kernels as pc
+from chainframe.datasets import _native
+from chainframe.datasets._columns import COLUMNS, U256
+from chainframe.datasets._native import Object, Typed
+from chainframe.datasets._trace_tree import places
+
+_READ = frozenset({"route", "numbers", "gas_used", "answers"})
+"""The members of a document this reader takes (others, as a header's: Polars' path)."""
+
+_ERROR_SELECTOR = bytes.fromhex("08c379a0")  # Error(string)
+
+
+def _trace_kinds(u256: U256) -> _native.Kinds:
+    wei = COLUMNS["value"].kind_for(u256)
+    action = {
+        "from": ("from", "address"),
+        "to": ("to", "address"),
+        "callType": ("callType", "string"),
+        "gas": ("gas", Typed("text")),
+        "input": ("input", "data"),
+        "value": ("value", wei),
+        "init": ("init", "data"),
+        "address": ("address", "address"),
+        "refundAddress": ("refundAddress", "address"),
+        "balance": ("balance", wei),
+        "creationMethod": ("creationMethod", "string"),
+    }
+    result = {
+        "gasUsed": ("gasUsed", Typed("text")),
+        "output": ("output", "data"),
+        "address": ("address", "address"),
+        "code": ("code", "data"),
+    }
+    return {
+        "action": ("action", Object(action)),
+        "result": ("result", Object(result)),
+        "blockNumber": ("blockNumber", Typed("number")),
+        "error": ("error", "string"),
+        "traceAddress": ("traceAddress", "u64_list"),
+        "transactionHash": ("transactionHash", "hash"),
+        "transactionPosition": ("transactionPosition", Typed("number")),
+        "type": ("type", "string"),
+    }
+
+
+def read(bodies: Sequence[bytes], *, parity: str, errors: Mapping[str, str], u256: U256) -> dict[str, pa.Array] | None:
+    """The documents' frames as typed arrays by callTracer's keys (``block_number``, ``transaction_index``,
+    ``transaction_hash``, ``type``, ``from``, ``to``, ``value``, ``gas``, ``gasUsed``, ``input``, ``output``,
+    ``error``, ``revertReason``, ``trace_address``, ``depth``, ``subcalls``, ``reverted``, ``top``), or None (see the
+    module). ``parity``: the route's name in a document; ``errors``: parity's error texts as callTracer writes
+    them."""
+    answers: list[memoryview] = []
+    asked: list[int] = []
+    figures: list[tuple[int, int, int]] = []  # (block, transaction index, gas used) of the documents' receipts' figures
+    for body in bodies:
+        found = _members(body, parity)
+        if found is None:
+            return None
+        numbers, used, spans = found
+        view = memoryview(body)
+        answers += [view[start:end] for start, end in spans]
+        asked += numbers
+        for number, block in zip(numbers, used, strict=True):
+            figures += [(number, i, g) for i, g in enumerate(block) if g is not None]
+    if len(set(asked)) != len(asked):
+        return None
+    scanned = _native.scan(answers, _trace_kinds(u256), _native.BATCH_LISTS, as_received=True)
+    if scanned is None:
+        return None
+    n, traces = scanned
+    kinds = traces["type"]
+    block = traces["blockNumber"]
+    # The asked blocks' traces in the asked order, each block's in the node's, reward traces apart. A trace of a
+    # block not asked, or of none, is the per-frame path's to judge.
+    wanted = np.array(asked, dtype=np.int64)
+    sorter = np.argsort(wanted)
+    blocks = _ints(block, np.int64)
+    at = np.minimum(np.searchsorted(wanted, blocks, sorter=sorter), max(len(wanted) - 1, 0))
+    known = _valid(block) & (wanted[sorter[at]] == blocks) if len(wanted) else np.zeros(n, dtype=bool)
+    if not known.all():
+        return None
+    rows = np.argsort(sorter[at] if n else np.zeros(0, dtype=np.int64), kind="stable")
+    rows = rows[~_is(kinds, b"reward")[rows]]
+    if rows.size != n or (rows != np.arange(n)).any():
+        traces = {key: pc.take(array, _u64(rows)) for key, array in traces.items()}
+    return _frames(traces, len(rows), figures, errors)
+
+
+def _members(body: bytes, parity: str) -> tuple[list[int], list[list[int | None]], list[tuple[int, int]]] | None:
+    """A document's block numbers, its figures per block (gas used by each transaction, from its receipts; each
+    block's list may be empty) and the spans of its batch answers; None where it is not one this reader takes."""
+    members = _native.members(body)
+    if members is None:
+        return None
+    spans = {key.decode(): (start, end) for key, start, end in members}
+    if len(spans) != len(members) or not set(spans) <= _READ or "answers" not in spans or "numbers" not in spans:
+        return None
+    try:
+        route = json.loads(body[slice(*spans["route"])]) if "route" in spans else None
+        numbers = json.loads(body[slice(*spans["numbers"])])
+        gas = json.loads(body[slice(*spans["gas_used"])]) if "gas_used" in spans else None
+    except ValueError:
+        return None
+    if route != parity or not isinstance(numbers, list) or not all(type(x) is int for x in numbers):
+        return None
+    if any(not -(2**63) <= x < 2**63 for x in numbers):
+        return None
+    used: list[list[int | None]] = [[] for _ in numbers]
+    if gas is not None:
+        if not isinstance(gas, list) or len(gas) != len(numbers):
+            return None
+        for i, block in enumerate(gas):
+            if block is None:
+                continue
+            if not isinstance(block, list):
+                return None
+            figures = [_hex_u64(g) for g in block]
+            if any(f is False for f in figures):
+                return None
+            used[i] = [f for f in figures if f is not False]
+    answers = _native.members(body, spans["answers"])
+    if answers is None:
+        return None
+    return numbers, used, answers
+
+
+def _hex_u64(text: object) -> int | bool | None:
+    """A receipt's gas used as the documents hold it (``0x`` and hex digits), None for null, False for anything the
+    column's converter might read otherwise (Polars' path decides then)."""
+    if text is None:
+        return None
+    if not isinstance(text, str) or not text.startswith("0x") or not 2 < len(text) <= 18:
+        return False
+    try:
+        return int(text[2:], 16) if text[2:].isascii() and text[2:].isalnum() else False
+    except ValueError:
+        return False
+
+
+def _frames(
+    traces: dict[str, pa.Array], n: int, figures: list[tuple[int, int, int]], errors: Mapping[str, str]
+) -> dict[str, pa.Array] | None:
+    if traces["transactionPosition"].null_count:
+        return None
+    block = _ints(traces["blockNumber"], np.int64)
+    paths = traces["traceAddress"]
+    if paths.null_count:  # no trace address: the top frame's, []
+        paths = pc.if_else(pc.is_null(paths), _empty_lists(n), paths)
+    paths = pa.concat_arrays([paths]) if paths.offset else paths
+    offsets = np.frombuffer(paths.buffers()[1], dtype=np.int32)[paths.offset : paths.offset + n + 1].astype(np.int64)
+    items = paths.values
+    values = np.frombuffer(items.buffers()[1], dtype=np.uint64)[items.offset : items.offset + len(items)]
+    error = traces["error"]
+    failed = _valid(error) & (_lengths(error) > 0)
+    found = places(offsets, values, block, _ints(traces["transactionPosition"], np.int64), failed)
+    if found is None:
+        return None
+    action, result = traces["action"], traces["result"]
+    kind = traces["type"]
+    create = _is(kind, b"create")
+    gone = _is(kind, b"suicide") | _is(kind, b"selfdestruct")
+
+    def field(struct: pa.StructArray, name: str) -> pa.Array:
+        return struct.field(name)  # null where the struct is: the scanner writes a null object's fields as nulls
+
+    def by_kind(on_create: pa.Array, on_gone: pa.Array, on_call: pa.Array) -> pa.Array:
+        return pc.if_else(_bools(create), on_create, pc.if_else(_bools(gone), on_gone, on_call))
+
+    call_type = _upper(pc.coalesce(field(action, "callType"), _texts(b"call", n)))
+    if call_type is None:
+        return None
+    create2 = _is(field(action, "creationMethod"), b"create2")
+    call_type = by_kind(
+        pc.if_else(_bools(create2), _texts(b"CREATE2", n), _texts(b"CREATE", n)), _texts(b"SELFDESTRUCT", n), call_type
+    )
+    zero = pc.constant(0, n, pa.uint64())
+    value = by_kind(field(action, "value"), field(action, "balance"), field(action, "value"))
+    value = pc.if_else(_bools(~_is(call_type, b"STATICCALL")), value, _nulls(value))  # callTracer sends none
+    used = by_kind(field(result, "gasUsed"), zero, field(result, "gasUsed"))
+    if figures:
+        # The top frames' gas used from the document's figures (the receipts'), where it has them.
+        given = {(b, i): g for b, i, g in figures}
+        top_rows = np.flatnonzero(found.top)
+        picked = [given.get((int(block[r]), int(found.index[r]))) for r in top_rows]
+        has = np.array([g is not None for g in picked], dtype=bool)
+        if has.any():
+            figure = np.zeros(n, dtype=np.uint64)
+            figure[top_rows[has]] = [g for g in picked if g is not None]
+            mask = np.zeros(n, dtype=bool)
+            mask[top_rows[has]] = True
+            used = pc.if_else(_bools(mask), _u64(figure), used)
+    output = by_kind(field(result, "code"), _nulls(field(result, "output")), field(result, "output"))
+    output = pc.if_else(_bools(_valid(output) & (_lengths(output) == 0)), _nulls(output), output)
+    text = error
+    for parity_text, tracer_text in errors.items():
+        text = pc.if_else(_bools(_is(text, parity_text.encode())), _texts(tracer_text.encode(), n), text)
+    return {
+        "block_number": _u64(block),
+        "transaction_index": _u64(found.index),
+        "transaction_hash": traces["transactionHash"],
+        "type": call_type,
+        "from": by_kind(field(action, "from"), field(action, "address"), field(action, "from")),
+        "to": by_kind(field(result, "address"), field(action, "refundAddress"), field(action, "to")),
+        "value": value,
+        "gas": by_kind(field(action, "gas"), zero, field(action, "gas")),
+        "gasUsed": used,
+        "input": by_kind(field(action, "init"), _texts(b"", n, pa.binary()), field(action, "input")),
+        "output": output,
+        "error": pc.if_else(_bools(failed), text, _nulls(text)),
+        "revertReason": _reasons(output, failed, n),
+        "trace_address": paths,
+        "depth": _u64(found.depth),
+        "subcalls": _u64(found.subcalls),
+        "reverted": _bools(found.reverted),
+        "top": _bools(found.top),
+    }
+
+
+def _reasons(output: pa.Array, failed: np.ndarray, n: int) -> pa.Array:
+    """An ``Error(string)`` revert's text for each failed frame, as callTracer decodes it (null elsewhere)."""
+    texts: dict[int, bytes] = {}
+    for row in np.flatnonzero(failed & _valid(output)):
+        data = output[int(row)].as_py()
+        if len(data) < 4 + 64 or data[:4] != _ERROR_SELECTOR:
+            continue
+        length = int.from_bytes(data[36:68], "big")
+        try:
+            texts[int(row)] = data[68 : 68 + length].decode("utf-8").encode()
+        except UnicodeDecodeError:
+            continue
+    return _strings(texts, n)
+
+
+def _valid(array: pa.Array) -> np.ndarray:
+    """Whether each value is not null."""
+    n = len(array)
+    bitmap = array.buffers()[0]
+    if bitmap is None or not array.null_count:
+        return np.ones(n, dtype=bool)
+    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
+    return bits[array.offset : array.offset + n].astype(bool)
+
+
+def _ints(array: pa.Array, dtype: type) -> np.ndarray:
+    """A uint64 array's values (nulls as 0) as ``dtype``."""
+    values = np.frombuffer(array.buffers()[1], dtype=np.uint64)[array.offset : array.offset + len(array)]
+    typed: np.ndarray = values.astype(dtype)
+    return typed
+
+
+def _lengths(array: pa.Array) -> np.ndarray:
+    """Each value's length in bytes, of a string or binary array (0 for null)."""
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[array.offset : array.offset + len(array) + 1]
+    lengths: np.ndarray = np.diff(offsets)
+    return lengths
+
+
+def _is(array: pa.Array, word: bytes) -> np.ndarray:
+    """Where a string array's value is ``word`` (never where it is null)."""
+    n = len(array)
+    hit: np.ndarray = _valid(array) & (_lengths(array) == len(word))
+    rows = np.flatnonzero(hit)
+    if rows.size and word:
+        data = np.frombuffer(array.buffers()[2] or b"", dtype=np.uint8)
+        starts = np.frombuffer(array.buffers()[1], dtype=np.int32)[array.offset : array.offset + n][rows]
+        same = (data[starts[:, None] + np.arange(len(word))] == np.frombuffer(word, dtype=np.uint8)).all(axis=1)
+        hit[rows[~same]] = False
+    return hit
+
+
+def _upper(array: pa.Array) -> pa.Array | None:
+    """A string array upper-cased, or None where a text is not ASCII (Polars' Unicode rules decide then)."""
+    array = pa.concat_arrays([array]) if array.offset else array
+    validity, offsets, data = array.buffers()
+    chars = np.frombuffer(data, dtype=np.uint8).copy() if data is not None else np.zeros(0, dtype=np.uint8)
+    if (chars >= 0x80).any():
+        return None
+    chars[(chars >= ord("a")) & (chars <= ord("z"))] -= 32
+    return pa.Array.from_buffers(pa.string(), len(array), [validity, offsets, pa.py_buffer(chars)], array.null_count)
+
+
+def _texts(word: bytes, n: int, dtype: pa.DataType | None = None) -> pa.Array:
+    """``word`` ``n`` times, as a string array (or ``dtype``: binary)."""
+    offsets = (np.arange(n + 1, dtype=np.int32) * len(word)).astype(np.int32)
+    return pa.Array.from_buffers(dtype or pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(word * n)])
+
+
+def _strings(texts: Mapping[int, bytes], n: int) -> pa.Array:
+    """A string array of ``n`` rows: ``texts`` at their rows, null elsewhere."""
+    lengths = np.zeros(n, dtype=np.int32)
+    valid = np.zeros(n, dtype=bool)
+    for row, text in texts.items():
+        lengths[row] = len(text)
+        valid[row] = True
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    data = b"".join(texts[row] for row in sorted(texts))
+    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(pa.string(), n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)], n - len(texts))
+
+
+def _nulls(like: pa.Array) -> pa.Array:
+    return pa.nulls(len(like), like.type)
+
+
+def _empty_lists(n: int) -> pa.Array:
+    items = pa.Array.from_buffers(pa.uint64(), 0, [None, pa.py_buffer(b"")])
+    offsets = pa.py_buffer(np.zeros(n + 1, dtype=np.int32))
+    return pa.Array.from_buffers(pa.list_(pa.uint64()), n, [None, offsets], 0, children=[items])
+
+
+def _u64(values: np.ndarray) -> pa.Array:
+    """A uint64 array of numpy values (without pyarrow's conversion, which imports pandas where it is installed)."""
+    data = np.ascontiguousarray(values, dtype=np.uint64)
+    return pa.Array.from_buffers(pa.uint64(), len(data), [None, pa.py_buffer(data)])
+
+
+def _bools(mask: np.ndarray) -> pa.Array:
+    return pa.Array.from_buffers(pa.bool_(), len(mask), [None, pa.py_buffer(np.packbits(mask, bitorder="little"))])
