@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 from chainframe.datasets import BlockRange
-from chainframe.datasets._block_traces import _PARITY_ERRORS, PARITY, TRACES, vectorized
+from chainframe.datasets._block_traces import _PARITY_ERRORS, CONTRACTS, PARITY, TRACES, vectorized
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import build_arrow
 from chainframe.datasets._traces import _FRAME, _frame_table
@@ -90,6 +90,20 @@ def test_the_native_reader_gives_polars_and_the_per_frame_paths_table(documents:
     assert any(rows["revert_reason"].to_pylist())
     assert any(rows["error"].to_pylist())
     assert max(rows["depth"].to_pylist()) > 1
+
+
+@pytest.mark.parametrize("u256", ["decimal", "binary"])
+def test_contracts_from_the_native_frames_are_the_other_paths(documents: list[bytes], u256: U256) -> None:
+    """contracts' transform takes the native reader's frames: its creations, senders and code hashes are the
+    per-frame path's and Polars' (which it takes where the reader declines)."""
+    from chainframe.datasets import _parity_native
+
+    assert _parity_native.read(documents, parity=PARITY, errors=_PARITY_ERRORS, u256=u256) is not None
+    native = CONTRACTS.transform(documents, chain_id=1, u256=u256)
+    with _native(False):
+        assert native.equals(CONTRACTS.transform(documents, chain_id=1, u256=u256))
+    assert native.num_rows > 5  # the workload's creations, by transactions and by contracts
+    assert len(set(native["factory"].to_pylist())) > 1
 
 
 def _with(document: bytes, old: bytes, new: bytes) -> bytes:

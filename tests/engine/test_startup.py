@@ -66,13 +66,14 @@ def test_an_extraction_loads_only_what_it_uses(dataset: str, devnet: Devnet, tmp
     assert sorted(m for m in loaded if m.startswith((*UNUSED, "numpy"))) == []
 
 
-def test_a_traces_run_loads_no_polars(devnet: Devnet, tmp_path: Path) -> None:
+@pytest.mark.parametrize("dataset", ["traces", "contracts"])
+def test_a_trace_family_run_loads_no_polars(dataset: str, devnet: Devnet, tmp_path: Path) -> None:
     """trace_block's documents are read by the native scanner with Arrow kernels and numpy, and their rows come in
     their sort's order (checked, not sorted): Polars' import was 0.4-0.5 s of a traces run."""
     loaded = loaded_by(
-        ["extract", "traces", "--blocks", "0:60", "--rpc", devnet.http_url, "--out", str(tmp_path), "--no-progress"]
+        ["extract", dataset, "--blocks", "0:60", "--rpc", devnet.http_url, "--out", str(tmp_path), "--no-progress"]
     )
-    assert list((tmp_path / "traces").glob("*.parquet")), "the run wrote nothing: the check below would mean nothing"
+    assert list((tmp_path / dataset).glob("*.parquet")), "the run wrote nothing: the check below would mean nothing"
     assert {"chainframe.datasets._native_rows", "chainframe.datasets._parity_native"} <= loaded
     assert sorted(m for m in loaded if m.startswith(UNUSED)) == []
 

@@ -812,10 +812,15 @@ class Contracts(_BlockTraced):
         import numpy as np
 
         from chainframe._keccak import keccak256  # deferred: the keccak extension loads when contracts are hashed
+        from chainframe.datasets import _parity_native  # deferred: numpy loads only for trace_block frames
 
         def digest(hex_data: str | None) -> str:
             return "0x" + keccak256(bytes.fromhex((hex_data or "0x")[2:])).hex()
 
+        native = _parity_native.read(bodies, parity=PARITY, errors=_PARITY_ERRORS, u256=u256)
+        if native is not None:
+            created = _parity_native.creations(native)
+            return build_arrow(created, self.columns, len(created["factory"]), chain_id=chain_id, u256=u256)
         fast = vectorized(bodies)
         if fast is not None:
             every = fast.frames

@@ -109,6 +109,39 @@ def read(bodies: Sequence[bytes], *, parity: str, errors: Mapping[str, str], u25
     return _frames(traces, len(rows), figures, errors)
 
 
+def creations(frames: Mapping[str, pa.Array]) -> dict[str, pa.Array]:
+    """contracts' columns from :func:`read`'s frames, as its per-frame path gives them: each creation not undone
+    by a revert, with its transaction's sender (the top frame's ``from``) and its codes' hashes (a creation with no
+    code: the empty code's)."""
+    from chainframe._keccak import keccak256  # deferred: the keccak extension loads when contracts are hashed
+
+    kind = frames["type"]
+    made = (_is(kind, b"CREATE") | _is(kind, b"CREATE2")) & ~_flags(frames["reverted"])
+    rows = np.flatnonzero(made)
+    top = _flags(frames["top"])
+    senders = np.maximum.accumulate(np.where(top, np.arange(len(top)), 0))[rows]
+    taken = {key: pc.take(frames[key], _u64(rows)) for key in ("block_number", "transaction_index",
+             "transaction_hash", "trace_address", "type", "to", "from", "value", "input", "output")}  # fmt: skip
+
+    def hashed(codes: pa.Array) -> pa.Array:
+        digests = b"".join(keccak256(code or b"") for code in codes.to_pylist())  # a creation's, not a frame's
+        return pa.Array.from_buffers(pa.binary(32), len(codes), [None, pa.py_buffer(digests)])
+
+    return {
+        "block_number": taken["block_number"],
+        "transaction_index": taken["transaction_index"],
+        "transaction_hash": taken["transaction_hash"],
+        "trace_address": taken["trace_address"],
+        "call_type": taken["type"],
+        "contract_address": taken["to"],
+        "deployer": pc.take(frames["from"], _u64(senders)),
+        "factory": taken["from"],
+        "value": taken["value"],
+        "init_code_hash": hashed(taken["input"]),
+        "code_hash": hashed(taken["output"]),
+    }
+
+
 def _members(body: bytes, parity: str) -> tuple[list[int], list[list[int | None]], list[tuple[int, int]]] | None:
     """A document's block numbers, its figures per block (gas used by each transaction, from its receipts; each
     block's list may be empty) and the spans of its batch answers; None where it is not one this reader takes."""
@@ -336,6 +369,13 @@ def _u64(values: np.ndarray) -> pa.Array:
     """A uint64 array of numpy values (without pyarrow's conversion, which imports pandas where it is installed)."""
     data = np.ascontiguousarray(values, dtype=np.uint64)
     return pa.Array.from_buffers(pa.uint64(), len(data), [None, pa.py_buffer(data)])
+
+
+def _flags(array: pa.Array) -> np.ndarray:
+    """A boolean array without nulls (as :func:`_bools` makes them) as numpy's."""
+    bits = np.unpackbits(np.frombuffer(array.buffers()[1], dtype=np.uint8), bitorder="little")
+    flags: np.ndarray = bits[array.offset : array.offset + len(array)].astype(bool)
+    return flags
 
 
 def _bools(mask: np.ndarray) -> pa.Array:
