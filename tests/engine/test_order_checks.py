@@ -6,6 +6,7 @@ or a row from another fork would go unchecked."""
 from __future__ import annotations
 
 import random
+from itertools import pairwise
 
 import pyarrow as pa
 
@@ -91,17 +92,20 @@ def test_the_order_check_of_trace_addresses_agrees_with_python_on_random_paths()
     rng = random.Random(9)
     seen = {True: 0, False: 0}
     for _ in range(3000):
-        paths = sorted([rng.randrange(3) for _ in range(rng.randrange(4))] for _ in range(rng.randrange(2, 7)))
+        paths: list[list[int] | None] = []
+        paths += [None] * rng.choice((0, 0, 1, 2))  # a block's rewards and withdrawals: before its frames
+        paths += sorted([rng.randrange(3) for _ in range(rng.randrange(4))] for _ in range(rng.randrange(2, 7)))
         if rng.random() < 0.5:
             i, j = rng.randrange(len(paths)), rng.randrange(len(paths))
             paths[i], paths[j] = paths[j], paths[i]
         tx = sorted(rng.randrange(2) for _ in paths)
-        expected = all((a, p) <= (b, q) for a, p, b, q in zip(tx, paths, tx[1:], paths[1:], strict=False))
+        keys = [(t, p is not None, p or []) for t, p in zip(tx, paths, strict=True)]  # nulls first
+        expected = all(a <= b for a, b in pairwise(keys))
         columns = [pa.array(tx, pa.uint64()), pa.array(paths, pa.list_(pa.uint64()))]
         assert _ascending(columns) is expected, (tx, paths)
         seen[expected] += 1
         table = pa.table({"t": columns[0], "p": columns[1], "n": range(len(paths))})
-        want = sorted(table.to_pylist(), key=lambda r: (r["t"], r["p"]))
+        want = sorted(table.to_pylist(), key=lambda r: (r["t"], r["p"] is not None, r["p"] or []))
         assert sort_table(table, ("t", "p")).to_pylist() == want
     assert min(seen.values()) > 500  # both answers were tested often
 

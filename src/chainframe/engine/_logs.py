@@ -336,7 +336,7 @@ def sort_table(table: pa.Table, keys: Sequence[str]) -> pa.Table:
     simple = all(
         pa.types.is_integer(c.type)
         or pa.types.is_fixed_size_binary(c.type)
-        or (pa.types.is_list(c.type) and pa.types.is_unsigned_integer(c.type.value_type) and not c.null_count)
+        or (pa.types.is_list(c.type) and pa.types.is_unsigned_integer(c.type.value_type))
         for c in columns
     )
     if simple and _ascending(columns):
@@ -353,10 +353,11 @@ PATH_DEPTH = 64
 
 
 def _paths_compared(column: pa.Array) -> tuple[pa.Array, pa.Array] | None:
-    """For lists of unsigned integers without nulls (trace addresses), whether each row's list is lexicographically
-    greater than the previous row's, and whether equal (a prefix is less than a longer list), as boolean arrays; None
-    where a list is longer than :data:`PATH_DEPTH`. The trace family's frames come in preorder, which is this order:
-    a whole-table sort by Polars cost its import (0.4-0.5 s of a traces run) for nothing."""
+    """For lists of unsigned integers (trace addresses), whether each row's list is lexicographically greater than
+    the previous row's, and whether equal (a prefix is less than a longer list), as boolean arrays, null where
+    either list is (the caller orders nulls); None where a list is longer than :data:`PATH_DEPTH`. The trace
+    family's frames come in preorder, which is this order: a whole-table sort by Polars cost its import (0.4-0.5 s
+    of a traces run) for nothing."""
     import numpy as np
 
     n = len(column)
@@ -378,10 +379,15 @@ def _paths_compared(column: pa.Array) -> tuple[pa.Array, pa.Array] | None:
     some = differs.any(axis=1)
     picked = np.arange(n - 1)
     greater = some & (after[picked, first] > before[picked, first])
+    validity, nulls = None, 0
+    if column.null_count:
+        bits = np.unpackbits(np.frombuffer(column.buffers()[0], dtype=np.uint8), bitorder="little")[:n].astype(bool)
+        both = bits[1:] & bits[:-1]
+        validity, nulls = pa.py_buffer(np.packbits(both, bitorder="little")), int((~both).sum())
     bools = pa.bool_()
     return (
-        pa.Array.from_buffers(bools, n - 1, [None, pa.py_buffer(np.packbits(greater, bitorder="little"))]),
-        pa.Array.from_buffers(bools, n - 1, [None, pa.py_buffer(np.packbits(~some, bitorder="little"))]),
+        pa.Array.from_buffers(bools, n - 1, [validity, pa.py_buffer(np.packbits(greater, bitorder="little"))], nulls),
+        pa.Array.from_buffers(bools, n - 1, [validity, pa.py_buffer(np.packbits(~some, bitorder="little"))], nulls),
     )
 
 
