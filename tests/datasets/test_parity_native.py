@@ -19,7 +19,14 @@ import pyarrow as pa
 import pytest
 
 from chainframe.datasets import BlockRange
-from chainframe.datasets._block_traces import _PARITY_ERRORS, CONTRACTS, PARITY, TRACES, vectorized
+from chainframe.datasets._block_traces import (
+    _PARITY_ERRORS,
+    CONTRACTS,
+    NATIVE_TRANSFERS,
+    PARITY,
+    TRACES,
+    vectorized,
+)
 from chainframe.datasets._columns import U256
 from chainframe.datasets._dataset import build_arrow
 from chainframe.datasets._traces import _FRAME, _frame_table
@@ -43,6 +50,17 @@ def documents(devnet_session: Devnet) -> list[bytes]:
     return anyio.run(fetch)
 
 
+@pytest.fixture(scope="module")
+def with_headers(devnet_session: Devnet) -> list[bytes]:
+    """The same blocks as native_transfers fetches them: with their headers (withdrawals), without gas figures."""
+
+    async def fetch() -> list[bytes]:
+        async with AsyncClient(devnet_session.node.url) as client:
+            return await NATIVE_TRANSFERS.fetch(client, BlockRange(0, HEAD))
+
+    return anyio.run(fetch)
+
+
 @contextmanager
 def _native(on: bool) -> Iterator[None]:
     before = os.environ.get("CHAINFRAME_NATIVE")
@@ -62,8 +80,9 @@ def _native_table(documents: list[bytes], u256: U256) -> pa.Table | None:
     read = _parity_native.read(documents, parity=PARITY, errors=_PARITY_ERRORS, u256=u256)
     if read is None:
         return None
-    arrays = {c: read[_FRAME.get(c, c)] for c in TRACES.columns if _FRAME.get(c, c) in read}
-    return build_arrow(arrays, TRACES.columns, len(read["top"]), chain_id=1, u256=u256)
+    frames = read.frames
+    arrays = {c: frames[_FRAME.get(c, c)] for c in TRACES.columns if _FRAME.get(c, c) in frames}
+    return build_arrow(arrays, TRACES.columns, len(frames["top"]), chain_id=1, u256=u256)
 
 
 def _per_frame(documents: list[bytes], u256: U256) -> pa.Table:
@@ -106,6 +125,41 @@ def test_contracts_from_the_native_frames_are_the_other_paths(documents: list[by
     assert len(set(native["factory"].to_pylist())) > 1
 
 
+@pytest.mark.parametrize("u256", ["decimal", "binary"])
+def test_native_transfers_with_rewards_and_withdrawals_are_the_per_frame_paths(
+    with_headers: list[bytes], u256: U256
+) -> None:
+    """native_transfers' transform takes the native reader's frames, reward traces and headers' withdrawals: the
+    same rows as the per-frame path, on the workload's blocks and with a block reward, an uncle reward and
+    withdrawals put in (the devnet's blocks have none)."""
+    from chainframe.datasets import _parity_native
+
+    (document,) = with_headers
+    whole = json.loads(document)
+    batch = [dict(e) for e in whole["answers"][0]]
+    full = next(e for e in batch if e["result"])
+    number = full["result"][0]["blockNumber"]
+    reward = {"action": {"author": "0x" + "ab" * 20, "rewardType": "block", "value": "0x1bc16d674ec80000"},
+              "blockNumber": number, "result": None, "subtraces": 0, "traceAddress": [], "type": "reward"}  # fmt: skip
+    uncle = {**reward, "action": {**reward["action"], "rewardType": "uncle", "value": "0x1"}}
+    full["result"] = [*full["result"], reward, uncle]
+    headers = [[dict(e) for e in b] for b in whole["header_answers"]]
+    given = [{"index": hex(i), "validatorIndex": "0x9", "address": "0x" + f"{i:02x}" * 20, "amount": hex(10**9 + i)}
+             for i in range(3)]  # fmt: skip
+    for envelope in headers[0][:2]:
+        envelope["result"] = {**envelope["result"], "withdrawals": given}
+    rich = json.dumps({**whole, "answers": [batch, *whole["answers"][1:]], "header_answers": headers}).encode()
+    for doc in (document, rich):
+        assert _parity_native.read([doc], parity=PARITY, errors=_PARITY_ERRORS, u256=u256) is not None
+        native = NATIVE_TRANSFERS.transform([doc], chain_id=1, u256=u256)
+        with _native(False):
+            assert native.equals(NATIVE_TRANSFERS.transform([doc], chain_id=1, u256=u256))
+    kinds = Counter(native["transfer_type"].to_pylist())
+    assert kinds["withdrawal"] == 6
+    assert kinds["block_reward"] == kinds["uncle_reward"] == 1
+    assert {"transaction", "call", "create"} <= set(kinds), kinds
+
+
 def _with(document: bytes, old: bytes, new: bytes) -> bytes:
     assert old in document, old
     return document.replace(old, new, 1)
@@ -142,7 +196,9 @@ def test_documents_read_with_other_json_types_than_polars_schema_are_left_to_pol
 
 def test_documents_with_members_or_texts_it_does_not_read_are_left_to_polars(documents: list[bytes]) -> None:
     document = documents[0]
-    _declined(document[:-1] + b', "header_answers": []}')  # native_transfers' headers
+    _declined(document[:-1] + b', "other": []}')
+    header = {"jsonrpc": "2.0", "id": 0, "result": {"number": "0x7d0", "withdrawals": []}}
+    _declined(document[:-1] + b', "header_answers": [[' + json.dumps(header).encode() + b"]]}")  # not asked
     _declined(_with(document, b'"callType":"call"', b'"callType":"c\xc3\xa0ll"'))  # upper-cased by Unicode's rules
     answers = _answers_of(document)
     batch = answers[0]

@@ -66,7 +66,7 @@ def test_an_extraction_loads_only_what_it_uses(dataset: str, devnet: Devnet, tmp
     assert sorted(m for m in loaded if m.startswith((*UNUSED, "numpy"))) == []
 
 
-@pytest.mark.parametrize("dataset", ["traces", "contracts"])
+@pytest.mark.parametrize("dataset", ["traces", "contracts", "native_transfers"])
 def test_a_trace_family_run_loads_no_polars(dataset: str, devnet: Devnet, tmp_path: Path) -> None:
     """trace_block's documents are read by the native scanner with Arrow kernels and numpy, and their rows come in
     their sort's order (checked, not sorted): Polars' import was 0.4-0.5 s of a traces run."""

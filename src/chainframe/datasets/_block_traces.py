@@ -691,8 +691,9 @@ class Traces(DecodesCalls, _BlockTraced):
 
         native = _parity_native.read(bodies, parity=PARITY, errors=_PARITY_ERRORS, u256=u256)
         if native is not None:
-            arrays = {c: native[_FRAME.get(c, c)] for c in self.columns if _FRAME.get(c, c) in native}
-            return build_arrow(arrays, self.columns, len(native["top"]), chain_id=chain_id, u256=u256)
+            every = native.frames
+            arrays = {c: every[_FRAME.get(c, c)] for c in self.columns if _FRAME.get(c, c) in every}
+            return build_arrow(arrays, self.columns, len(every["top"]), chain_id=chain_id, u256=u256)
         fast = vectorized(bodies)
         if fast is not None:
             return _frame_table(fast.frames, _FRAME, self.columns, chain_id, u256)
@@ -730,6 +731,12 @@ class NativeTransfers(_BlockTraced):
         return await fetch_traces(client, blocks, dataset=self.name, headers=True, top_gas_used=self.top_gas_used)
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
+        from chainframe.datasets import _parity_native  # deferred: numpy loads only for trace_block frames
+
+        native = _parity_native.read(bodies, parity=PARITY, errors=_PARITY_ERRORS, u256=u256)
+        if native is not None:
+            moved = _parity_native.transfers(native, u256)
+            return build_arrow(moved, self.columns, len(moved["value"]), chain_id=chain_id, u256=u256)
         sources = {k: v for k, v in _FRAME.items() if k in ("from_address", "to_address", "value")}
         fast = vectorized(bodies)
         if fast is not None:
@@ -819,7 +826,7 @@ class Contracts(_BlockTraced):
 
         native = _parity_native.read(bodies, parity=PARITY, errors=_PARITY_ERRORS, u256=u256)
         if native is not None:
-            created = _parity_native.creations(native)
+            created = _parity_native.creations(native.frames)
             return build_arrow(created, self.columns, len(created["factory"]), chain_id=chain_id, u256=u256)
         fast = vectorized(bodies)
         if fast is not None:

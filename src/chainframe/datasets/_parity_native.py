@@ -7,16 +7,18 @@ straight into typed Arrow arrays (each trace's ``action`` and ``result`` as stru
 picked from them by their kind with Arrow kernels and numpy; their places in the call tree come from
 :mod:`chainframe.datasets._trace_tree`, as on Polars' path.
 
-It gives the very columns Polars' path gives, or None: wherever the scanner declines a value (a type other than
-the one Polars' schema reads the key as, an escape, a value out of its column's range), the document has members
-it does not read (the headers of native_transfers), a batch's envelopes came out of their ids' order, or a text
-would need more than ASCII to be upper-cased as Polars does, the caller takes Polars' path, which decides as before.
+It gives the very columns Polars' path gives (with the blocks' reward traces and the headers' withdrawals, for
+native_transfers), or None: wherever the scanner declines a value (a type other than the one Polars' schema reads
+the key as, an escape, a value out of its column's range), the document has members it does not read, a trace or a
+header is of a block not asked, a batch's envelopes came out of their ids' order, or a text would need more than
+ASCII to be upper-cased as Polars does, the caller takes Polars' path, which decides as before.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -27,8 +29,21 @@ from chainframe.datasets._columns import COLUMNS, U256
 from chainframe.datasets._native import Object, Typed
 from chainframe.datasets._trace_tree import places
 
-_READ = frozenset({"route", "numbers", "gas_used", "answers"})
-"""The members of a document this reader takes (others, as a header's: Polars' path)."""
+_READ = frozenset({"route", "numbers", "gas_used", "answers", "header_answers"})
+"""The members of a document this reader takes (others: Polars' path)."""
+
+
+@dataclass
+class Native:
+    """A piece's documents read natively: its frames (callTracer's keys, with their places), the blocks' reward
+    traces and the headers' withdrawals, each as typed arrays by name."""
+
+    frames: dict[str, pa.Array]
+    rewards: dict[str, pa.Array]
+    """``block_number``, ``author``, ``value``, ``rewardType``: in block order."""
+    withdrawals: dict[str, pa.Array]
+    """``block_number`` (of the header), ``index``, ``address``, ``amount`` (Gwei): in block order."""
+
 
 _ERROR_SELECTOR = bytes.fromhex("08c379a0")  # Error(string)
 
@@ -47,6 +62,8 @@ def _trace_kinds(u256: U256) -> _native.Kinds:
         "refundAddress": ("refundAddress", "address"),
         "balance": ("balance", wei),
         "creationMethod": ("creationMethod", "string"),
+        "author": ("author", "address"),
+        "rewardType": ("rewardType", "string"),
     }
     result = {
         "gasUsed": ("gasUsed", Typed("text")),
@@ -66,22 +83,24 @@ def _trace_kinds(u256: U256) -> _native.Kinds:
     }
 
 
-def read(bodies: Sequence[bytes], *, parity: str, errors: Mapping[str, str], u256: U256) -> dict[str, pa.Array] | None:
+def read(bodies: Sequence[bytes], *, parity: str, errors: Mapping[str, str], u256: U256) -> Native | None:
     """The documents' frames as typed arrays by callTracer's keys (``block_number``, ``transaction_index``,
     ``transaction_hash``, ``type``, ``from``, ``to``, ``value``, ``gas``, ``gasUsed``, ``input``, ``output``,
-    ``error``, ``revertReason``, ``trace_address``, ``depth``, ``subcalls``, ``reverted``, ``top``), or None (see the
-    module). ``parity``: the route's name in a document; ``errors``: parity's error texts as callTracer writes
-    them."""
+    ``error``, ``revertReason``, ``trace_address``, ``depth``, ``subcalls``, ``reverted``, ``top``), with the reward
+    traces and the withdrawals of the headers a document holds, or None (see the module). ``parity``: the route's
+    name in a document; ``errors``: parity's error texts as callTracer writes them."""
     answers: list[memoryview] = []
+    headers: list[memoryview] = []
     asked: list[int] = []
     figures: list[tuple[int, int, int]] = []  # (block, transaction index, gas used) of the documents' receipts' figures
     for body in bodies:
         found = _members(body, parity)
         if found is None:
             return None
-        numbers, used, spans = found
+        numbers, used, spans, header_spans = found
         view = memoryview(body)
         answers += [view[start:end] for start, end in spans]
+        headers += [view[start:end] for start, end in header_spans]
         asked += numbers
         for number, block in zip(numbers, used, strict=True):
             figures += [(number, i, g) for i, g in enumerate(block) if g is not None]
@@ -102,11 +121,136 @@ def read(bodies: Sequence[bytes], *, parity: str, errors: Mapping[str, str], u25
     known = _valid(block) & (wanted[sorter[at]] == blocks) if len(wanted) else np.zeros(n, dtype=bool)
     if not known.all():
         return None
-    rows = np.argsort(sorter[at] if n else np.zeros(0, dtype=np.int64), kind="stable")
-    rows = rows[~_is(kinds, b"reward")[rows]]
+    ordered = np.argsort(sorter[at] if n else np.zeros(0, dtype=np.int64), kind="stable")
+    rewarded = _is(kinds, b"reward")[ordered]
+    rows, paid = ordered[~rewarded], ordered[rewarded]
+    action = traces["action"]
+    rewards = {
+        "block_number": _u64(blocks[paid]),
+        "author": pc.take(action.field("author"), _u64(paid)),
+        "value": pc.take(action.field("value"), _u64(paid)),
+        "rewardType": pc.take(action.field("rewardType"), _u64(paid)),
+    }
     if rows.size != n or (rows != np.arange(n)).any():
         traces = {key: pc.take(array, _u64(rows)) for key, array in traces.items()}
-    return _frames(traces, len(rows), figures, errors)
+    frames = _frames(traces, len(rows), figures, errors)
+    withdrawals = _withdrawals(headers, asked)
+    if frames is None or withdrawals is None:
+        return None
+    return Native(frames, rewards, withdrawals)
+
+
+_HEADER_KINDS: _native.Kinds = {
+    "number": ("number", Typed("text")),
+    "withdrawals": (
+        "withdrawals",
+        {"index": ("index", Typed("text")), "address": ("address", "address"), "amount": ("amount", Typed("text"))},
+    ),
+}
+
+
+def _withdrawals(headers: list[memoryview], asked: list[int]) -> dict[str, pa.Array] | None:
+    """The withdrawals of the headers' batch answers, block by block in the asked order; None where a header is of a
+    block not asked (or twice), or a withdrawal lacks a value (the per-frame path judges those)."""
+    scanned = _native.scan(headers, _HEADER_KINDS, _native.BATCH, as_received=True) if headers else (0, {})
+    if scanned is None:
+        return None
+    n, columns = scanned
+    if not n:
+        empty = np.zeros(0, dtype=np.uint64)
+        return {"block_number": _u64(empty), "index": _u64(empty), "amount": _u64(empty),
+                "address": pa.nulls(0, pa.binary(20))}  # fmt: skip
+    number = columns["number"]
+    numbers = [int(x) for x in _ints(number, np.int64)]
+    place = {block: i for i, block in enumerate(asked)}
+    if number.null_count or len(set(numbers)) != n or any(x not in place for x in numbers):
+        return None
+    lists = columns["withdrawals"]
+    lengths = np.diff(np.frombuffer(lists.buffers()[1], dtype=np.int32)[lists.offset : lists.offset + n + 1])
+    order = np.argsort(np.array([place[x] for x in numbers], dtype=np.int64), kind="stable")
+    items = pc.list_flatten(pc.take(lists, _u64(order)))  # null lists: no items, as no withdrawals
+    if any(items.field(k).null_count for k in ("index", "address", "amount")) or items.null_count:
+        return None
+    parents = np.repeat(np.array(numbers, dtype=np.uint64)[order], lengths[order])
+    return {"block_number": _u64(parents), "index": items.field("index"), "address": items.field("address"),
+            "amount": items.field("amount")}  # fmt: skip
+
+
+_NO_VALUE = (b"DELEGATECALL", b"STATICCALL", b"CALLCODE")
+"""Frames that move no ether (as datasets/_block_traces says of them)."""
+_INTERNAL = {b"SELFDESTRUCT": b"selfdestruct", b"CREATE": b"create", b"CREATE2": b"create"}
+
+
+def transfers(read: Native, u256: U256) -> dict[str, pa.Array]:
+    """native_transfers' columns from :func:`read`'s answer, as its per-frame path gives them: each frame that moved
+    ether and was not undone (a transaction's own value, 'transaction'; else by its kind), then each block's rewards
+    and withdrawals (in wei)."""
+    frames = read.frames
+    kind = frames["type"]
+    value = frames["value"]
+    still = ~_flags(frames["reverted"])
+    for word in _NO_VALUE:
+        still &= ~_is(kind, word)
+    rows = np.flatnonzero(still & _nonzero(value))
+    top = _flags(frames["top"])[rows]
+    names = np.full(len(rows), b"call", dtype=object)
+    for word, name in _INTERNAL.items():
+        names[_is(kind, word)[rows]] = name
+    names[top] = b"transaction"
+    moves = {key: pc.take(frames[key], _u64(rows)) for key in ("block_number", "transaction_index", "transaction_hash",
+             "trace_address", "from", "to", "value")}  # fmt: skip
+    rewards, withdrawals = read.rewards, read.withdrawals
+    paid, taken = len(rewards["block_number"]), len(withdrawals["block_number"])
+    # Each block's rewards, then its withdrawals, in block order, after the movements (the run sorts the rows).
+    blocks = np.concatenate([_ints(rewards["block_number"], np.int64), _ints(withdrawals["block_number"], np.int64)])
+    extra = np.argsort(blocks, kind="stable")
+    reward_names = [b"uncle_reward" if t == "uncle" else b"block_reward" for t in rewards["rewardType"].to_pylist()]
+    amounts = [int(a) * 10**9 for a in _ints(withdrawals["amount"], np.uint64)]
+    wei = _wei(amounts, u256)
+
+    def extras(on_reward: pa.Array, on_withdrawal: pa.Array) -> pa.Array:
+        return pc.take(pa.concat_arrays([on_reward, on_withdrawal]), _u64(extra))
+
+    def column(on_move: pa.Array, on_reward: pa.Array, on_withdrawal: pa.Array) -> pa.Array:
+        return pa.concat_arrays([on_move, extras(on_reward, on_withdrawal)])
+
+    u64 = pa.uint64()
+    return {
+        "block_number": column(moves["block_number"], rewards["block_number"], withdrawals["block_number"]),
+        "transaction_index": column(moves["transaction_index"], pa.nulls(paid, u64), pa.nulls(taken, u64)),
+        "transaction_hash": column(
+            moves["transaction_hash"], pa.nulls(paid, pa.binary(32)), pa.nulls(taken, pa.binary(32))
+        ),
+        "trace_address": column(moves["trace_address"], pa.nulls(paid, pa.list_(u64)), pa.nulls(taken, pa.list_(u64))),
+        "transfer_type": column(
+            _strings(dict(enumerate(names)), len(rows)),
+            _strings(dict(enumerate(reward_names)), paid),
+            pa.concat_arrays([_texts(b"withdrawal", taken)]),
+        ),
+        "withdrawal_index": column(pa.nulls(len(rows), u64), pa.nulls(paid, u64), withdrawals["index"]),
+        "from_address": column(moves["from"], pa.nulls(paid, pa.binary(20)), pa.nulls(taken, pa.binary(20))),
+        "to_address": column(moves["to"], rewards["author"], withdrawals["address"]),
+        "value": column(moves["value"], rewards["value"], wei),
+    }
+
+
+def _nonzero(values: pa.Array) -> np.ndarray:
+    """Where a wei array (decimal128, or 32 bytes) holds a value other than zero (not where it is null)."""
+    width = values.type.byte_width
+    data = np.frombuffer(values.buffers()[1], dtype=np.uint8)[
+        values.offset * width : (values.offset + len(values)) * width
+    ]
+    moved: np.ndarray = data.reshape(len(values), width).any(axis=1) & _valid(values)
+    return moved
+
+
+def _wei(values: list[int], u256: U256) -> pa.Array:
+    """Amounts of wei as the value column's type: decimal128(38, 0), or 32 bytes big-endian (``u256="binary"``)."""
+    if u256 == "binary":
+        data = b"".join(v.to_bytes(32, "big") for v in values)
+        return pa.Array.from_buffers(pa.binary(32), len(values), [None, pa.py_buffer(data)])
+    data = b"".join(v.to_bytes(16, "little", signed=True) for v in values)
+    return pa.Array.from_buffers(pa.decimal128(38, 0), len(values), [None, pa.py_buffer(data)])
 
 
 def creations(frames: Mapping[str, pa.Array]) -> dict[str, pa.Array]:
@@ -142,9 +286,12 @@ def creations(frames: Mapping[str, pa.Array]) -> dict[str, pa.Array]:
     }
 
 
-def _members(body: bytes, parity: str) -> tuple[list[int], list[list[int | None]], list[tuple[int, int]]] | None:
+def _members(
+    body: bytes, parity: str
+) -> tuple[list[int], list[list[int | None]], list[tuple[int, int]], list[tuple[int, int]]] | None:
     """A document's block numbers, its figures per block (gas used by each transaction, from its receipts; each
-    block's list may be empty) and the spans of its batch answers; None where it is not one this reader takes."""
+    block's list may be empty), and the spans of its trace batch answers and of its header batch answers; None
+    where it is not one this reader takes."""
     members = _native.members(body)
     if members is None:
         return None
@@ -175,9 +322,10 @@ def _members(body: bytes, parity: str) -> tuple[list[int], list[list[int | None]
                 return None
             used[i] = [f for f in figures if f is not False]
     answers = _native.members(body, spans["answers"])
-    if answers is None:
+    headers = _native.members(body, spans["header_answers"]) if "header_answers" in spans else []
+    if answers is None or headers is None:
         return None
-    return numbers, used, answers
+    return numbers, used, answers, headers
 
 
 def _hex_u64(text: object) -> int | bool | None:
