@@ -24,6 +24,7 @@ from chainframe.datasets._block_traces import (
     TRACES,
     _bounded_gas,
     _checked_gas,
+    _native_tracer_gas,
     _top_frames,
     gas_route,
     gas_used_of,
@@ -264,6 +265,37 @@ def test_the_tracers_gas_is_taken_only_where_the_header_bears_it_out() -> None:
     assert _checked_gas(answer(21000, 50000), {**header, "transactions": ["0xb", "0xa"]}) is None
     assert _checked_gas(answer(21000, 50000)[:1], header) is None
     assert _checked_gas([], {"gasUsed": "0x0", "transactions": []}) == []
+
+
+def test_the_tracers_gas_read_from_bytes_is_the_parsed_paths() -> None:
+    """The tracer's and headers' answers read by the scanner give each block what _checked_gas gives it parsed: sums
+    (geth), running totals (anvil), figures the header does not bear out, empty blocks; where the tracer's
+    transactions are not the headers' in order, the bytes are left to the parsed path, which judges each block."""
+    hashes = ["0x" + f"{i:064x}" for i in range(1, 9)]
+    blocks = {  # number: (its transactions, the tracer's figures, the header's gasUsed)
+        1: (hashes[0:2], [21000, 50000], 71000),
+        2: (hashes[2:4], [21000, 71000], 71000),
+        3: (hashes[4:6], [21000, 48000], 71000),
+        4: ([], [], 0),
+        5: (hashes[6:8], [30000, 30000], 60000),
+    }
+
+    def body(results: list[Any]) -> bytes:
+        return json.dumps([{"jsonrpc": "2.0", "id": i, "result": r} for i, r in enumerate(results)]).encode()
+
+    def tracer(order: dict[int, list[str]]) -> bytes:
+        return body([[{"txHash": h, "result": {"gas": g, "failed": False, "returnValue": "", "structLogs": []}}
+                      for h, g in zip(order[n], blocks[n][1], strict=True)] for n in blocks])  # fmt: skip
+
+    headers = [{"number": hex(n), "gasUsed": hex(total), "transactions": txs} for n, (txs, _, total) in blocks.items()]
+    parsed = {n: _checked_gas(json.loads(tracer({k: v[0] for k, v in blocks.items()}))[i]["result"], headers[i])
+              for i, n in enumerate(blocks)}  # fmt: skip
+    got = _native_tracer_gas([tracer({k: v[0] for k, v in blocks.items()})], [body(headers)], list(blocks))
+    assert got == {n: used for n, used in parsed.items() if used is not None}
+    assert got == {1: ["0x5208", "0xc350"], 2: ["0x5208", "0xc350"], 4: [], 5: ["0x7530", "0x7530"]}
+    swapped = {k: v[0] for k, v in blocks.items()} | {5: hashes[7:5:-1]}
+    assert _native_tracer_gas([tracer(swapped)], [body(headers)], list(blocks)) is None
+    assert _native_tracer_gas([tracer({k: v[0] for k, v in blocks.items()})], [body(headers)], [1, 2, 3, 4, 6]) is None
 
 
 def test_a_run_paced_by_credits_reads_the_gas_the_cheapest_way_its_price_table_allows() -> None:
