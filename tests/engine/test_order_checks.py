@@ -94,7 +94,7 @@ def test_the_order_check_of_trace_addresses_agrees_with_python_on_random_paths()
     for _ in range(3000):
         paths: list[list[int] | None] = []
         paths += [None] * rng.choice((0, 0, 1, 2))  # a block's rewards and withdrawals: before its frames
-        paths += sorted([rng.randrange(3) for _ in range(rng.randrange(4))] for _ in range(rng.randrange(2, 7)))
+        paths += sorted([rng.randrange(3) for _ in range(rng.randrange(6))] for _ in range(rng.randrange(2, 7)))
         if rng.random() < 0.5:
             i, j = rng.randrange(len(paths)), rng.randrange(len(paths))
             paths[i], paths[j] = paths[j], paths[i]
