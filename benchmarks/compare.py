@@ -273,6 +273,8 @@ def measure(
                     stats = devnet.gateway.stats()
                     result["requests"] = stats["http_requests"]
                     result["calls"] = sum(stats["calls"].values())
+                    result["methods"] = stats["calls"]
+                    result["credits"] = stats["credits"]
                     result["rate_limited"] = stats["rate_limited"]
                 runs[tool].append(result)
         for tool in tools:
@@ -309,6 +311,9 @@ def _line(row: dict[str, Any]) -> str:
     )
     per = f"  {per_100k(row):>5.2f} CPU-s/100k logs" if row["dataset"] == "logs" else ""
     extra = f"  {row['requests']:>6} requests" if "requests" in row else ""
+    if "credits" in row:  # with the seconds, whether a tool spent the gateway's credit budget
+        extra += f"  {row['credits']:>9,} credits ({row['credits'] / row['seconds']:,.0f}/s)"
+        extra += " [" + ", ".join(f"{m} {n}" for m, n in sorted(row["methods"].items(), key=lambda i: -i[1])) + "]"
     if "failed_rounds" in row:
         extra += f"  ({len(row['failed_rounds'])} of {row['rounds']} rounds failed: {row['failed_rounds'][0][:40]})"
     return (
@@ -352,8 +357,8 @@ def ratio_cells(t: dict[str, Any], other: str) -> str:
 def markdown(rows: list[dict[str, Any]], table: list[dict[str, Any]], memory: dict[str, Any]) -> str:
     lines = [
         "| mode | dataset | tool | completed | seconds (best) | after imports | CPU-s | server CPU-s "
-        "| CPU-s / 100k logs | rows | rows/s | peak RSS MB | requests |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| CPU-s / 100k logs | rows | rows/s | peak RSS MB | requests | credits |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if r["completed"]:
@@ -362,12 +367,13 @@ def markdown(rows: list[dict[str, Any]], table: list[dict[str, Any]], memory: di
             lines.append(
                 f"| {r['mode']} | {r['dataset']} | {r['tool']} | yes | {r['seconds']:.2f} | {r['work_seconds']:.2f} | "
                 f"{r['cpu_seconds']:.2f} | {r['server_cpu_seconds']:.2f} | {per} | {rate} | {r['peak_rss_mb']:.0f} | "
-                f"{r.get('requests', '-')} |"
+                f"{r.get('requests', '-')} | {r.get('credits', '-')} |"
             )
         else:
             failed = f"no: {r['error'][:60]}"
             lines.append(
-                f"| {r['mode']} | {r['dataset']} | {r['tool']} | {failed} | | | | | | | | | {r.get('requests', '-')} |"
+                f"| {r['mode']} | {r['dataset']} | {r['tool']} | {failed} | | | | | | | | | {r.get('requests', '-')} "
+                f"| {r.get('credits', '-')} |"
             )
     lines += [
         "",
