@@ -10,8 +10,6 @@ import json
 import os
 import random
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import anyio
@@ -61,19 +59,6 @@ def with_headers(devnet_session: Devnet) -> list[bytes]:
     return anyio.run(fetch)
 
 
-@contextmanager
-def _native(on: bool) -> Iterator[None]:
-    before = os.environ.get("CHAINFRAME_NATIVE")
-    os.environ["CHAINFRAME_NATIVE"] = "1" if on else "0"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["CHAINFRAME_NATIVE"]
-        else:
-            os.environ["CHAINFRAME_NATIVE"] = before
-
-
 def _native_table(documents: list[bytes], u256: U256) -> pa.Table | None:
     from chainframe.datasets import _parity_native
 
@@ -86,7 +71,7 @@ def _native_table(documents: list[bytes], u256: U256) -> pa.Table | None:
 
 
 def _per_frame(documents: list[bytes], u256: U256) -> pa.Table:
-    with _native(False):  # the scanner, and Polars' reader with it, off: the per-frame path
+    with fuzz.pure_path():  # the scanner, and Polars' reader with it, off: the per-frame path
         return TRACES.transform(documents, chain_id=1, u256=u256)
 
 
@@ -119,7 +104,7 @@ def test_contracts_from_the_native_frames_are_the_other_paths(documents: list[by
 
     assert _parity_native.read(documents, parity=PARITY, errors=_PARITY_ERRORS, u256=u256) is not None
     native = CONTRACTS.transform(documents, chain_id=1, u256=u256)
-    with _native(False):
+    with fuzz.pure_path():
         assert native.equals(CONTRACTS.transform(documents, chain_id=1, u256=u256))
     assert native.num_rows > 5  # the workload's creations, by transactions and by contracts
     assert len(set(native["factory"].to_pylist())) > 1
@@ -152,7 +137,7 @@ def test_native_transfers_with_rewards_and_withdrawals_are_the_per_frame_paths(
     for doc in (document, rich):
         assert _parity_native.read([doc], parity=PARITY, errors=_PARITY_ERRORS, u256=u256) is not None
         native = NATIVE_TRANSFERS.transform([doc], chain_id=1, u256=u256)
-        with _native(False):
+        with fuzz.pure_path():
             assert native.equals(NATIVE_TRANSFERS.transform([doc], chain_id=1, u256=u256))
     kinds = Counter(native["transfer_type"].to_pylist())
     assert kinds["withdrawal"] == 6

@@ -392,6 +392,48 @@ static int count_item(Cur *c, const Spec *texts, int depth) {
     }
 }
 
+/* A hash (32 bytes) of a K_HASHES list, appended to the column's values. */
+static int hash_item(Cur *c, Column *col) {
+    const unsigned char *d;
+    int r;
+    if (hex_exact(c, &d, 64) < 0) return FALLBACK;
+    if ((r = reserve(&col->data, 32)) < 0) return r;
+    if (unhex(d, 64, col->data.data + col->data.len) < 0) return FALLBACK;
+    col->data.len += 32;
+    return 0;
+}
+
+/* A number (a JSON number only, as a trace address's) of a K_U64S list, appended to the column's values. */
+static int number_item(Cur *c, Column *col) {
+    uint64_t v;
+    int r;
+    ws(c);
+    if (c->p >= c->end || *c->p < '0' || *c->p > '9') return FALLBACK;
+    if (parse_u64(c, &v) < 0) return FALLBACK;
+    if ((r = reserve(&col->data, 8)) < 0) return r;
+    memcpy(col->data.data + col->data.len, &v, 8);
+    col->data.len += 8;
+    return 0;
+}
+
+/* A JSON list whose items item() appends to the column's values, one after another: the row's offset ends them. */
+static int parse_items(Cur *c, Column *col, int (*item)(Cur *, Column *)) {
+    int r;
+    if (!eat(c, '[')) return FALLBACK;
+    int64_t items = last_offset(col);
+    if (!eat(c, ']')) {
+        for (;;) {
+            if ((r = item(c, col)) < 0) return r;
+            items++;
+            if (eat(c, ',')) continue;
+            if (eat(c, ']')) break;
+            return FALLBACK;
+        }
+    }
+    if ((r = push_offset(col, items)) < 0) return r;
+    return finish(col, 1);
+}
+
 static int parse_value(Cur *c, Column *col, int depth) {
     int r;
     ws(c);
@@ -484,25 +526,7 @@ static int parse_value(Cur *c, Column *col, int depth) {
             if ((r = push_offset(col, (int64_t)col->data.len)) < 0) return r;
             return finish(col, 1);
         }
-        case K_HASHES: {
-            if (!eat(c, '[')) return FALLBACK;
-            int64_t items = last_offset(col);
-            if (!eat(c, ']')) {
-                for (;;) {
-                    const unsigned char *d;
-                    if (hex_exact(c, &d, 64) < 0) return FALLBACK;
-                    if ((r = reserve(&col->data, 32)) < 0) return r;
-                    if (unhex(d, 64, col->data.data + col->data.len) < 0) return FALLBACK;
-                    col->data.len += 32;
-                    items++;
-                    if (eat(c, ',')) continue;
-                    if (eat(c, ']')) break;
-                    return FALLBACK;
-                }
-            }
-            if ((r = push_offset(col, items)) < 0) return r;
-            return finish(col, 1);
-        }
+        case K_HASHES: return parse_items(c, col, hash_item);
         case K_COUNT: {
             if (!eat(c, '[')) return FALLBACK;
             uint64_t items = 0;
@@ -539,27 +563,7 @@ static int parse_value(Cur *c, Column *col, int depth) {
             if ((r = parse_objects(c, col->children, depth + 1)) < 0) return r;
             return finish(col, 1);
         }
-        case K_U64S: {
-            if (!eat(c, '[')) return FALLBACK;
-            int64_t items = last_offset(col);
-            if (!eat(c, ']')) {
-                for (;;) {
-                    uint64_t v;
-                    ws(c);
-                    if (c->p >= c->end || *c->p < '0' || *c->p > '9') return FALLBACK; /* a number only */
-                    if (parse_u64(c, &v) < 0) return FALLBACK;
-                    if ((r = reserve(&col->data, 8)) < 0) return r;
-                    memcpy(col->data.data + col->data.len, &v, 8);
-                    col->data.len += 8;
-                    items++;
-                    if (eat(c, ',')) continue;
-                    if (eat(c, ']')) break;
-                    return FALLBACK;
-                }
-            }
-            if ((r = push_offset(col, items)) < 0) return r;
-            return finish(col, 1);
-        }
+        case K_U64S: return parse_items(c, col, number_item);
     }
     return FALLBACK;
 }
