@@ -215,20 +215,29 @@ def dry_run(args: argparse.Namespace, filters: Mapping[str, Any], options: Mappi
     methods = anyio.run(routed, found, options, rpc, args.network)
     estimates = read_once([estimate(s, densities.get(s.series), cheap=asked.cheap, finalized=finalized,
                                     method=methods.get(s.dataset), pacing=pacing, others=asked.others.get(s.series))
-                           for s in found.series])  # fmt: skip
+                           for s in found.series], pacing)  # fmt: skip
     proofs = proof_calls(estimates, finalized) if getattr(args, "verify", False) else {}
     print(_report(args, found, estimates, densities, proofs, routed_by=sorted(methods), providers=providers))
     return 0
 
 
-def read_once(estimates: list[Estimate]) -> list[Estimate]:
+def read_once(estimates: list[Estimate], pacing: Pacing | None = None) -> list[Estimate]:
     """``estimates`` with the series that keep other rows of blocks another series reads (an ABI's functions of one
     dataset) fetching none of them, nor the headers their commits check: a run reads each piece, and each chunk's
     headers, once for all of them (:mod:`chainframe.engine._pieces`). A dataset's routes are checked once for the
-    run, whatever its series: with its first series."""
+    run, whatever its series: with its first series. What a dataset reads by the run's ``pacing`` beside its method
+    (:meth:`~chainframe.datasets.Dataset.paced_reads`: traces' full blocks by credits) is not counted where another
+    dataset of the run reads those calls as its own: the run asks them once (engine._shared)."""
+    own = {
+        (d.method, d.block_params) for d in (DATASETS[e.plan.dataset] for e in estimates) if d.block_params is not None
+    }
     first: dict[tuple[Any, ...], str] = {}
     checked: set[str] = set()
     for e in estimates:
+        dataset = DATASETS[e.plan.dataset]
+        for kind in dataset.paced_reads(pacing) - {(dataset.method, dataset.block_params)}:
+            if kind in own:
+                e.others.pop(kind[0], None)
         if e.plan.dataset in checked:
             e.checked = ()
         elif e.checked:

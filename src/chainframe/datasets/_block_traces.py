@@ -183,12 +183,15 @@ async def _top_gas_used(client: Any, blocks: BlockRange, answers: Sequence[bytes
         out.update(await _tracer_gas(client, blocks))
     elif route == "blocks":
         # A sample of the piece first: on a chain where most blocks hold a refund (mainnet: a DEX's re-entrancy lock
-        # is refunded in nearly every swap) the full blocks would be read beside every block's receipts.
+        # is refunded in nearly every swap) the full blocks would be read beside every block's receipts. Where
+        # another series of the run reads the full blocks (transactions), they cost no call of ours: all are read.
         tops, numbers = _top_frames(answers), list(blocks)
-        sample = numbers[: min(FULL_BLOCKS_SAMPLE, max(1, len(numbers) // 10))]
+        shared = getattr(client, "read_by_others", None)
+        free = shared is not None and shared("eth_getBlockByNumber", [True])
+        sample = numbers if free else numbers[: min(FULL_BLOCKS_SAMPLE, max(1, len(numbers) // 10))]
         proven, failed, tried = await _full_blocks_gas(client, sample, tops)
         out.update(proven)
-        if full_blocks_pay(failed, tried, pacing):
+        if not free and full_blocks_pay(failed, tried, pacing):
             out.update((await _full_blocks_gas(client, numbers[len(sample) :], tops))[0])
     left = [n for n in blocks if n not in out]  # ascending, as blocks
     if left:
@@ -224,14 +227,30 @@ async def _full_blocks_gas(
         return {}, 0, 0
     proven: dict[int, list[str]] = {}
     failed = tried = 0
-    for n, block in zip(numbers, await client.batch([("eth_getBlockByNumber", [hex(n), True]) for n in numbers]),
-                        strict=True):  # fmt: skip
+    calls = [("eth_getBlockByNumber", [hex(n), True]) for n in numbers]
+    try:  # as bytes: the answers another series of the run reads are shared that way (engine._shared)
+        blocks = _results(await client.batch_bytes(calls))
+    except RPCError:  # a block that failed: read one by one, it takes its receipts
+        blocks = []
+    if len(blocks) != len(numbers):
+        blocks = await client.batch(calls)
+    for n, block in zip(numbers, blocks, strict=True):
         used = _bounded_gas(tops.get(n, {}), block)
         if used is not None:
             proven[n] = used
         busy = not isinstance(block, dict) or bool(block.get("transactions"))
         tried, failed = tried + busy, failed + (busy and used is None)
     return proven, failed, tried
+
+
+def _results(bodies: Sequence[bytes]) -> list[Any]:
+    """The results of batch answers' bytes, in the calls' order (each answer's envelopes by id, the answers in the
+    calls' order, as the client's batches give them)."""
+    out: list[Any] = []
+    for body in bodies:
+        envelopes = json.loads(body)
+        out += [e.get("result") for e in sorted(envelopes, key=lambda e: e["id"])]
+    return out
 
 
 async def _tracer_gas(client: Any, blocks: BlockRange) -> dict[int, list[str]]:
@@ -277,9 +296,9 @@ def _native_tracer_gas(
 ) -> dict[int, list[str]] | None:
     """:func:`_checked_gas` of every block, from the answers' bytes; None where the scanner declines them, or the
     tracer's transactions are not the headers' in order (then each block is judged alone, by the Python path)."""
-    import numpy as np
+    import numpy as np  # deferred, as numpy is in the module: loaded only by trace_block routes
 
-    from chainframe.datasets import _native
+    from chainframe.datasets import _native  # deferred: its module loads pyarrow's buffers and the scanner
 
     header_kinds = {"number": ("number", _native.Typed("text")), "gasUsed": ("gasUsed", _native.Typed("text")),
                     "transactions": ("transactions", "hash_list")}  # fmt: skip
@@ -716,6 +735,12 @@ class _BlockTraced(Dataset):
     """Its columns hold the top frame's gas used, which trace_block does not give as callTracer does (the receipt's
     figure): its first route then reads the blocks' receipts too. A dataset must not read what its columns do not
     need: on a log-heavy chain the receipts cost the node and us many times what the traces do."""
+
+    def paced_reads(self, pacing: Pacing | None) -> frozenset[tuple[str, tuple[Any, ...]]]:
+        # By full blocks, traces reads what transactions read: one run with both shares them (engine._shared).
+        if self.top_gas_used and gas_route(pacing) == "blocks":
+            return frozenset({("eth_getBlockByNumber", (True,))})
+        return frozenset()
 
     def other_calls(self, blocks: int, filters: Mapping[str, Any], pacing: Pacing | None = None) -> dict[str, int]:
         # What _top_gas_used reads for the top frames' gas by the run's pacing (gas_route); the receipts of blocks

@@ -174,6 +174,12 @@ class Dataset(ABC):
         where the dataset picks what it reads by its price table."""
         return {}
 
+    def paced_reads(self, pacing: Pacing | None) -> frozenset[tuple[str, tuple[Any, ...]]]:
+        """Calls per block whose answers are a block's whole that the dataset reads beside :attr:`block_params` and
+        :attr:`block_fallbacks` under ``pacing`` (a route its price table picks): each a method and its parameters
+        after the block's number, shared between the datasets of a run as those are."""
+        return frozenset()
+
     async def sampled_calls(
         self, client: Any, chunks: Sequence[BlockRange], pacing: Pacing | None = None
     ) -> dict[str, int] | None:

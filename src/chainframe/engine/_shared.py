@@ -41,7 +41,7 @@ from typing import Any
 import anyio
 
 from chainframe.datasets import BlockRange, Dataset
-from chainframe.rpc import split_answers
+from chainframe.rpc import Pacing, split_answers
 
 SHARED_METHODS = frozenset(
     {
@@ -81,15 +81,16 @@ _HEADER: Kind = ("eth_getBlockByNumber", (False,))
 """What the chunks' chain checks read: above the finalized block each asks it itself."""
 
 
-def reads(dataset: Dataset) -> set[Kind]:
+def reads(dataset: Dataset, pacing: Pacing | None = None) -> set[Kind]:
     """The calls per block whose answers are a block's whole that extracting ``dataset`` makes (without ``verify``):
-    its own (:attr:`Dataset.block_params`, and :attr:`Dataset.block_fallbacks`), and a
-    derived dataset's those of the datasets its fetch reads."""
+    its own (:attr:`Dataset.block_params`, :attr:`Dataset.block_fallbacks`, and what the run's ``pacing`` makes it
+    read: :meth:`Dataset.paced_reads`), and a derived dataset's those of the datasets its fetch reads."""
     found: set[Kind] = set()
     for d in (dataset, *dataset.fetched_from):
         if d.block_params is not None:
             found.add((d.method, d.block_params))
         found.update(d.block_fallbacks)
+        found.update(d.paced_reads(pacing))
     return found
 
 
@@ -200,6 +201,13 @@ class SharedAnswers:
         bit = self._bit(asker)
         for kind in kinds:
             self._askers[kind] = self._askers.get(kind, 0) | bit
+
+    def read_by_others(self, method: str, params: Sequence[Any]) -> bool:
+        """Whether a series of the run other than the one asking reads this kind of call (a method and its
+        parameters after the block's number): its answers are then kept for it, and cost the asker no call of its
+        own (traces reads every full block where transactions read them anyway)."""
+        expected = self._askers.get((method, tuple(_frozen(p) for p in params)), 0)
+        return bool(expected & ~self._bits.get(_ASKER.get(), 0))
 
     def _bit(self, asker: str) -> int:
         return self._bits.setdefault(asker, 1 << len(self._bits))
