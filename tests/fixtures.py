@@ -66,7 +66,10 @@ NOT_RPC_RESULTS: dict[str, str] = {
     ),
     "ethereum-etl/*/web3_response.eth_newFilter_*.json": "a filter id (its name gives eth_getFilterLogs' filter)",
     "ethereum-etl/*/web3_response.eth_uninstallFilter_*.json": "a boolean",
-    "networks/*": "OP, Arbitrum and Polygon blocks and receipts: read by tests/verify/test_l2_recorded.py",
+    "networks/*": (
+        "OP, Arbitrum and Polygon blocks and receipts (read by tests/verify/test_l2_recorded.py) and Erigon's mainnet "
+        "trace_block answers (read by tests/datasets/test_parity_native.py)"
+    ),
 }
 
 _TRACER_DIRS = {

@@ -10,6 +10,7 @@ import json
 import os
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -31,6 +32,7 @@ from chainframe.datasets._traces import _FRAME, _frame_table
 from chainframe.devnet import Devnet
 from chainframe.rpc import AsyncClient
 from tests.datasets import fuzz
+from tests.fixtures import RECORDED_DIR
 
 HEAD = 60  # blocks 0..60: every case of the workload
 PIECE = 20
@@ -143,6 +145,46 @@ def test_native_transfers_with_rewards_and_withdrawals_are_the_per_frame_paths(
     assert kinds["withdrawal"] == 6
     assert kinds["block_reward"] == kinds["uncle_reward"] == 1
     assert {"transaction", "call", "create"} <= set(kinds), kinds
+
+
+ERIGON_MAINNET = RECORDED_DIR / "networks/rpc-tests/integration/mainnet/trace_block"
+
+
+def _recorded(path: Path) -> bytes:
+    """An Erigon test's trace_block answer (a request and its response) as a traces run's document."""
+    ((case),) = json.loads(path.read_bytes())
+    number = int(case["request"]["params"][0], 0)  # "0x4366ac"
+    answer = json.dumps(case["response"], separators=(",", ":")).encode()
+    return b'{"route": "trace_block", "numbers": [%d], "answers": [[%s]]}' % (number, answer)
+
+
+@pytest.mark.parametrize("path", sorted(ERIGON_MAINNET.glob("*.json")), ids=lambda p: p.stem)
+def test_recorded_mainnet_blocks_read_as_the_per_frame_path_reads_them(path: Path) -> None:
+    """Real mainnet trace_block answers as Erigon gives them (blocks from 1,000,004 to the first proof-of-stake one;
+    tests/data/NOTICE.md): the native reader takes every one, and traces, native_transfers and contracts give the per-
+    frame path's rows from it."""
+    from chainframe.datasets import _parity_native
+
+    document = _recorded(path)
+    for u256 in ("decimal", "binary"):
+        assert _parity_native.read([document], parity=PARITY, errors=_PARITY_ERRORS, u256=u256) is not None
+        for dataset in (TRACES, NATIVE_TRANSFERS, CONTRACTS):
+            native = dataset.transform([document], chain_id=1, u256=u256)
+            with fuzz.pure_path():
+                assert native.equals(dataset.transform([document], chain_id=1, u256=u256)), (dataset.name, u256)
+
+
+def test_the_recorded_mainnet_blocks_hold_what_the_reader_picks_values_for() -> None:
+    """The premise of the test above: rewards, a creation, failed frames with children, delegate calls."""
+    documents = [_recorded(p) for p in sorted(ERIGON_MAINNET.glob("*.json"))]
+    assert len(documents) == 6
+    traces = pa.concat_tables(TRACES.transform([d], chain_id=1) for d in documents)
+    moved = pa.concat_tables(NATIVE_TRANSFERS.transform([d], chain_id=1) for d in documents)
+    kinds = Counter(traces["call_type"].to_pylist())
+    assert {"CALL", "DELEGATECALL", "CREATE"} <= set(kinds), kinds
+    assert "block_reward" in moved["transfer_type"].to_pylist()
+    failed = [r for r in traces.to_pylist() if r["error"] and r["subcalls"]]
+    assert failed, "no failed frame with children"
 
 
 def _with(document: bytes, old: bytes, new: bytes) -> bytes:
