@@ -192,11 +192,11 @@ def transfers(read: Native, u256: U256) -> dict[str, pa.Array]:
     for word in _NO_VALUE:
         still &= ~_is(kind, word)
     rows = np.flatnonzero(still & _nonzero(value))
-    top = _flags(frames["top"])[rows]
-    names = np.full(len(rows), b"call", dtype=object)
+    n = len(rows)
+    names = _texts(b"call", n)  # by the frame's kind, picked with kernels (not a Python object per movement)
     for word, name in _INTERNAL.items():
-        names[_is(kind, word)[rows]] = name
-    names[top] = b"transaction"
+        names = pc.if_else(_bools(_is(kind, word)[rows]), _texts(name, n), names)
+    names = pc.if_else(_bools(_flags(frames["top"])[rows]), _texts(b"transaction", n), names)
     moves = {key: pc.take(frames[key], _u64(rows)) for key in ("block_number", "transaction_index", "transaction_hash",
              "trace_address", "from", "to", "value")}  # fmt: skip
     rewards, withdrawals = read.rewards, read.withdrawals
@@ -223,11 +223,11 @@ def transfers(read: Native, u256: U256) -> dict[str, pa.Array]:
         ),
         "trace_address": column(moves["trace_address"], pa.nulls(paid, pa.list_(u64)), pa.nulls(taken, pa.list_(u64))),
         "transfer_type": column(
-            _strings(dict(enumerate(names)), len(rows)),
+            names,
             _strings(dict(enumerate(reward_names)), paid),
             pa.concat_arrays([_texts(b"withdrawal", taken)]),
         ),
-        "withdrawal_index": column(pa.nulls(len(rows), u64), pa.nulls(paid, u64), withdrawals["index"]),
+        "withdrawal_index": column(pa.nulls(n, u64), pa.nulls(paid, u64), withdrawals["index"]),
         "from_address": column(moves["from"], pa.nulls(paid, pa.binary(20)), pa.nulls(taken, pa.binary(20))),
         "to_address": column(moves["to"], rewards["author"], withdrawals["address"]),
         "value": column(moves["value"], rewards["value"], wei),
