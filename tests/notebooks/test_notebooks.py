@@ -1,9 +1,9 @@
 """Every notebook runs top to bottom in a real Jupyter kernel against the devnet, as a reader would run it: by the
 command the guide names (docs/python-api.md), once for all the tests here, with its ``--inplace`` keeping the outputs.
 
-Each runs in a temporary folder and must write nothing beside itself; its plots must be real pictures (each PNG is
-saved, decoded and checked for size and for more than one colour); binary values must show as ``0x`` hex, never as
-Python bytes; and the extraction shows a progress bar without being asked.
+Each runs in a temporary folder and must write nothing beside itself nor leave anything in its TMPDIR; its plots
+must be real pictures (each PNG is saved, decoded and checked for size and for more than one colour); binary values
+must show as ``0x`` hex, never as Python bytes; and the extraction shows a progress bar without being asked.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ class Executed:
     folder: Path  # the copies, executed in place: also the kernels' working folder
     before: list[str]  # the folder's names before the run
     beside: list[str]  # the repo's notebooks folder before the run
+    scratch: Path  # the kernels' TMPDIR: what the notebooks' temporary folders left behind
 
 
 @pytest.fixture(scope="module")
@@ -63,11 +64,14 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> Executed:
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "chainframe", "language": "python"}))
+    scratch = tmp / "scratch"
     env = {**os.environ, "IPYTHONDIR": str(tmp / "ipython"), "JUPYTER_PLATFORM_DIRS": "1",
-           "JUPYTER_PATH": str(tmp / "jupyter")}  # fmt: skip
+           "JUPYTER_PATH": str(tmp / "jupyter"), "TMPDIR": str(scratch)}  # fmt: skip
     jupyter, execute, pattern = command.group(1).split()
     for _ in range(2):
         shutil.rmtree(tmp / "notebooks", ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir()
         shutil.copytree(NOTEBOOKS, tmp / "notebooks")
         before = sorted(os.listdir(tmp / "notebooks"))
         argv = [str(Path(sys.executable).parent / jupyter), execute, "--inplace",
@@ -78,7 +82,7 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> Executed:
         # is tried again, on fresh copies; a notebook that fails once running is a failure.
         if KERNEL_START_RACE not in done.stderr:
             break
-    return Executed(done, tmp / "notebooks", before, beside)
+    return Executed(done, tmp / "notebooks", before, beside, scratch)
 
 
 def _outputs(notebook: Any) -> list[dict[str, Any]]:
@@ -103,6 +107,7 @@ def test_the_guides_command_runs_the_notebooks(executed: Executed) -> None:
     assert executed.done.returncode == 0, executed.done.stderr[-3000:]
     assert executed.done.stderr.count("Executing notebook with kernel") == len(executed.before) == len(EXPECTED)
     assert sorted(os.listdir(executed.folder)) == executed.before  # nothing written beside them
+    assert not os.listdir(executed.scratch), "a notebook left its temporary folder behind"
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
