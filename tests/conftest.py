@@ -7,6 +7,11 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+# Before numpy's first import, here and in every process the suite starts: OpenBLAS starts a thread per core when
+# numpy is imported. Nothing in the suite does linear algebra; 20 imports of numpy took 6.4 CPU-s with those threads
+# and 4.4 without (0.1 CPU-s each, in every xdist worker, `chainframe` command, Dask process and kernel).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import pytest
 
 from chainframe.devnet import Devnet, GatewaySettings
