@@ -382,6 +382,28 @@ def test_transactions_and_traces_paced_by_credits_read_each_full_block_once(devn
     assert calls["eth_getBlockByNumber"] <= asked - HEAD, (calls, asked)  # 67 against 129 when written
 
 
+def test_a_verifying_run_paced_by_credits_shares_the_full_blocks_as_a_plain_one_does(
+    devnet: Devnet, tmp_path: Path
+) -> None:
+    """With ``verify``, traces' full blocks (read by credits) are still shared with a dataset that reads them as its
+    own (four_byte_counts): the proofs add the headers they read, once per block, and nothing else."""
+    assert devnet.gateway is not None
+    _configure(devnet)
+    pacing = {"client_options": {"pacing": Pacing.priced("infura", credits_per_second=1e9)}}
+    names = ["four_byte_counts", "traces"]
+    asked: dict[bool, int] = {}
+    tables: dict[bool, dict[str, list[dict[str, Any]]]] = {}
+    for verify in (False, True):
+        devnet.gateway.reset_stats()
+        out = tmp_path / str(verify)
+        extract(names, blocks=f"0:{HEAD}", rpc=devnet.http_url, out=out, progress=False, verify=verify, **pacing)
+        asked[verify] = devnet.gateway.stats()["calls"]["eth_getBlockByNumber"]
+        tables[verify] = {name: pq.read_table(out / name).to_pylist() for name in names}
+    assert tables[True] == tables[False]
+    # 67 and 128 when written; 189 verifying, when traces read the full blocks again beside four_byte_counts.
+    assert asked[True] - asked[False] <= HEAD + 1, asked
+
+
 LOCK_RUNTIME = "6002600055600160005500"
 """Slot 0 set from 1 to 2 and back to 1 on every call, as a re-entrancy lock is: refunded, the slot ends as it began."""
 LOCK_CODE = "0x6001600055600b6011600039600b6000f3" + LOCK_RUNTIME  # slot 0 set to 1, then the runtime returned

@@ -530,7 +530,7 @@ async def run_tasks(
     shared = SharedAnswers(client, through=finalized)
     alone = {asker(t): t for t in planned if joint.group(t) is None}  # a kin's series read as one (engine._pieces)
     pacing = getattr(getattr(client, "pacer", None), "pacing", None)  # a route the price table picks is read too
-    kinds = {name: verify_reads(DATASETS[t.dataset]) if t.verify else reads(DATASETS[t.dataset], pacing)
+    kinds = {name: verify_reads(DATASETS[t.dataset], pacing) if t.verify else reads(DATASETS[t.dataset], pacing)
              for name, t in alone.items()}  # fmt: skip
     readers = Counter(kind for read in kinds.values() for kind in read)
     sharing = {name for name, t in alone.items() if t.verify or any(readers[kind] > 1 for kind in kinds[name])}

@@ -38,6 +38,7 @@ from chainframe.engine._shared import Received, reads
 
 if TYPE_CHECKING:
     from chainframe.families import ChainFamily
+    from chainframe.rpc import Pacing
     from chainframe.verify import Report
 
 
@@ -91,12 +92,13 @@ async def material(
     return Material(found)
 
 
-def verify_reads(dataset: Dataset) -> set[tuple[str, tuple[Any, ...]]]:
+def verify_reads(dataset: Dataset, pacing: Pacing | None = None) -> set[tuple[str, tuple[Any, ...]]]:
     """The calls per block (a method and its parameters after the block) that extracting ``dataset`` with ``verify``
-    makes whose answers are a block's whole: its own (:attr:`Dataset.block_params`) and what its proof reads in an
-    extraction. The run shares them between its datasets (engine._shared)."""
+    makes whose answers are a block's whole: what it reads without ``verify`` (its own, and what the run's ``pacing``
+    makes it read: :func:`~chainframe.engine._shared.reads`) and what its proof reads in an extraction. The run
+    shares them between its datasets (engine._shared)."""
     read = dataset.proof.read(dataset) if dataset.proof is not None else []
-    return reads(dataset) | {(d.method, d.block_params) for d in read if d.block_params is not None}
+    return reads(dataset, pacing) | {(d.method, d.block_params) for d in read if d.block_params is not None}
 
 
 class Rows(NamedTuple):
