@@ -108,3 +108,20 @@ def test_constant_is_the_value_repeated_without_a_scalar(value: object, dtype: p
     makes pyarrow import pandas where it is installed); other types take pa.repeat."""
     for n in (0, 1, 9):
         assert pc.constant(value, n, dtype).equals(pa.repeat(pa.scalar(value, dtype), n))
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        _ints(),
+        _ints().slice(3, 150),  # an offset that is not a multiple of 8
+        pa.array(range(20)),  # no nulls: no bitmap
+        pa.array([1, None, 3])[1:1],  # empty
+        pa.nulls(5),  # null-typed: no bitmap, every row null
+        pa.array([b"ab", None, b""] * 11, pa.binary()),
+    ],
+)
+def test_valid_rows_is_arrows_is_valid_as_numpy(values: pa.Array) -> None:
+    rows = pc.valid_rows(values)
+    assert rows.dtype == bool
+    assert rows.tolist() == arrow.is_valid(values).to_pylist() == [v is not None for v in values.to_pylist()]

@@ -89,6 +89,18 @@ def min_max(values: Datum) -> pa.StructScalar:
     return call_function("min_max", [values])
 
 
+def valid_rows(values: pa.Array) -> Any:
+    """Which rows of ``values`` are not null: a numpy bool array, its validity bitmap unpacked. (Arrow's own
+    ``to_numpy`` of a boolean array loads pandas.)"""
+    import numpy as np  # here, not above: a plain extraction loads no numpy (tests/cli/test_process.py)
+
+    bitmap = values.buffers()[0]
+    if bitmap is None or not values.null_count:  # no nulls, or (a null-typed array, no bitmap) all null
+        return np.full(len(values), not values.null_count)
+    bits = np.unpackbits(np.frombuffer(bitmap, np.uint8), bitorder="little")
+    return bits[values.offset : values.offset + len(values)].astype(bool)
+
+
 def list_value_length(lists: Datum) -> Datum:
     return call_function("list_value_length", [lists])
 

@@ -255,16 +255,6 @@ def _flat(column: pa.Array | pa.ChunkedArray) -> pa.Array:
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
-def _valid(array: pa.Array) -> Any:
-    import numpy as np
-
-    bitmap = array.buffers()[0]
-    if bitmap is None:
-        return np.ones(len(array), bool)
-    bits = np.unpackbits(np.frombuffer(bitmap, np.uint8), bitorder="little")
-    return bits[array.offset : array.offset + len(array)].astype(bool)
-
-
 def _fixed(column: pa.Array | pa.ChunkedArray, width: int) -> tuple[Any, Any]:
     """A fixed-size binary column as an (n, width) byte matrix, and which of its rows are not null."""
     import numpy as np
@@ -273,7 +263,7 @@ def _fixed(column: pa.Array | pa.ChunkedArray, width: int) -> tuple[Any, Any]:
     buffer = array.buffers()[1]
     raw = np.frombuffer(buffer, np.uint8) if buffer is not None else np.zeros(0, np.uint8)
     matrix = raw[width * array.offset : width * (array.offset + len(array))].reshape(-1, width)
-    return matrix, _valid(array)
+    return matrix, pc.valid_rows(array)
 
 
 def _list_words(topics: pa.Array) -> tuple[Any, Any]:
@@ -289,7 +279,7 @@ def _list_words(topics: pa.Array) -> tuple[Any, Any]:
     words, valid = _fixed(topics.values, 32)
     span = slice(int(starts[0]), int(starts[-1])) if n else slice(0, 0)
     parent = np.repeat(np.arange(n), np.diff(starts))
-    keep = valid[span] & _valid(topics)[parent]
+    keep = valid[span] & pc.valid_rows(topics)[parent]
     return parent[keep], words[span][keep]
 
 

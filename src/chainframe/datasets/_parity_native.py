@@ -118,7 +118,7 @@ def read(bodies: Sequence[bytes], *, parity: str, errors: Mapping[str, str], u25
     sorter = np.argsort(wanted)
     blocks = _ints(block, np.int64)
     at = np.minimum(np.searchsorted(wanted, blocks, sorter=sorter), max(len(wanted) - 1, 0))
-    known = _valid(block) & (wanted[sorter[at]] == blocks) if len(wanted) else np.zeros(n, dtype=bool)
+    known = pc.valid_rows(block) & (wanted[sorter[at]] == blocks) if len(wanted) else np.zeros(n, dtype=bool)
     if not known.all():
         return None
     ordered = np.argsort(sorter[at] if n else np.zeros(0, dtype=np.int64), kind="stable")
@@ -240,7 +240,7 @@ def _nonzero(values: pa.Array) -> np.ndarray:
     data = np.frombuffer(values.buffers()[1], dtype=np.uint8)[
         values.offset * width : (values.offset + len(values)) * width
     ]
-    moved: np.ndarray = data.reshape(len(values), width).any(axis=1) & _valid(values)
+    moved: np.ndarray = data.reshape(len(values), width).any(axis=1) & pc.valid_rows(values)
     return moved
 
 
@@ -355,7 +355,7 @@ def _frames(
     items = paths.values
     values = np.frombuffer(items.buffers()[1], dtype=np.uint64)[items.offset : items.offset + len(items)]
     error = traces["error"]
-    failed = _valid(error) & (_lengths(error) > 0)
+    failed = pc.valid_rows(error) & (_lengths(error) > 0)
     found = places(offsets, values, block, _ints(traces["transactionPosition"], np.int64), failed)
     if found is None:
         return None
@@ -394,7 +394,7 @@ def _frames(
             mask[top_rows[has]] = True
             used = pc.if_else(_bools(mask), _u64(figure), used)
     output = by_kind(field(result, "code"), _nulls(field(result, "output")), field(result, "output"))
-    output = pc.if_else(_bools(_valid(output) & (_lengths(output) == 0)), _nulls(output), output)
+    output = pc.if_else(_bools(pc.valid_rows(output) & (_lengths(output) == 0)), _nulls(output), output)
     text = error
     for parity_text, tracer_text in errors.items():
         text = pc.if_else(_bools(_is(text, parity_text.encode())), _texts(tracer_text.encode(), n), text)
@@ -423,7 +423,7 @@ def _frames(
 def _reasons(output: pa.Array, failed: np.ndarray, n: int) -> pa.Array:
     """An ``Error(string)`` revert's text for each failed frame, as callTracer decodes it (null elsewhere)."""
     texts: dict[int, bytes] = {}
-    for row in np.flatnonzero(failed & _valid(output)):
+    for row in np.flatnonzero(failed & pc.valid_rows(output)):
         data = output[int(row)].as_py()
         if len(data) < 4 + 64 or data[:4] != _ERROR_SELECTOR:
             continue
@@ -433,16 +433,6 @@ def _reasons(output: pa.Array, failed: np.ndarray, n: int) -> pa.Array:
         except UnicodeDecodeError:
             continue
     return _strings(texts, n)
-
-
-def _valid(array: pa.Array) -> np.ndarray:
-    """Whether each value is not null."""
-    n = len(array)
-    bitmap = array.buffers()[0]
-    if bitmap is None or not array.null_count:
-        return np.ones(n, dtype=bool)
-    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
-    return bits[array.offset : array.offset + n].astype(bool)
 
 
 def _ints(array: pa.Array, dtype: type) -> np.ndarray:
@@ -462,7 +452,7 @@ def _lengths(array: pa.Array) -> np.ndarray:
 def _is(array: pa.Array, word: bytes) -> np.ndarray:
     """Where a string array's value is ``word`` (never where it is null)."""
     n = len(array)
-    hit: np.ndarray = _valid(array) & (_lengths(array) == len(word))
+    hit: np.ndarray = pc.valid_rows(array) & (_lengths(array) == len(word))
     rows = np.flatnonzero(hit)
     if rows.size and word:
         data = np.frombuffer(array.buffers()[2] or b"", dtype=np.uint8)

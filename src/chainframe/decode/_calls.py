@@ -22,7 +22,7 @@ from chainframe._errors import DecodeError, InputError
 from chainframe._u256 import U256
 from chainframe.decode._abi import Function, as_functions
 from chainframe.decode._dynamic import decode_value
-from chainframe.decode._words import arrow_type, decode_words, take_indices, text_array, valid_rows
+from chainframe.decode._words import arrow_type, decode_words, take_indices, text_array
 
 if TYPE_CHECKING:
     import polars as pl
@@ -177,9 +177,9 @@ def _outputs(table: pa.Table, rows: np.ndarray, function: Function, reasons: _Re
     names = output_names(function)
     taken = take_indices(rows)
     returned = pc.take(table["output"].combine_chunks(), taken)
-    ran = valid_rows(returned)
+    ran = pc.valid_rows(returned)
     if "error" in table.column_names:
-        ran &= ~valid_rows(pc.take(table["error"].combine_chunks(), taken))
+        ran &= ~pc.valid_rows(pc.take(table["error"].combine_chunks(), taken))
     _, _, offsets, raw = _selectors(returned)
     starts = offsets[:-1]
     values = Function(function.name, function.outputs)  # the outputs as a function's parameters: same encoding
@@ -226,7 +226,7 @@ def _selectors(inputs: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     starts = offsets[:-1]
     long_enough = (offsets[1:] - offsets[:-1]) >= 4
     if inputs.null_count:
-        long_enough &= valid_rows(inputs)
+        long_enough &= pc.valid_rows(inputs)
     at = np.where(long_enough, starts, 0)
     heads = np.zeros(n, np.uint32)
     if raw.size >= 4:
@@ -290,7 +290,7 @@ def call_columns(
     # fixed cost (about 0.5 ms each) was most of the time.
     heads, called, offsets, raw = _selectors(table["input"].combine_chunks())
     if "to_address" in table.column_names:
-        called &= valid_rows(table["to_address"].combine_chunks())
+        called &= pc.valid_rows(table["to_address"].combine_chunks())
     if "call_type" in table.column_names:  # a creation frame's input is init code, its to_address the new contract
         kind = pl.Series("kind", table["call_type"].combine_chunks()).cast(pl.String).str.to_lowercase()
         called &= ~kind.str.starts_with("create").fill_null(False).to_numpy()

@@ -21,7 +21,7 @@ from chainframe._errors import DecodeError, InputError
 from chainframe._u256 import U256
 from chainframe.decode._abi import Event, as_events
 from chainframe.decode._dynamic import decode_value
-from chainframe.decode._words import arrow_type, decode_words, take_indices, valid_rows, words_of
+from chainframe.decode._words import arrow_type, decode_words, take_indices, words_of
 
 if TYPE_CHECKING:
     import polars as pl
@@ -149,7 +149,7 @@ def with_event_columns(logs: pa.Table, events: Sequence[Event], *, u256: U256) -
     starts = np.frombuffer(offsets.buffers()[1], np.int32)[offsets.offset : offsets.offset + n + 1].astype(np.int64)
     counts = np.diff(starts)
     if topics.null_count:
-        counts[~valid_rows(topics)] = 0
+        counts[~pc.valid_rows(topics)] = 0
     child = topics.values
     buffer = child.buffers()[1]
     words = np.frombuffer(buffer, np.uint8) if buffer is not None else np.zeros(0, np.uint8)
@@ -159,7 +159,7 @@ def with_event_columns(logs: pa.Table, events: Sequence[Event], *, u256: U256) -
     raw = np.frombuffer(data.buffers()[2], np.uint8) if data.buffers()[2] is not None else np.zeros(0, np.uint8)
     sizes = np.diff(at)
     if data.null_count:
-        sizes[~valid_rows(data)] = -1
+        sizes[~pc.valid_rows(data)] = -1
     first = words[np.minimum(starts[:-1], max(len(words) - 1, 0))] if len(words) else np.zeros((n, 32), np.uint8)
     parts: dict[str, list[tuple[np.ndarray, pa.Array]]] = {f.name: [] for f in fields}
     for event in events:

@@ -132,15 +132,6 @@ def _decimal(words: np.ndarray, signed: bool, *, column: str, locate: Locate, fa
 # is installed (0.3-0.8 s, more than a run's decoding), as any Python value made an Arrow array does.
 
 
-def valid_rows(array: pa.Array) -> np.ndarray:
-    """Which of ``array``'s rows are not null, from its validity bitmap."""
-    bitmap = array.buffers()[0]
-    if bitmap is None:
-        return np.ones(len(array), bool)
-    bits = np.unpackbits(np.frombuffer(bitmap, np.uint8), bitorder="little")
-    return bits[array.offset : array.offset + len(array)].astype(bool)
-
-
 def take_indices(index: np.ndarray) -> pa.Array:
     """Int64 take indices; a negative one is null (its row gets a null)."""
     index = np.ascontiguousarray(index, np.int64)
