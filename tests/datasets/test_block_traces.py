@@ -382,15 +382,17 @@ def test_transactions_and_traces_paced_by_credits_read_each_full_block_once(devn
     assert calls["eth_getBlockByNumber"] <= asked - HEAD, (calls, asked)  # 67 against 129 when written
 
 
+@pytest.mark.parametrize("partner", ["four_byte_counts", "transactions"])
 def test_a_verifying_run_paced_by_credits_shares_the_full_blocks_as_a_plain_one_does(
-    devnet: Devnet, tmp_path: Path
+    devnet: Devnet, tmp_path: Path, partner: str
 ) -> None:
     """With ``verify``, traces' full blocks (read by credits) are still shared with a dataset that reads them as its
-    own (four_byte_counts): the proofs add the headers they read, once per block, and nothing else."""
+    own: four_byte_counts, proven alone, or transactions, proven in a group with the headers lent to it
+    (engine._joint). The proofs add the headers they read, once per block, and nothing else."""
     assert devnet.gateway is not None
     _configure(devnet)
     pacing = {"client_options": {"pacing": Pacing.priced("infura", credits_per_second=1e9)}}
-    names = ["four_byte_counts", "traces"]
+    names = [partner, "traces"]
     asked: dict[bool, int] = {}
     tables: dict[bool, dict[str, list[dict[str, Any]]]] = {}
     for verify in (False, True):
@@ -400,7 +402,7 @@ def test_a_verifying_run_paced_by_credits_shares_the_full_blocks_as_a_plain_one_
         asked[verify] = devnet.gateway.stats()["calls"]["eth_getBlockByNumber"]
         tables[verify] = {name: pq.read_table(out / name).to_pylist() for name in names}
     assert tables[True] == tables[False]
-    # 67 and 128 when written; 189 verifying, when traces read the full blocks again beside four_byte_counts.
+    # 67 and 128 when written, with either partner; 189 verifying, when traces read the full blocks again.
     assert asked[True] - asked[False] <= HEAD + 1, asked
 
 

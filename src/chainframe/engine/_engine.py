@@ -529,11 +529,16 @@ async def run_tasks(
     # (engine._shared).
     shared = SharedAnswers(client, through=finalized)
     alone = {asker(t): t for t in planned if joint.group(t) is None}  # a kin's series read as one (engine._pieces)
+    grouped = {asker(t): t for t in planned if joint.group(t) is not None}
     pacing = getattr(getattr(client, "pacer", None), "pacing", None)  # a route the price table picks is read too
     kinds = {name: verify_reads(DATASETS[t.dataset], pacing) if t.verify else reads(DATASETS[t.dataset], pacing)
              for name, t in alone.items()}  # fmt: skip
+    # A group's member is proven by the group's tables (engine._joint): it reads what it reads unverified, and shares
+    # that with the series outside the group (traces paced by credits read transactions' full blocks).
+    kinds.update({name: reads(DATASETS[t.dataset], pacing) for name, t in grouped.items()})
     readers = Counter(kind for read in kinds.values() for kind in read)
     sharing = {name for name, t in alone.items() if t.verify or any(readers[kind] > 1 for kind in kinds[name])}
+    sharing |= {name for name in grouped if any(readers[kind] > 1 for kind in kinds[name])}
     for name in sharing:
         shared.expect(name, kinds[name])
     asking_shared = context.asking(shared) if sharing else context
