@@ -92,6 +92,21 @@ def test_the_trace_familys_gas_reads_are_predicted_by_the_runs_pacing(
     assert abs(calls - sum(counted.values())) <= 0.1 * sum(counted.values()), (calls, counted)
 
 
+@pytest.mark.parametrize("verify", [[], ["--verify"]])
+def test_traces_by_credits_beside_a_dataset_derived_from_the_full_blocks_is_priced_as_it_runs(
+    devnet: Devnet, tmp_path: Path, capsys: pytest.CaptureFixture[str], verify: list[str]
+) -> None:
+    """four_byte_counts reads the full blocks through transactions' fetch, and traces paced by credits reads them
+    too: the run asks them once for both, and --dry counts them once (it counted them twice: 538 calls against the
+    run's 360, 880 against 531 verifying)."""
+    assert devnet.gateway is not None
+    devnet.gateway.configure(GatewaySettings(credits_per_second=1e6))
+    last = min(199, devnet.truth.head - 70)  # below the finalized block: shared
+    argv = ["four_byte_counts", "traces", "--blocks", f"0:{last}", "--rpc", devnet.http_url, "--out", str(tmp_path),
+            "--chunk-size", "100", "--credits-per-second", "1000000", *verify]  # fmt: skip
+    _run_within_10_percent(devnet, argv, "\n".join(_dry(capsys, *argv)))
+
+
 @pytest.mark.parametrize(
     "datasets", [["logs"], ["transactions", "receipts"], ["blocks", "transactions", "receipts", "logs"]]
 )

@@ -31,6 +31,7 @@ from chainframe.engine import (
     predict_calls,
     preflight,
     preflight_methods,
+    reads,
     sample_density,
     verify_reads,
 )
@@ -228,9 +229,7 @@ def read_once(estimates: list[Estimate], pacing: Pacing | None = None) -> list[E
     run, whatever its series: with its first series. What a dataset reads by the run's ``pacing`` beside its method
     (:meth:`~chainframe.datasets.Dataset.paced_reads`: traces' full blocks by credits) is not counted where another
     dataset of the run reads those calls as its own: the run asks them once (engine._shared)."""
-    own = {
-        (d.method, d.block_params) for d in (DATASETS[e.plan.dataset] for e in estimates) if d.block_params is not None
-    }
+    own = set().union(*(reads(DATASETS[e.plan.dataset]) for e in estimates))  # a derived dataset's: its sources'
     first: dict[tuple[Any, ...], str] = {}
     checked: set[str] = set()
     for e in estimates:
@@ -259,7 +258,7 @@ def proof_calls(estimates: list[Estimate], finalized: int) -> dict[str, int]:
     """The calls ``--verify`` adds, by method: each block's header, body or receipts that a proof reads and that no
     series of the run fetches itself. Below the finalized block a run asks each of them once, whichever series
     reads it (engine._shared); above it, once per series that reads it."""
-    own = {(d.method, d.block_params) for d in (DATASETS[e.plan.dataset] for e in estimates)}
+    own = set().union(*(reads(DATASETS[e.plan.dataset]) for e in estimates))  # a derived dataset's: its sources'
     calls: dict[str, int] = {}
     for kind in sorted(set().union(*(verify_reads(DATASETS[e.plan.dataset]) for e in estimates)) - own):
         readers = [e for e in estimates if kind in verify_reads(DATASETS[e.plan.dataset])]

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from chainframe.engine._report import RunReport
     from chainframe.engine._routes import preflight, preflight_methods
     from chainframe.engine._runplan import RunPlan, SeriesPlan, aplan, plan
+    from chainframe.engine._shared import reads
     from chainframe.engine._vacuum import DEFAULT_RETENTION_HOURS, vacuum
     from chainframe.engine._verified import verify_reads
 
@@ -79,6 +80,7 @@ _WHERE = {
     "SeriesPlan": "_runplan",
     "aplan": "_runplan",
     "plan": "_runplan",
+    "reads": "_shared",
     "DEFAULT_RETENTION_HOURS": "_vacuum",
     "vacuum": "_vacuum",
     "verify_reads": "_verified",
@@ -124,6 +126,7 @@ __all__ = [
     "preflight_methods",
     "probe",
     "read_abi",
+    "reads",
     "repair",
     "resolve_abis",
     "resolve_blocks",
