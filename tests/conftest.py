@@ -9,7 +9,8 @@ from typing import Any
 
 # Before numpy's first import, here and in every process the suite starts: OpenBLAS starts a thread per core when
 # numpy is imported. Nothing in the suite does linear algebra; 20 imports of numpy took 6.4 CPU-s with those threads
-# and 4.4 without (0.1 CPU-s each, in every xdist worker, `chainframe` command, Dask process and kernel).
+# and 4.4 without (0.1 CPU-s each, in every xdist worker, Dask process, kernel and script; `chainframe` commands set
+# it themselves, in cli/_process.prepare).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pytest
