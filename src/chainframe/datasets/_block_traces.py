@@ -30,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import pyarrow as pa
@@ -229,7 +229,7 @@ async def _full_blocks_gas(
     failed = tried = 0
     calls = [("eth_getBlockByNumber", [hex(n), True]) for n in numbers]
     try:  # as bytes: the answers another series of the run reads are shared that way (engine._shared)
-        blocks = _results(await client.batch_bytes(calls))
+        blocks = batch_results(json.loads(body) for body in await client.batch_bytes(calls))
     except RPCError:  # a block that failed: read one by one, it takes its receipts
         blocks = []
     if len(blocks) != len(numbers):
@@ -243,12 +243,11 @@ async def _full_blocks_gas(
     return proven, failed, tried
 
 
-def _results(bodies: Sequence[bytes]) -> list[Any]:
-    """The results of batch answers' bytes, in the calls' order (each answer's envelopes by id, the answers in the
-    calls' order, as the client's batches give them)."""
+def batch_results(batches: Iterable[Sequence[Mapping[str, Any]]]) -> list[Any]:
+    """The results of batch answers, in the calls' order: each answer's envelopes by their ids, the answers in the
+    calls' order (as the client's batches give them)."""
     out: list[Any] = []
-    for body in bodies:
-        envelopes = json.loads(body)
+    for envelopes in batches:
         out += [e.get("result") for e in sorted(envelopes, key=lambda e: e["id"])]
     return out
 

@@ -43,7 +43,7 @@ import pyarrow as pa
 
 from chainframe._errors import DecodeError, first_error
 from chainframe.datasets import _buffers
-from chainframe.datasets._block_traces import _document, batch_or_raise
+from chainframe.datasets._block_traces import _document, batch_or_raise, batch_results
 from chainframe.datasets._columns import COLUMNS, U256
 from chainframe.datasets._context import fetch_with_context
 from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks, build_arrow
@@ -222,9 +222,7 @@ async def _diffs(client: Any, blocks: BlockRange, *, dataset: str) -> tuple[str,
 
 def _results(answer: Mapping[str, Any]) -> list[Any]:
     """Each block's result (its transactions' diffs), in ``numbers``' order: each batch's answers by their ids."""
-    found: list[Any] = []
-    for batch in answer["answers"]:
-        found += [envelope.get("result") for envelope in sorted(batch, key=lambda e: e["id"])]
+    found = batch_results(answer["answers"])
     if len(found) != len(answer["numbers"]):
         raise DecodeError(f"{answer['route']}: {len(found)} answers for {len(answer['numbers'])} blocks")
     return found
