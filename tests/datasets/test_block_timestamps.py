@@ -40,6 +40,7 @@ CASES = {
     "every stamp compact": ([(1, ',"blockTimestamp":"0x3e9"'), (2, ',"blockTimestamp":"0x3ea"')], []),
     "every stamp spaced": ([(1, ', "blockTimestamp" : "0x3e9"'), (2, ',"blockTimestamp":\n"0x3ea"')], []),
     "stamps as JSON numbers": ([(1, ',"blockTimestamp":1001'), (2, ',"blockTimestamp":1002')], []),
+    "a JSON number not led by 1": ([(1, ',"blockTimestamp":1001'), (2, ',"blockTimestamp":0')], []),
     "no stamp": ([(1, None), (2, None)], [1, 2]),
     "one stamp null": ([(1, ',"blockTimestamp":"0x3e9"'), (2, ',"blockTimestamp":null')], [2]),
     "one stamp missing": ([(1, ',"blockTimestamp":"0x3e9"'), (2, None)], [2]),
@@ -57,7 +58,10 @@ def test_only_the_blocks_without_a_stamp_are_asked_for(case: str) -> None:
     if not missing:
         assert out is body  # returned as it came: nothing parsed or rewritten
     stamps = [int(str(log["blockTimestamp"]), 0) for log in json.loads(out)["result"]]
-    assert stamps == [block + 1000 for block, _ in logs]  # every log has its block's timestamp, sent or added
+    sent = {
+        block: int(stamp.rsplit(":", 1)[1].strip(' "'), 0) for block, stamp in logs if stamp and "null" not in stamp
+    }
+    assert stamps == [sent.get(block, block + 1000) for block, _ in logs]  # every log has a timestamp, sent or added
 
 
 def test_an_answer_naming_no_block_is_left_as_it_is() -> None:
