@@ -59,7 +59,7 @@ def test_only_the_blocks_without_a_stamp_are_asked_for(case: str) -> None:
         assert out is body  # returned as it came: nothing parsed or rewritten
     stamps = [int(str(log["blockTimestamp"]), 0) for log in json.loads(out)["result"]]
     sent = {
-        block: int(stamp.rsplit(":", 1)[1].strip(' "'), 0) for block, stamp in logs if stamp and "null" not in stamp
+        block: int(stamp.rsplit(":", 1)[1].strip(' \n"'), 0) for block, stamp in logs if stamp and "null" not in stamp
     }
     assert stamps == [sent.get(block, block + 1000) for block, _ in logs]  # every log has a timestamp, sent or added
 
