@@ -1,17 +1,23 @@
 """``with_block_timestamps``: which answers get their blocks' timestamps added, and which are left as they are.
 
-The stamps of compact answers are counted before any pattern runs (``_logs._STAMP``); each case below names the
-headers the function must ask for, whichever path decides it."""
+Each answer's block numbers and stamps are counted in C first (``_native.block_stamps``), and by the patterns where
+the scanner is off; each case below names the headers the function must ask for, on both paths, and the counts are
+the patterns' own on recorded answers and on their damaged copies."""
 
 from __future__ import annotations
 
 import json
+import random
+import re
 from typing import Any
 
 import anyio
 import pytest
 
 from chainframe.datasets import with_block_timestamps
+from chainframe.datasets._logs import _BLOCK_NUMBER, _STAMPED
+from chainframe.datasets._native import available, block_stamps
+from tests.fixtures import recorded_responses
 
 
 class Headers:
@@ -48,8 +54,10 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("native", ["1", "0"])
 @pytest.mark.parametrize("case", CASES)
-def test_only_the_blocks_without_a_stamp_are_asked_for(case: str) -> None:
+def test_only_the_blocks_without_a_stamp_are_asked_for(case: str, native: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHAINFRAME_NATIVE", native)
     logs, missing = CASES[case]
     client = Headers()
     body = _answer(*(_log(block, stamp) for block, stamp in logs))
@@ -69,3 +77,45 @@ def test_an_answer_naming_no_block_is_left_as_it_is() -> None:
     body = b'{"jsonrpc":"2.0","id":1,"result":[]}'
     assert anyio.run(with_block_timestamps, client, [body]) == [body]
     assert client.asked == []
+
+
+def _patterns(body: bytes) -> tuple[int, int]:
+    named = len(_BLOCK_NUMBER.findall(body))
+    return named, len(_STAMPED.findall(body)) if named else 0
+
+
+JUNK = [b" ", b"\t", b"\n", b"\x0b", b"\x0c", b"\r", b":", b'"', b"n", b"null", b"0x", b"0", b"f", b"F", b"g",
+        b"1" * 17, b'"blockNumber"', b'"blockTimestamp"', b'"b', b"", b"}", b","]  # fmt: skip
+
+
+KEYS = re.compile(rb'"block(?:Number|Timestamp)"')
+
+
+def _damaged(rng: random.Random, body: bytes) -> bytes:
+    """``body`` with bytes put in, replaced or cut just after a ``"blockNumber"`` or ``"blockTimestamp"`` key."""
+    keys = [m.start() for m in KEYS.finditer(body)]
+    for _ in range(rng.choice((1, 2, 3))):
+        if not keys:
+            return body
+        at = rng.choice(keys) + rng.randrange(0, 24)
+        cut = rng.choice((0, 0, 1, 2, 5))
+        body = body[:at] + rng.choice(JUNK) + body[at + cut :]
+    return body
+
+
+@pytest.mark.skipif(not available(), reason="the C scanner is not built")
+def test_the_native_counts_are_the_patterns_counts() -> None:
+    """On every recorded eth_getLogs and eth_getBlockReceipts answer, and 3,000 copies damaged around the keys the
+    patterns look for (spaces of each kind, nulls, quotes, 17 hex digits, keys cut or doubled)."""
+    bodies = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "result": record.result}).encode()
+        for record in recorded_responses()
+        if record.method in ("eth_getLogs", "eth_getBlockReceipts") and record.result
+    ]
+    assert len(bodies) >= 5
+    assert any(_patterns(b)[1] for b in bodies)  # some recorded answers hold stamps
+    rng = random.Random(20261129)
+    damaged = [_damaged(rng, rng.choice(bodies)) for _ in range(3000)]
+    for body in bodies + damaged:
+        assert block_stamps(body) == _patterns(body), body[:300]
+    assert len({_patterns(b) for b in damaged}) > 10  # the damage moved both counts around

@@ -196,6 +196,16 @@ def null_result(body: bytes) -> bool | None:
     return found
 
 
+def block_stamps(body: bytes) -> tuple[int, int] | None:
+    """How many block numbers ``body`` names and how many timestamps it holds, as ``_logs._BLOCK_NUMBER`` and
+    ``_logs._STAMPED`` count them, searched without holding the GIL; None when the scanner is not built or turned
+    off."""
+    if not available():
+        return None
+    named, stamped = _native_rows.block_stamps(body)
+    return named, stamped
+
+
 def kinds_of(sources: Mapping[str, str], u256: U256) -> dict[str, tuple[str, Any]]:
     """``column -> (JSON key, kind)`` for a dataset's sourced columns."""
     return {column: (key, COLUMNS[column].kind_for(u256)) for column, key in sources.items()}

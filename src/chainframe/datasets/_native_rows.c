@@ -978,6 +978,52 @@ static PyObject *null_result(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyBool_FromLong(found);
 }
 
+/* The end of a match at p (which starts with a key's quote) of `"blockNumber"\s*:\s*"(0x[0-9a-fA-F]{1,16})"` (key 0)
+   or of `"blockTimestamp"\s*:\s*[^\sn]` (key 1), or NULL where there is none. */
+static const unsigned char *key_match(const unsigned char *p, const unsigned char *end, int key) {
+    static const char NUMBER[] = "\"blockNumber\"", STAMP[] = "\"blockTimestamp\"";
+    const char *name = key ? STAMP : NUMBER;
+    const size_t n = key ? sizeof STAMP - 1 : sizeof NUMBER - 1;
+    if ((size_t)(end - p) < n || memcmp(p, name, n) != 0) return NULL;
+    const unsigned char *q = p + n;
+    while (q < end && is_space(*q)) q++;
+    if (q == end || *q != ':') return NULL;
+    q++;
+    while (q < end && is_space(*q)) q++;
+    if (key) return q < end && *q != 'n' ? q + 1 : NULL; /* not a space either: those were all taken above */
+    if (end - q < 4 || q[0] != '"' || q[1] != '0' || q[2] != 'x') return NULL;
+    const unsigned char *d = q + 3;
+    while (d < end && d - (q + 3) <= 16 && HEX[*d] >= 0) d++;
+    return d - (q + 3) >= 1 && d - (q + 3) <= 16 && d < end && *d == '"' ? d + 1 : NULL;
+}
+
+/* How many matches of each pattern above [p, end) holds, found as Python's re.findall finds them: left to right, each
+   pattern's search resumed after its last match. Both begin with `"b`, so one pass over those places serves both:
+   each place is tried for the pattern it may begin, unless inside that pattern's last match. */
+static void count_keys(const unsigned char *p, const unsigned char *end, Py_ssize_t found[2]) {
+    const unsigned char *resume[2] = {p, p};
+    while ((p = find_pair(p, end, '"', 'b', 'b')) != NULL) {
+        int key = end - p > 7 && p[6] == 'T'; /* "blockT...: a stamp's key, or neither */
+        const unsigned char *m = p >= resume[key] ? key_match(p, end, key) : NULL;
+        if (m != NULL) {
+            found[key]++;
+            resume[key] = m;
+        }
+        p++;
+    }
+}
+
+static PyObject *block_stamps(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer body;
+    Py_ssize_t found[2] = {0, 0};
+    if (!PyArg_ParseTuple(args, "y*", &body)) return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    count_keys((const unsigned char *)body.buf, (const unsigned char *)body.buf + body.len, found);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&body);
+    return Py_BuildValue("(nn)", found[0], found[0] ? found[1] : 0);
+}
+
 /* The members of the JSON object (or the items of the list) at [start, end) of a document: [(key, start, end)] of each
    member's value ([(start, end)] of each item), every byte checked as JSON as skip_value() checks it; None where the
    text there is not one JSON object or list, or a key holds an escape. A trace_block document (route, block numbers,
@@ -1066,6 +1112,9 @@ static PyMethodDef METHODS[] = {
     {"members", members, METH_VARARGS,
      "members(document, start, end) -> [(key, start, end)] of the object's members ([(start, end)] of the list's "
      "items) at [start, end), or None where it is not one JSON object or list"},
+    {"block_stamps", block_stamps, METH_VARARGS,
+     "block_stamps(body) -> (named, stamped): the matches of chainframe.datasets._logs's _BLOCK_NUMBER and _STAMPED in "
+     "body (stamped is 0 where none is named), counted without holding the GIL"},
     {"null_result", null_result, METH_VARARGS,
      "null_result(body) -> whether '\"result\"\\s*:\\s*null' occurs in body (the GIL released while it looks)"},
     {NULL, NULL, 0, NULL},
