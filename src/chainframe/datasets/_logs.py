@@ -176,7 +176,7 @@ async def with_block_timestamps(client: Any, bodies: list[bytes]) -> list[bytes]
     not on the receipts. The headers of the blocks named are read for it, in one batch (the only cost, and only on
     such nodes). The value is the block's own, so the column stays what a node that sends it would give; a header read
     while the chain reorganizes is caught by the engine's checks of ``block_hash``, as for any answer. Answers in
-    which every object with a block number has its timestamp are returned as they are (one count of each key).
+    which every object with a block number has its timestamp are returned as they are (one count of each key, in C).
 
     An answer with the key nowhere has it added after each ``blockNumber`` in its text; one with it on some objects
     only is parsed, and the objects that lack it (or hold ``null``) get it: the only case that costs a parse."""
