@@ -336,6 +336,7 @@ def sort_table(table: pa.Table, keys: Sequence[str]) -> pa.Table:
     simple = all(
         pa.types.is_integer(c.type)
         or pa.types.is_fixed_size_binary(c.type)
+        or pa.types.is_string(c.type)  # compared as bytes by Arrow and sorted so by Polars: address_appearances'
         or (pa.types.is_list(c.type) and pa.types.is_unsigned_integer(c.type.value_type))
         for c in columns
     )
@@ -388,7 +389,7 @@ def _paths_compared(column: pa.Array) -> tuple[pa.Array, pa.Array]:
 
 
 def _ascending(columns: Sequence[pa.Array]) -> bool:
-    """Rows (integers or fixed-size bytes, compared as bytes; nulls first, as the sort puts them) are in ascending
+    """Rows (integers, fixed-size bytes or text, compared as bytes; nulls first, as the sort puts them) are in ascending
     lexicographic order of ``columns``. The state diffs' keys (a null transaction index for a block-level change, an
     address) came sorted and took the Polars sort for that: its import was 0.3 CPU-s of a run."""
     ok = None
