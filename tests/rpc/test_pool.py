@@ -219,16 +219,24 @@ def test_price_tables_price_a_batch_by_their_own_rules() -> None:
 
 @pytest.mark.anyio
 async def test_unpaced_endpoints_share_the_calls(devnet: Devnet) -> None:
-    """With no budget anywhere, every endpoint has budget: the least busy takes each request, in turn."""
+    """With no budget anywhere, every endpoint has budget: the least busy takes each request, in turn.
+
+    Both endpoints' chain ids are known before the 40 calls (a call to each, in turn). Otherwise the requests that
+    wait for the second endpoint's eth_chainId hold none of its concurrency yet, so it looks idle and takes more of a
+    burst: 35 of 42 calls against 7 in 4 of 60 runs on a loaded machine (and once in a clean CI)."""
     assert devnet.gateway is not None
     other = devnet.http_url.replace("127.0.0.1", "localhost")  # the same gateway, counted as another endpoint
-    async with AsyncClient(devnet.http_url, spread=[other]) as client, anyio.create_task_group() as tg:
-        for n in range(40):
-            tg.start_soon(client.get_block, n)
+    async with AsyncClient(devnet.http_url, spread=[other]) as client:
+        for n in range(2):
+            await client.get_block(n)
+        assert all(c.calls == 2 for c in client.stats.endpoints.values()), client.stats.endpoints
+        async with anyio.create_task_group() as tg:
+            for n in range(40):
+                tg.start_soon(client.get_block, n)
     counts = list(client.stats.endpoints.values())
     assert len(counts) == 2
-    assert all(c.calls >= 10 for c in counts)
-    assert sum(c.calls for c in counts) == 40 + 2  # and each one's chain id, once
+    assert all(c.calls >= 12 for c in counts), client.stats.endpoints  # 10 of the 40 at least, besides the first two
+    assert sum(c.calls for c in counts) == 40 + 2 + 2  # the first two, and each one's chain id, once
 
 
 def test_an_endpoints_file_gives_each_endpoint_its_limits_and_price_table(
