@@ -221,9 +221,10 @@ def test_price_tables_price_a_batch_by_their_own_rules() -> None:
 async def test_unpaced_endpoints_share_the_calls(devnet: Devnet) -> None:
     """With no budget anywhere, every endpoint has budget: the least busy takes each request, in turn.
 
-    Both endpoints' chain ids are known before the 40 calls (a call to each, in turn). Otherwise the requests that
-    wait for the second endpoint's eth_chainId hold none of its concurrency yet, so it looks idle and takes more of a
-    burst: 35 of 42 calls against 7 in 4 of 60 runs on a loaded machine (and once in a clean CI)."""
+    Both endpoints' chain ids are known before the 40 calls (a call to each, in turn). Without that, a burst at the
+    client's start was split 35 calls against 7 (no error) in 4 of 60 runs on a machine loaded with three busy loops,
+    and once in a clean CI; with it, 0 of 60. Why the start leans so is not known: a slow eth_chainId alone (0.3 s at
+    the gateway) left it at 21 and 21 in every run."""
     assert devnet.gateway is not None
     other = devnet.http_url.replace("127.0.0.1", "localhost")  # the same gateway, counted as another endpoint
     async with AsyncClient(devnet.http_url, spread=[other]) as client:
