@@ -19,6 +19,8 @@ from Crypto.Hash import keccak
 
 from chainframe import InputError, collect, extract
 from chainframe.cli import main
+from chainframe.datasets._convert import DecodeError
+from chainframe.datasets._state import ACCOUNTS_PER_CALL, BALANCES
 from chainframe.devnet import DEV_ACCOUNTS, Devnet
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.store import load_series
@@ -87,6 +89,64 @@ def test_balances_are_the_nodes_eth_getbalance(devnet: Devnet, accounts: list[st
         seen.add((r["address"], got))
     busiest = bytes.fromhex(accounts[0][2:])
     assert len({b for a, b in seen if a == busiest}) > 5  # the sender's balance moves: the test reads real change
+
+
+def test_balances_past_one_calls_accounts_take_a_call_per_group_and_equal_eth_getbalance(
+    devnet: Devnet, accounts: list[str]
+) -> None:
+    """More accounts than one eth_call reads (the zero address, which is the call's sender, among them, and the
+    busiest sender last): each block costs two calls, and every balance is the node's own eth_getBalance."""
+    assert devnet.gateway is not None
+    filler = [f"0x{n:040x}" for n in range(1, ACCOUNTS_PER_CALL + 40)]
+    many = ["0x" + "0" * 40, *filler, *accounts]
+    blocks = (BLOCKS[0], BLOCKS[0] + 5)
+    devnet.gateway.reset_stats()
+    table = collect("balances", blocks=f"{blocks[0]}:{blocks[1]}", rpc=devnet.http_url, addresses=many,
+                    progress=False)  # fmt: skip
+    calls = devnet.gateway.stats()["calls"]
+    assert calls["eth_call"] == 6 * 2
+    assert calls.get("eth_getBalance", 0) <= 1  # the check that the node keeps the first block's state
+    assert table.num_rows == 6 * len(many)
+    rows = table.to_pylist()
+    watched = {"0x" + "0" * 40, *accounts, filler[0], filler[-1]}
+    for r in rows:
+        address = "0x" + r["address"].hex()
+        if address in watched:
+            want = int(_node(devnet.node.url, "eth_getBalance", address, hex(r["block_number"])), 16)
+            assert int(r["balance"]) == want, r
+    assert {int(r["balance"]) for r in rows if "0x" + r["address"].hex() == accounts[0]} != {0}
+
+
+def _reader_answers(words: list[str]) -> bytes:
+    """A batch answer of eth_call results (``words`` as each result's hex), ids in order."""
+    return json.dumps([{"jsonrpc": "2.0", "id": i, "result": w} for i, w in enumerate(words)]).encode()
+
+
+@pytest.mark.parametrize(
+    ("result", "why"),
+    [
+        ("0x" + "00" * 31 + "07", None),
+        ("0x" + "00" * 32, None),
+        ("0x" + "00" * 20 + "AB" * 12, None),  # upper case hex
+        ("0x" + "00" * 31, "word for each account"),  # a byte short
+        ("0x" + "00" * 33, "word for each account"),  # a byte more
+        ("0x" + "0g" + "00" * 31, "not hex"),
+        ("0x", "word for each account"),  # the empty answer of a node that ran no code
+        (None, "word for each account"),
+    ],
+)
+def test_a_balance_readers_answer_is_checked_word_by_word(result: str | None, why: str | None) -> None:
+    """Each eth_call's answer must be exactly a 32-byte word an account it read: anything else is a decode error, not
+    rows (the engine asks again, then names the method and blocks)."""
+    plan = {"blocks": [5, 6], "addresses": ["0x" + "11" * 20], "keys": []}
+    good = "0x" + "00" * 31 + "01"
+    bodies = [json.dumps(plan).encode(), _reader_answers([good, result])]  # type: ignore[list-item]
+    if why is None:
+        table = BALANCES.transform(bodies, chain_id=1)
+        assert [int(b) for b in table["balance"].to_pylist()] == [1, int(result[2:], 16)]  # type: ignore[index]
+    else:
+        with pytest.raises(DecodeError, match=why):
+            BALANCES.transform(bodies, chain_id=1)
 
 
 def test_nonces_are_the_nodes_transaction_count(devnet: Devnet, accounts: list[str]) -> None:

@@ -24,7 +24,7 @@ KINDS: tuple[PrunedKind, ...] = ("geth", "erigon", "reth", "nethermind", "besu",
 def _state_calls(devnet: Devnet) -> int:
     assert devnet.gateway is not None
     calls: dict[str, int] = devnet.gateway.stats()["calls"]
-    return sum(n for method, n in calls.items() if method in ("eth_getBalance", "eth_getProof"))
+    return sum(n for method, n in calls.items() if method in ("eth_getBalance", "eth_call", "eth_getProof"))
 
 
 @pytest.mark.parametrize("like", KINDS)
