@@ -20,9 +20,10 @@ from Crypto.Hash import keccak
 from chainframe import InputError, collect, extract
 from chainframe.cli import main
 from chainframe.datasets._convert import DecodeError
-from chainframe.datasets._state import ACCOUNTS_PER_CALL, BALANCES
+from chainframe.datasets._state import ACCOUNTS_PER_CALL, BALANCES, CODES
 from chainframe.devnet import DEV_ACCOUNTS, Devnet
 from chainframe.devnet._node_rpc import NodeRPC
+from chainframe.devnet._workload import authority_address
 from chainframe.store import load_series
 
 BLOCKS = (30, 100)
@@ -173,6 +174,57 @@ def test_codes_are_the_nodes_code_and_its_keccak(devnet: Devnet, accounts: list[
     assert created[0] == b""  # created inside the span: empty before, code after
     assert created[-1] != b""
     assert all(r["code"] == b"" for r in rows if r["address"] == bytes.fromhex(ABSENT[2:]))
+
+
+def test_codes_read_each_accounts_code_once_a_hash_and_equal_eth_getcode(devnet: Devnet, accounts: list[str]) -> None:
+    """The codes' hashes come a block at a time (one eth_call), each account's code once for each hash it has in the
+    piece: the EIP-7702 authority (delegated from block 2), a contract created inside the span, the busiest sender."""
+    assert devnet.gateway is not None
+    every = [*accounts, authority_address().lower()]
+    devnet.gateway.reset_stats()
+    rows = _rows(collect("codes", blocks="0:120", rpc=devnet.http_url, addresses=every, progress=False))
+    calls = devnet.gateway.stats()["calls"]
+    assert calls["eth_call"] == 121
+    changes = {(r["address"], r["code"]) for r in rows if r["code"]}
+    # once a code in each piece of the range the run read (two here), against 121 a contract before
+    assert len(changes) == 4
+    assert len(changes) <= calls["eth_getCode"] <= 2 * len(changes)
+    for r in rows:
+        want = _node(devnet.node.url, "eth_getCode", "0x" + r["address"].hex(), hex(r["block_number"]))
+        assert r["code"] == bytes.fromhex(want[2:]), (r["block_number"], r["address"].hex())
+    delegated = [r["code"] for r in rows if r["address"] == bytes.fromhex(every[-1][2:])]
+    assert delegated[0] == b""
+    assert delegated[-1][:3] == b"\xef\x01\x00"  # the designation: 0xef0100 and the address delegated to
+
+
+def _codes_bodies(words: list[str], codes_at: list[list[Any]], codes: list[str]) -> list[bytes]:
+    plan = {"blocks": [5, 6], "addresses": ["0x" + "11" * 20], "keys": [], "hash_answers": 1, "codes_at": codes_at}
+    hashes = _reader_answers(["0x" + word for word in words])
+    return [json.dumps(plan).encode(), hashes, *([_reader_answers(codes)] if codes else [])]
+
+
+def _keccak(data: bytes) -> str:
+    return keccak.new(digest_bits=256, data=data).hexdigest()
+
+
+def test_a_codes_answer_is_checked_against_the_hashes_read() -> None:
+    """A code must hash to the word the block's call read; where a node hashes a delegated account as EIP-7702
+    says (keccak of 0xef01, whatever it delegates to), its code is read at each block and must be a designation."""
+    code = bytes.fromhex("6080604052")
+    one = _codes_bodies([_keccak(code)] * 2, [["0x" + "11" * 20, 5]], ["0x" + code.hex()])
+    assert CODES.transform(one, chain_id=1)["code"].to_pylist() == [code, code]
+    empty = _codes_bodies([_keccak(b"")] * 2, [], [])
+    assert CODES.transform(empty, chain_id=1)["code"].to_pylist() == [b"", b""]
+    wrong = _codes_bodies([_keccak(code)] * 2, [["0x" + "11" * 20, 5]], ["0x6080"])
+    with pytest.raises(DecodeError, match="does not hash"):
+        CODES.transform(wrong, chain_id=1)
+    designated = [bytes.fromhex("ef0100" + "22" * 20), bytes.fromhex("ef0100" + "33" * 20)]
+    at_each = [["0x" + "11" * 20, 5], ["0x" + "11" * 20, 6]]
+    both = _codes_bodies([_keccak(b"\xef\x01")] * 2, at_each, ["0x" + d.hex() for d in designated])
+    assert CODES.transform(both, chain_id=1)["code"].to_pylist() == designated
+    not_one = _codes_bodies([_keccak(b"\xef\x01")] * 2, at_each, ["0x" + code.hex()] * 2)
+    with pytest.raises(DecodeError, match="not a delegation designation"):
+        CODES.transform(not_one, chain_id=1)
 
 
 def test_slots_are_the_nodes_storage_words(devnet: Devnet, accounts: list[str]) -> None:

@@ -17,7 +17,7 @@ proves balance, nonce, code hash and slot values against the header's state root
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
@@ -33,6 +33,8 @@ from chainframe.datasets._proof import Proof
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from chainframe.rpc import Pacing
 else:
     from chainframe._lazy import polars as pl
 
@@ -99,7 +101,7 @@ class StateRead(Dataset):
             raise DecodeError(f"{self.method}: {results.len()} results for {frame.height} rows")
         return frame.with_columns(results.alias("result"))
 
-    def results(self, plan: Mapping[str, list[Any]], answers: list[pl.Series]) -> pl.Series:
+    def results(self, plan: Mapping[str, Any], answers: list[pl.Series]) -> pl.Series:
         """The rows' results, in row order, from the calls' results (one a row here)."""
         results = pl.concat(answers) if answers else pl.Series(dtype=pl.String())
         if results.null_count():
@@ -114,29 +116,84 @@ class StateRead(Dataset):
 
 
 ACCOUNTS_PER_CALL = 256
-"""Accounts whose balances one eth_call reads. Its code is 25 bytes an account and its answer 32, kept as the created
-account's code (200 gas a byte): about 9,400 gas an account, 2.5M for 256, far below a block's gas limit and EIP-7825's
-cap of 2^24 a transaction, and the code below EIP-3860's 49,152 bytes."""
+"""Accounts one reading eth_call reads. Its code is 25 (balances) or 53 bytes (codes' hashes) an account and its
+answer 32, kept as the created account's code (200 gas a byte). It asks for 10,000 or 20,000 gas an account (a
+balance takes about 9,400, the hash of a 24 KB code about 17,000) and 100,000 more: at most 5.2M, below a block's
+gas limit and EIP-7825's cap of 2^24 a transaction, and the code below EIP-3860's 49,152 bytes."""
 
 
 def balance_reader(addresses: Sequence[str]) -> dict[str, str]:
-    """An eth_call that returns the balance of each of ``addresses`` as a 32-byte word, in order: creation code
-    (no ``to``) doing, for each, PUSH20 address, BALANCE, PUSH2 offset, MSTORE; then RETURN of the words. BALANCE is
-    what eth_getBalance reads. The gas price is 0, so no node charges the sender's balance for the call (one of the
-    accounts may be its sender: the zero address)."""
+    """An eth_call that returns the balance of each of ``addresses`` as a 32-byte word, in order: for each, PUSH20
+    address, BALANCE (what eth_getBalance reads)."""
+    return _reader(addresses, lambda address: b"\x73" + address + b"\x31", gas=10_000)
+
+
+def code_hash_reader(addresses: Sequence[str]) -> dict[str, str]:
+    """An eth_call that returns the keccak of each of ``addresses``' code as a 32-byte word, in order: for each,
+    EXTCODESIZE, EXTCODECOPY of the code past the answer's words, KECCAK256 of it. These opcodes are in every fork
+    since Frontier; EXTCODEHASH is not, and it is 0 for an account that does not exist."""
+    past = (32 * len(addresses)).to_bytes(2, "big")
+
+    def hashed(address: bytes) -> bytes:
+        # PUSH20 a EXTCODESIZE [size]; DUP1, PUSH1 0, PUSH2 past, PUSH20 a [size size 0 past a];
+        # EXTCODECOPY(a, past, 0, size) [size]; PUSH2 past, KECCAK256(past, size) [hash]
+        size = b"\x73" + address + b"\x3b"
+        return size + b"\x80\x60\x00\x61" + past + b"\x73" + address + b"\x3c\x61" + past + b"\x20"
+
+    return _reader(addresses, hashed, gas=20_000)
+
+
+def _reader(addresses: Sequence[str], word: Callable[[bytes], bytes], *, gas: int) -> dict[str, str]:
+    """Creation code (no ``to``: every node serves it, without a state override) that leaves ``word(address)`` of
+    each address on the stack and stores it at the address's 32-byte word (PUSH2 offset, MSTORE), then returns the
+    words. ``gas`` an address is more than it takes. The gas price is 0, so no node charges the sender's balance for
+    the call (one of the accounts may be its sender: the zero address)."""
     code = bytearray()
     for i, address in enumerate(addresses):
-        code += b"\x73" + bytes.fromhex(address[2:]) + b"\x31\x61" + (32 * i).to_bytes(2, "big") + b"\x52"
+        code += word(bytes.fromhex(address[2:])) + b"\x61" + (32 * i).to_bytes(2, "big") + b"\x52"
     code += b"\x61" + (32 * len(addresses)).to_bytes(2, "big") + b"\x60\x00\xf3"
-    return {"data": "0x" + code.hex(), "gas": hex(60_000 + 10_000 * len(addresses)), "gasPrice": "0x0"}
+    return {"data": "0x" + code.hex(), "gas": hex(100_000 + gas * len(addresses)), "gasPrice": "0x0"}
 
 
-class Balances(StateRead):
-    """Balances are read a block at a time: one eth_call whose code asks BALANCE of every account (up to
-    :data:`ACCOUNTS_PER_CALL`) instead of an eth_getBalance per account. A node pays most of a state read in finding
-    the block's state, once a call: on the benchmark chain's anvil, blocks 1500-2000 and 8 accounts, the call took
-    1.9 CPU-s of anvil where eth_getBalance took 10.3-12.2 (the values equal), and a provider bills one call, not 8."""
+def reader_words(method: str, plan: Mapping[str, Any], answers: list[pl.Series]) -> pl.Series:
+    """The readers' answers (a call per block and group of accounts) split into a word a row, in row order (block,
+    then account), as 64 lower-case hex digits; anything but exactly a 32-byte word an account is refused."""
+    calls = pl.concat(answers) if answers else pl.Series(dtype=pl.String())
+    sizes = pl.Series([len(group) for group in _groups(plan["addresses"])] * len(plan["blocks"]), dtype=pl.UInt32())
+    if calls.len() != sizes.len():
+        raise DecodeError(f"{method}: {calls.len()} results for {sizes.len()} calls")
+    if calls.null_count() or not (calls.str.len_bytes() == sizes * 64 + 2).all():
+        raise DecodeError(f"{method}: a result is not a 32-byte word for each account its call read")
+    words = calls.str.slice(2).str.extract_all("[0-9a-fA-F]{64}")
+    if not (words.list.len() == sizes).all():
+        raise DecodeError(f"{method}: a result is not hex")
+    return words.explode().str.to_lowercase()
 
+
+def _groups(addresses: Sequence[str]) -> list[Sequence[str]]:
+    return [addresses[i : i + ACCOUNTS_PER_CALL] for i in range(0, len(addresses), ACCOUNTS_PER_CALL)]
+
+
+class ReadByCall(StateRead):
+    """A state read done a block at a time: one eth_call per block (and group of up to :data:`ACCOUNTS_PER_CALL`
+    accounts) whose code reads what the per-account method would, for every account. A node pays most of a state
+    read in finding the block's state, once a call: on the benchmark chain's anvil, blocks 1500-2000 and 8 accounts,
+    the balances' call took 1.9 CPU-s of anvil where eth_getBalance took 10.3-12.2 (the values equal), and a
+    provider bills one call, not 8."""
+
+    method = "eth_call"
+    reader: ClassVar[Callable[[Sequence[str]], dict[str, str]]]
+
+    def calls(self, blocks: int, filters: Mapping[str, Any]) -> int | None:
+        on_step = -(-blocks // int(filters.get("every", 1)))
+        return on_step * -(-len(filters["addresses"]) // ACCOUNTS_PER_CALL)
+
+    def _calls(self, plan: Mapping[str, list[Any]]) -> list[tuple[str, list[Any]]]:
+        readers = [type(self).reader(group) for group in _groups(plan["addresses"])]
+        return [(self.method, [reader, hex(n)]) for n in plan["blocks"] for reader in readers]
+
+
+class Balances(ReadByCall):
     name = "balances"
     doc = "Account balances (wei) at blocks: BALANCE of each address, one eth_call per block."
     columns = ("chain_id", "block_number", "address", "balance")
@@ -144,34 +201,13 @@ class Balances(StateRead):
     fetched_with = (
         f"eth_call per block (or every N-th) of code that reads BALANCE of up to {ACCOUNTS_PER_CALL} addresses, batched"
     )
-    method = "eth_call"
     result = "balance"
+    reader = balance_reader
 
-    def calls(self, blocks: int, filters: Mapping[str, Any]) -> int | None:
-        on_step = -(-blocks // int(filters.get("every", 1)))
-        return on_step * -(-len(filters["addresses"]) // ACCOUNTS_PER_CALL)
-
-    def _calls(self, plan: Mapping[str, list[Any]]) -> list[tuple[str, list[Any]]]:
-        readers = [balance_reader(group) for group in _groups(plan["addresses"])]
-        return [(self.method, [reader, hex(n)]) for n in plan["blocks"] for reader in readers]
-
-    def results(self, plan: Mapping[str, list[Any]], answers: list[pl.Series]) -> pl.Series:
-        """Each call's answer split into its accounts' words, as quantities (``0x`` and no leading zero)."""
-        calls = pl.concat(answers) if answers else pl.Series(dtype=pl.String())
-        sizes = pl.Series([len(group) for group in _groups(plan["addresses"])] * len(plan["blocks"]), dtype=pl.UInt32())
-        if calls.len() != sizes.len():
-            raise DecodeError(f"{self.method}: {calls.len()} results for {sizes.len()} calls")
-        if calls.null_count() or not (calls.str.len_bytes() == sizes * 64 + 2).all():
-            raise DecodeError(f"{self.method}: a result is not a 32-byte word for each account its call read")
-        words = calls.str.slice(2).str.extract_all("[0-9a-fA-F]{64}")
-        if not (words.list.len() == sizes).all():
-            raise DecodeError(f"{self.method}: a result is not hex")
-        digits = words.explode().str.to_lowercase().str.strip_chars_start("0")
+    def results(self, plan: Mapping[str, Any], answers: list[pl.Series]) -> pl.Series:
+        """Each account's word as a quantity (``0x`` and no leading zero)."""
+        digits = reader_words(self.method, plan, answers).str.strip_chars_start("0")
         return pl.select(pl.when(digits == "").then(pl.lit("0x0")).otherwise("0x" + digits)).to_series()
-
-
-def _groups(addresses: Sequence[str]) -> list[Sequence[str]]:
-    return [addresses[i : i + ACCOUNTS_PER_CALL] for i in range(0, len(addresses), ACCOUNTS_PER_CALL)]
 
 
 class Nonces(StateRead):
@@ -184,14 +220,86 @@ class Nonces(StateRead):
     result = "nonce"
 
 
-class Codes(StateRead):
+EMPTY_CODE_HASH = "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
+"""keccak of no code: an account without code (or that does not exist)."""
+DESIGNATION_HASH = "eadcdba66a79ab5dce91622d1d75c8cff5cff0b96944c3bf1072cd08ce018329"
+"""keccak of 0xef01: what EIP-7702 has EXTCODECOPY give of a delegated account, whatever it delegates to."""
+
+
+class Codes(ReadByCall):
+    """Codes are read as their hashes, one eth_call per block (:func:`code_hash_reader`), and each account's code
+    once for each hash it has in a piece, by eth_getCode at the first block with it: an account's code is the same
+    at most of the blocks read. A delegated account (EIP-7702), whose code a node may hash as its designation's
+    first two bytes alone, has its code read at every block. Each code read is checked against its hash."""
+
     name = "codes"
     doc = "Account code and its keccak hash at blocks: eth_getCode, per block and address (empty for an EOA)."
     columns = ("chain_id", "block_number", "address", "code_hash", "code")
     sort = ("block_number", "address")
-    fetched_with = "eth_getCode, per block (or every N-th) and address, batched"
-    method = "eth_getCode"
+    fetched_with = (
+        f"eth_call per block (or every N-th) of code that hashes the code of up to {ACCOUNTS_PER_CALL} addresses; "
+        "eth_getCode of each account at the first block of each hash (at every block for a delegated account), batched"
+    )
     result = "code"
+    reader = code_hash_reader
+
+    def other_calls(self, blocks: int, filters: Mapping[str, Any], pacing: Pacing | None = None) -> dict[str, int]:
+        """An eth_getCode an account a chunk: an account's code changes seldom (a delegated one's is read at every
+        block, which this does not foresee)."""
+        return {"eth_getCode": len(filters["addresses"]) * -(-blocks // self.chunk_size)}
+
+    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
+        plan = asked(blocks, filters)
+        calls = self._calls(plan)
+        hashes = await client.batch_bytes(calls) if calls else []
+        words = reader_words(self.method, plan, [batch_results(body, pl.String()) for body in hashes]).to_list()
+        width, seen, read_at = len(plan["addresses"]), set(), []  # the first block of each account's hash
+        for row, word in enumerate(words):
+            address, block = plan["addresses"][row % width], plan["blocks"][row // width]
+            if word != EMPTY_CODE_HASH and (word == DESIGNATION_HASH or (address, word) not in seen):
+                seen.add((address, word))
+                read_at.append([address, block])
+        codes = await client.batch_bytes([("eth_getCode", [a, hex(n)]) for a, n in read_at]) if read_at else []
+        written = {**plan, "hash_answers": len(hashes), "codes_at": read_at}
+        return [json.dumps(written).encode(), *hashes, *codes]
+
+    def results(self, plan: Mapping[str, Any], answers: list[pl.Series]) -> pl.Series:
+        """Each row's code as hex: none where its hash is no code's, else the code read for the account and hash
+        (for a delegated account, at the row's block), checked to hash to it."""
+        from chainframe._keccak import keccak256  # deferred: the keccak extension loads when keys are hashed
+
+        split = plan["hash_answers"]
+        words = reader_words(self.method, plan, answers[:split]).to_list()
+        codes = pl.concat(answers[split:]).to_list() if answers[split:] else []
+        if len(codes) != len(plan["codes_at"]) or None in codes:
+            raise DecodeError(f"eth_getCode: {len(codes)} codes for {len(plan['codes_at'])} calls, or a null")
+        width = len(plan["addresses"])
+        column = {address: i for i, address in enumerate(plan["addresses"])}
+        line = {block: i for i, block in enumerate(plan["blocks"])}
+        by_hash: dict[tuple[str, str], str] = {}
+        by_block: dict[tuple[str, int], str] = {}
+        for (address, block), code in zip(plan["codes_at"], codes, strict=True):
+            word = words[line[block] * width + column[address]]
+            raw = bytes.fromhex(code[2:]) if isinstance(code, str) and code.startswith("0x") else None
+            if raw is None:
+                raise DecodeError(f"eth_getCode: not hex: {str(code)[:40]!r} (block {block})")
+            if word == DESIGNATION_HASH:
+                if len(raw) != 23 or raw[:3] != b"\xef\x01\x00":
+                    raise DecodeError(f"eth_getCode: {address} at block {block} is not a delegation designation")
+                by_block[(address, block)] = code
+            elif keccak256(raw).hex() != word:
+                raise DecodeError(f"eth_getCode: {address}'s code at block {block} does not hash to what the block's"
+                                  " eth_call read")  # fmt: skip
+            else:
+                by_hash[(address, word)] = code
+        rows = []
+        for row, word in enumerate(words):
+            address, block = plan["addresses"][row % width], plan["blocks"][row // width]
+            code = "0x" if word == EMPTY_CODE_HASH else by_block.get((address, block), by_hash.get((address, word)))
+            if code is None:
+                raise DecodeError(f"eth_getCode: no code read for {address}'s hash at block {block}")
+            rows.append(code)
+        return pl.Series(rows, dtype=pl.String())
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         from chainframe._keccak import keccak256  # deferred: the keccak extension loads when keys are hashed
