@@ -71,3 +71,14 @@ def test_event_flag_takes_signatures_and_abi_files(devnet: Devnet, tmp_path: Pat
     no_events.write_text(json.dumps([e for e in artifacts["contracts"]["Token"]["abi"] if e.get("type") != "event"]))
     assert main([*base, "--out", str(tmp_path / "none"), "--event", str(no_events)]) == 2
     assert not (tmp_path / "none").exists()
+
+
+def test_a_repeated_input_flag_adds_its_values(devnet: Devnet, tmp_path: Path) -> None:
+    """``--addresses A --addresses B`` reads both accounts, as ``--addresses A B`` does (it read B alone)."""
+    first, second = "0x" + "11" * 20, "0x" + "22" * 20
+    argv = ["extract", "balances", "--blocks", "10:12", "--rpc", devnet.http_url, "--out", str(tmp_path),
+            "--no-progress", "--addresses", first, "--addresses", second]  # fmt: skip
+    assert main(argv) == 0
+    rows = pl.read_parquet(series_folder(tmp_path, "balances", addresses=[first, second]) / "*.parquet")
+    assert sorted(set(rows["address"].to_list())) == [bytes.fromhex(first[2:]), bytes.fromhex(second[2:])]
+    assert rows.height == 6

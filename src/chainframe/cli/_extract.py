@@ -163,8 +163,8 @@ def add_parser(commands: Any) -> None:
             inputs.add_argument(*flags, dest=given.name, action="store_true", default=None, help=text)
         elif given.parse == "json":
             inputs.add_argument(*flags, dest=given.name, action="append", metavar=given.metavar, help=text)
-        else:
-            inputs.add_argument(*flags, dest=given.name, nargs="+", metavar=given.metavar, help=text)
+        else:  # a repeated flag adds to the first one's values (it silently kept the last one's)
+            inputs.add_argument(*flags, dest=given.name, nargs="+", action="extend", metavar=given.metavar, help=text)
     p.set_defaults(run=run)
 
 
