@@ -20,8 +20,8 @@ from Crypto.Hash import keccak
 from chainframe import InputError, collect, extract
 from chainframe.cli import main
 from chainframe.datasets._convert import DecodeError
-from chainframe.datasets._state import ACCOUNTS_PER_CALL, BALANCES, CODES
-from chainframe.devnet import DEV_ACCOUNTS, Devnet
+from chainframe.datasets._state import ACCOUNTS_PER_CALL, BALANCES, CODES, SLOT_MARK, SLOTS
+from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings, MissingMethod
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.devnet._workload import authority_address
 from chainframe.store import load_series
@@ -129,11 +129,11 @@ def _reader_answers(words: list[str]) -> bytes:
         ("0x" + "00" * 31 + "07", None),
         ("0x" + "00" * 32, None),
         ("0x" + "00" * 20 + "AB" * 12, None),  # upper case hex
-        ("0x" + "00" * 31, "word for each account"),  # a byte short
-        ("0x" + "00" * 33, "word for each account"),  # a byte more
+        ("0x" + "00" * 31, "32-byte words its call asked for"),  # a byte short
+        ("0x" + "00" * 33, "32-byte words its call asked for"),  # a byte more
         ("0x" + "0g" + "00" * 31, "not hex"),
-        ("0x", "word for each account"),  # the empty answer of a node that ran no code
-        (None, "word for each account"),
+        ("0x", "32-byte words its call asked for"),  # the empty answer of a node that ran no code
+        (None, "32-byte words its call asked for"),
     ],
 )
 def test_a_balance_readers_answer_is_checked_word_by_word(result: str | None, why: str | None) -> None:
@@ -235,6 +235,62 @@ def test_slots_are_the_nodes_storage_words(devnet: Devnet, accounts: list[str]) 
         want = _node(devnet.node.url, "eth_getStorageAt", *args)
         assert r["storage_value"] == int(want, 16).to_bytes(32, "big"), r
     assert any(r["storage_value"] != bytes(32) for r in rows)
+
+
+def test_slots_are_one_eth_call_an_account_and_block_where_the_node_applies_state_overrides(
+    devnet: Devnet, accounts: list[str]
+) -> None:
+    assert devnet.gateway is not None
+    devnet.gateway.reset_stats()
+    rows = _rows(_collect(devnet, "slots", accounts[2:], storage_keys=KEYS))
+    calls = devnet.gateway.stats()["calls"]
+    assert calls["eth_call"] == (BLOCKS[1] - BLOCKS[0] + 1) * len(accounts[2:])  # 3 keys each
+    assert "eth_getStorageAt" not in calls
+    assert len(rows) == 3 * calls["eth_call"]
+
+
+def _slots_by_node(devnet: Devnet, address: str) -> list[bytes]:
+    return [
+        int(_node(devnet.node.url, "eth_getStorageAt", address, k, hex(n)), 16).to_bytes(32, "big")
+        for n in range(BLOCKS[0], BLOCKS[0] + 5)
+        for k in KEYS
+    ]
+
+
+def test_slots_fall_back_to_eth_getstorageat_where_the_override_is_refused_or_not_applied(
+    devnet: Devnet, accounts: list[str]
+) -> None:
+    """A node that refuses the call (here: eth_call answered as missing), or that runs the account's own code instead
+    of the reader (a precompile's address: the node runs the precompile, so the answer lacks the reader's mark), has
+    its piece read by eth_getStorageAt per key: the rows are the node's own either way."""
+    assert devnet.gateway is not None
+    store, precompile = accounts[3], "0x" + "0" * 39 + "2"  # Token's storage (written), SHA-256's address
+    blocks = f"{BLOCKS[0]}:{BLOCKS[0] + 4}"
+    devnet.gateway.configure(GatewaySettings(missing=(MissingMethod(method="eth_call"),)))
+    devnet.gateway.reset_stats()
+    refused = _rows(collect("slots", blocks=blocks, rpc=devnet.http_url, addresses=[store], storage_keys=KEYS,
+                            progress=False))  # fmt: skip
+    assert devnet.gateway.stats()["calls"]["eth_getStorageAt"] == 15
+    assert [r["storage_value"] for r in refused] == _slots_by_node(devnet, store)
+    assert any(r["storage_value"] != bytes(32) for r in refused)
+    devnet.gateway.configure(GatewaySettings())
+    devnet.gateway.reset_stats()
+    unmarked = _rows(collect("slots", blocks=blocks, rpc=devnet.http_url, addresses=[precompile], storage_keys=KEYS,
+                             progress=False))  # fmt: skip
+    calls = devnet.gateway.stats()["calls"]
+    assert (calls["eth_call"], calls["eth_getStorageAt"]) == (1, 15)  # the first call, then each key
+    assert [r["storage_value"] for r in unmarked] == _slots_by_node(devnet, precompile)
+
+
+def test_a_slot_readers_answer_must_carry_its_mark() -> None:
+    plan = {"blocks": [5], "addresses": ["0x" + "11" * 20], "keys": KEYS[:2], "each": False}
+    value = "00" * 31 + "2a"
+    good = json.dumps([{"jsonrpc": "2.0", "id": 0, "result": "0x" + SLOT_MARK + value + "00" * 32}]).encode()
+    table = SLOTS.transform([json.dumps(plan).encode(), good], chain_id=1)
+    assert table["storage_value"].to_pylist() == [bytes.fromhex(value), bytes(32)]
+    unmarked = good.replace(SLOT_MARK.encode(), b"00" * 32)
+    with pytest.raises(DecodeError, match="mark"):
+        SLOTS.transform([json.dumps(plan).encode(), unmarked], chain_id=1)
 
 
 def test_every_keeps_the_multiples_of_n(devnet: Devnet, accounts: list[str]) -> None:

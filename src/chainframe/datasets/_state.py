@@ -30,6 +30,7 @@ from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks, build
 from chainframe.datasets._envelope import batch_results
 from chainframe.datasets._inputs import ADDRESSES, EVERY, STORAGE_KEYS, Input
 from chainframe.datasets._proof import Proof
+from chainframe.rpc import RPCError, StateUnavailable, TransientError
 
 if TYPE_CHECKING:
     import polars as pl
@@ -67,13 +68,9 @@ class StateRead(Dataset):
 
     def calls(self, blocks: int, filters: Mapping[str, Any]) -> int | None:
         on_step = -(-blocks // int(filters.get("every", 1)))
-        return on_step * len(filters["addresses"]) * max(1, len(filters.get("storage_keys") or ()) * self.keyed)
+        return on_step * len(filters["addresses"])
 
     def _calls(self, plan: Mapping[str, list[Any]]) -> list[tuple[str, list[Any]]]:
-        if self.keyed:
-            return [
-                (self.method, [a, k, hex(n)]) for n in plan["blocks"] for a in plan["addresses"] for k in plan["keys"]
-            ]
         return [(self.method, [a, hex(n)]) for n in plan["blocks"] for a in plan["addresses"]]
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
@@ -158,16 +155,22 @@ def _reader(addresses: Sequence[str], word: Callable[[bytes], bytes], *, gas: in
 def reader_words(method: str, plan: Mapping[str, Any], answers: list[pl.Series]) -> pl.Series:
     """The readers' answers (a call per block and group of accounts) split into a word a row, in row order (block,
     then account), as 64 lower-case hex digits; anything but exactly a 32-byte word an account is refused."""
+    sizes = [len(group) for group in _groups(plan["addresses"])] * len(plan["blocks"])
+    return words(method, answers, pl.Series(sizes, dtype=pl.UInt32()))
+
+
+def words(method: str, answers: list[pl.Series], sizes: pl.Series) -> pl.Series:
+    """Calls' answers split into their 32-byte words (``sizes`` of them each, in order), as 64 lower-case hex digits:
+    an answer of any other length, not hex, or null is refused."""
     calls = pl.concat(answers) if answers else pl.Series(dtype=pl.String())
-    sizes = pl.Series([len(group) for group in _groups(plan["addresses"])] * len(plan["blocks"]), dtype=pl.UInt32())
     if calls.len() != sizes.len():
         raise DecodeError(f"{method}: {calls.len()} results for {sizes.len()} calls")
     if calls.null_count() or not (calls.str.len_bytes() == sizes * 64 + 2).all():
-        raise DecodeError(f"{method}: a result is not a 32-byte word for each account its call read")
-    words = calls.str.slice(2).str.extract_all("[0-9a-fA-F]{64}")
-    if not (words.list.len() == sizes).all():
+        raise DecodeError(f"{method}: a result is not the 32-byte words its call asked for")
+    found = calls.str.slice(2).str.extract_all("[0-9a-fA-F]{64}")
+    if not (found.list.len() == sizes).all():
         raise DecodeError(f"{method}: a result is not hex")
-    return words.explode().str.to_lowercase()
+    return found.explode().str.to_lowercase()
 
 
 def _groups(addresses: Sequence[str]) -> list[Sequence[str]]:
@@ -313,18 +316,96 @@ class Codes(ReadByCall):
         return table.set_column(table.column_names.index("code_hash"), "code_hash", code_hash)
 
 
+SLOT_MARK = "5107" * 16
+"""The first word of a slot reader's answer: where a node did not put the reader's code at the account (it ignores
+state overrides), the account's own code answered, and this word tells."""
+
+
+def _slot_reader() -> str:
+    """Code that answers the mark, then SLOAD of each 32-byte key of its calldata, in order. It is put at the account
+    read by a state override, so SLOAD reads that account's storage: what eth_getStorageAt reads."""
+    code = bytearray(b"\x7f" + bytes.fromhex(SLOT_MARK) + b"\x60\x00\x52\x60\x00")  # mem[0] = mark; i = 0
+    loop = len(code)
+    code += b"\x5b\x36\x81\x10\x15\x60\x00"  # JUMPDEST; CALLDATASIZE DUP2 LT ISZERO: [i, i >= size]; PUSH1 end
+    end_at = len(code) - 1
+    code += b"\x57\x80\x35\x54\x81\x60\x20\x01\x52"  # JUMPI; mem[i + 32] = SLOAD(CALLDATALOAD(i))
+    code += b"\x60\x20\x01\x60" + bytes([loop]) + b"\x56"  # i += 32; JUMP loop
+    code[end_at] = len(code)
+    code += b"\x5b\x60\x20\x01\x60\x00\xf3"  # JUMPDEST end; RETURN(0, size + 32)
+    return "0x" + code.hex()
+
+
+SLOT_READER = _slot_reader()
+
+
 class Slots(StateRead):
+    """Slots are read an account and block at a time: one eth_call to the account whose state override puts
+    :data:`SLOT_READER` at it, reading every asked key, instead of an eth_getStorageAt per key. Where the first call
+    of a piece is refused or its answer lacks :data:`SLOT_MARK` (a node without state overrides), the piece is read
+    by eth_getStorageAt per key, as before."""
+
     name = "slots"
-    doc = "Storage slot values at blocks: eth_getStorageAt, per block, address and key (32-byte words)."
+    doc = "Storage slot values at blocks: SLOAD of each key, per block and address (32-byte words)."
     columns = ("chain_id", "block_number", "address", "storage_key", "storage_value")
     sort = ("block_number", "address", "storage_key")
-    fetched_with = "eth_getStorageAt, per block (or every N-th), address and storage key, batched"
-    method = "eth_getStorageAt"
+    fetched_with = (
+        "eth_call per block (or every N-th) and address, with a state override putting code that reads every asked "
+        "key (SLOAD) at the address; where a node does not apply it, eth_getStorageAt per block, address and key; "
+        "batched"
+    )
+    method = "eth_call"
     result = "storage_value"
     keyed = True
     inputs = (ADDRESSES, STORAGE_KEYS, EVERY)
     needs = frozenset({"addresses", "storage_keys"})
     row_checks = RowChecks(keys=("block_number", "address", "storage_key"))
+
+    def _calls(self, plan: Mapping[str, list[Any]]) -> list[tuple[str, list[Any]]]:
+        data = "0x" + "".join(key[2:] for key in plan["keys"])
+        gas = hex(60_000 + 3_000 * len(plan["keys"]))
+        return [
+            (self.method, [{"to": a, "data": data, "gas": gas, "gasPrice": "0x0"}, hex(n), {a: {"code": SLOT_READER}}])
+            for n in plan["blocks"]
+            for a in plan["addresses"]
+        ]
+
+    async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
+        plan = asked(blocks, filters)
+        calls = self._calls(plan)
+        if not calls:
+            return [json.dumps({**plan, "each": False}).encode()]
+        try:  # the first call alone: a node that refuses or ignores the override costs one call a piece
+            first = await client.batch_bytes(calls[:1])
+            marked = words(self.method, [batch_results(first[0], pl.String())], _slot_sizes(plan, 1))[0] == SLOT_MARK
+        except (StateUnavailable, TransientError):
+            raise
+        except (RPCError, DecodeError):
+            marked = False
+        if marked:
+            return [json.dumps({**plan, "each": False}).encode(), *first, *await client.batch_bytes(calls[1:])]
+        each = [
+            ("eth_getStorageAt", [a, k, hex(n)])
+            for n in plan["blocks"]
+            for a in plan["addresses"]
+            for k in plan["keys"]
+        ]
+        return [json.dumps({**plan, "each": True}).encode(), *await client.batch_bytes(each)]
+
+    def results(self, plan: Mapping[str, Any], answers: list[pl.Series]) -> pl.Series:
+        """Each call's words past its mark (every call's first word must be the mark), or eth_getStorageAt's
+        answers as they came."""
+        if plan["each"]:
+            return super().results(plan, answers)
+        found = words(self.method, answers, _slot_sizes(plan, len(plan["blocks"]) * len(plan["addresses"])))
+        marks = found.gather_every(len(plan["keys"]) + 1)
+        if not (marks == SLOT_MARK).all():
+            raise DecodeError(f"{self.method}: an answer lacks the slot reader's mark (the override was not applied)")
+        kept = pl.int_range(found.len(), eager=True) % (len(plan["keys"]) + 1) != 0
+        return "0x" + found.filter(kept)
+
+
+def _slot_sizes(plan: Mapping[str, Any], calls: int) -> pl.Series:
+    return pl.Series([len(plan["keys"]) + 1] * calls, dtype=pl.UInt32())
 
 
 BALANCES = Balances()
