@@ -5,10 +5,11 @@ Rows are read at every block of the range, or with ``every=N`` at the blocks tha
 not counted from where a range starts, so a chunk, an extension and a repair of the same blocks read the same ones
 whatever range a run was given. A block off the step has no row.
 
-One call per block, account (and slot), batched (:meth:`AsyncClient.batch_bytes`: the answers as received); the
-balances of a block's accounts are read by one eth_call (:class:`Balances`). The fetch step writes what it asked first
-(blocks, accounts, slots, in call order): ``transform`` stays a pure function of the bytes it is given, each result
-matched to its call by the batch ids.
+Nonces are one eth_getTransactionCount per block and account; balances and codes one eth_call per block whose code
+reads every account (:class:`ReadByCall`), and slots one eth_call per block and account reading every key
+(:class:`Slots`); batched (:meth:`AsyncClient.batch_bytes`: the answers as received). The fetch step writes what it
+asked first (blocks, accounts, slots, in call order): ``transform`` stays a pure function of the bytes it is given,
+each result matched to its call by the batch ids.
 
 Proof (:attr:`Proof.STATE`): eth_getProof of the same accounts (and slots) at the same blocks, fetched for the proof,
 proves balance, nonce, code hash and slot values against the header's state root; a code against its code hash.
@@ -52,12 +53,13 @@ def asked(blocks: BlockRange, filters: Mapping[str, Any]) -> dict[str, list[Any]
 
 
 class StateRead(Dataset):
-    """One JSON-RPC state read per block and account (and slot, for ``keyed`` ones)."""
+    """A state read at blocks: a row per block and account (and slot, for ``keyed`` ones), by default one call of
+    :attr:`method` per block and account."""
 
     result: ClassVar[str]
     """The column the call's result goes to."""
     keyed: ClassVar[bool] = False
-    """One call per storage slot too (eth_getStorageAt)."""
+    """A row per storage slot too (``storage_keys``)."""
     reads_state = True
     chunk_size = 1000
     inputs: ClassVar[tuple[Input, ...]] = (ADDRESSES, EVERY)
@@ -226,7 +228,8 @@ class Nonces(StateRead):
 EMPTY_CODE_HASH = "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
 """keccak of no code: an account without code (or that does not exist)."""
 DESIGNATION_HASH = "eadcdba66a79ab5dce91622d1d75c8cff5cff0b96944c3bf1072cd08ce018329"
-"""keccak of 0xef01: what EIP-7702 has EXTCODECOPY give of a delegated account, whatever it delegates to."""
+"""keccak of 0xef01: what EXTCODECOPY gives of a delegated account, whatever it delegates to, on a node that follows
+an EIP-7702 text where the EXTCODE* opcodes see 0xef01 alone (anvil copies the whole 23-byte designation)."""
 
 
 class Codes(ReadByCall):
@@ -236,7 +239,7 @@ class Codes(ReadByCall):
     first two bytes alone, has its code read at every block. Each code read is checked against its hash."""
 
     name = "codes"
-    doc = "Account code and its keccak hash at blocks: eth_getCode, per block and address (empty for an EOA)."
+    doc = "Account code (what eth_getCode answers) and its keccak hash at blocks, per address (empty for an EOA)."
     columns = ("chain_id", "block_number", "address", "code_hash", "code")
     sort = ("block_number", "address")
     fetched_with = (
