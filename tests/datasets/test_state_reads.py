@@ -20,7 +20,7 @@ from Crypto.Hash import keccak
 from chainframe import InputError, collect, extract
 from chainframe.cli import main
 from chainframe.datasets._convert import DecodeError
-from chainframe.datasets._state import ACCOUNTS_PER_CALL, BALANCES, CODES, SLOT_MARK, SLOTS
+from chainframe.datasets._state import ACCOUNTS_PER_CALL, BALANCES, CODES, NONCE_SEARCH, NONCES, SLOT_MARK, SLOTS
 from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings, MissingMethod
 from chainframe.devnet._node_rpc import NodeRPC
 from chainframe.devnet._workload import authority_address
@@ -150,15 +150,87 @@ def test_a_balance_readers_answer_is_checked_word_by_word(result: str | None, wh
             BALANCES.transform(bodies, chain_id=1)
 
 
-def test_nonces_are_the_nodes_transaction_count(devnet: Devnet, accounts: list[str]) -> None:
-    rows = _rows(_collect(devnet, "nonces", accounts))
-    assert [(r["block_number"], r["address"]) for r in rows] == _asked(accounts)
-    for r in rows:
-        want = _node(devnet.node.url, "eth_getTransactionCount", "0x" + r["address"].hex(), hex(r["block_number"]))
-        assert r["nonce"] == int(want, 16), r
+def _counts_by_node(url: str, rows: list[dict[str, Any]]) -> list[int]:
+    return [
+        int(_node(url, "eth_getTransactionCount", "0x" + r["address"].hex(), hex(r["block_number"])), 16) for r in rows
+    ]
+
+
+def test_nonces_are_one_eth_call_a_block_and_the_nodes_transaction_count(devnet: Devnet, accounts: list[str]) -> None:
+    """The zero address (a node's default sender of a call) and the reader's own first choice of sender are among
+    the accounts: a call's sender has its nonce raised before the code runs, so the reader sends from neither."""
+    assert devnet.gateway is not None
+    read = [*accounts, "0x" + "0" * 40, f"0x{0x5107:040x}"]
+    devnet.gateway.reset_stats()
+    rows = _rows(_collect(devnet, "nonces", read))
+    calls = devnet.gateway.stats()["calls"]
+    assert calls["eth_call"] == BLOCKS[1] - BLOCKS[0] + 1
+    assert "eth_getTransactionCount" not in calls
+    assert [(r["block_number"], r["address"]) for r in rows] == _asked(read)
+    assert [r["nonce"] for r in rows] == _counts_by_node(devnet.node.url, rows)
     sender = [r["nonce"] for r in rows if r["address"] == bytes.fromhex(accounts[0][2:])]
     assert sender == sorted(sender)
     assert sender[-1] > sender[0]
+    assert {r["nonce"] for r in rows if r["address"] == bytes.fromhex(accounts[2][2:])} == {1}  # a contract's
+
+
+def test_nonces_fall_back_to_eth_gettransactioncount_where_no_nonce_fits(devnet: Devnet, accounts: list[str]) -> None:
+    """A node that refuses the reader (eth_call answered as missing) has every row read by eth_getTransactionCount; a
+    precompile's address (the node runs SHA-256, not the probe) has its rows read so: the earliest first, then the
+    rest, as none of them fits a nonce."""
+    assert devnet.gateway is not None
+    sender, precompile = accounts[0], "0x" + "0" * 39 + "2"
+    blocks = f"{BLOCKS[0]}:{BLOCKS[0] + 4}"
+    devnet.gateway.configure(GatewaySettings(missing=(MissingMethod(method="eth_call"),)))
+    devnet.gateway.reset_stats()
+    try:
+        refused = _rows(collect("nonces", blocks=blocks, rpc=devnet.http_url, addresses=[sender], progress=False))
+    finally:
+        devnet.gateway.configure(GatewaySettings())
+    assert devnet.gateway.stats()["calls"]["eth_getTransactionCount"] == 5
+    assert [r["nonce"] for r in refused] == _counts_by_node(devnet.node.url, refused)
+    devnet.gateway.reset_stats()
+    both = _rows(collect("nonces", blocks=blocks, rpc=devnet.http_url, addresses=[sender, precompile],
+                         progress=False))  # fmt: skip
+    calls = devnet.gateway.stats()["calls"]
+    assert (calls["eth_call"], calls["eth_getTransactionCount"]) == (5, 5)
+    assert [r["nonce"] for r in both] == _counts_by_node(devnet.node.url, both)
+
+
+def test_a_nonce_that_jumps_past_the_search_is_read_by_eth_gettransactioncount(own_chain: Devnet) -> None:
+    """An account whose nonce jumps by more than the search tries (anvil_setNonce, which changes the head block's
+    state, twice) has the earliest row of the first jump read by eth_getTransactionCount, the rows after it found from
+    it, and the rows of the second jump read by eth_getTransactionCount."""
+    jumper = "0x" + "77" * 20
+    node = NodeRPC(own_chain.node.url)
+    try:
+        start = int(node.call("eth_blockNumber"), 16)
+        for nonce in (NONCE_SEARCH * 5, None, NONCE_SEARCH * 9 + 3):
+            node.call("evm_mine")
+            if nonce is not None:
+                node.call("anvil_setNonce", jumper, hex(nonce))
+        node.call("evm_mine")
+    finally:
+        node.close()
+    assert own_chain.gateway is not None
+    own_chain.gateway.reset_stats()
+    rows = _rows(collect("nonces", blocks=f"{start}:{start + 4}", rpc=own_chain.http_url, addresses=[jumper],
+                         progress=False))  # fmt: skip
+    assert [r["nonce"] for r in rows] == [0, *[NONCE_SEARCH * 5] * 2, *[NONCE_SEARCH * 9 + 3] * 2]
+    assert [r["nonce"] for r in rows] == _counts_by_node(own_chain.node.url, rows)
+    assert own_chain.gateway.stats()["calls"]["eth_getTransactionCount"] == 3  # block start + 1, then the last two
+
+
+def test_a_nonce_readers_answer_must_be_a_create_address_at_the_nonce_named() -> None:
+    address = "0x" + "11" * 20
+    made = _keccak(bytes.fromhex("d694" + "11" * 20 + "07"))[24:]  # rlp([address, 7])
+    plan = {"blocks": [5], "addresses": [address], "keys": [], "answers": 1, "nonces": [7], "counted_at": []}
+    good = _reader_answers(["0x" + "00" * 12 + made])
+    assert NONCES.transform([json.dumps(plan).encode(), good], chain_id=1)["nonce"].to_pylist() == [7]
+    with pytest.raises(DecodeError, match="CREATE at 8"):
+        NONCES.transform([json.dumps({**plan, "nonces": [8]}).encode(), good], chain_id=1)
+    with pytest.raises(DecodeError, match="null result"):
+        NONCES.transform([json.dumps({**plan, "nonces": [None]}).encode(), good], chain_id=1)
 
 
 def test_codes_are_the_nodes_code_and_its_keccak(devnet: Devnet, accounts: list[str]) -> None:
