@@ -15,14 +15,16 @@ import httpx
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from Crypto.Hash import keccak
 
 import chainframe as cf
 from chainframe import InputError
 from chainframe.cli import main
 from chainframe.datasets import DATASETS, BlockRange
-from chainframe.datasets._calls import call_answers, execution_error
+from chainframe.datasets._calls import call_answers, execution_error, revert_reason
+from chainframe.datasets._view_reader import MARK, VIEW_GAS, _read, view_answers
 from chainframe.devnet import DEV_ACCOUNTS, Devnet
-from chainframe.rpc import LimitExceeded, MethodNotFound, RateLimited, ServerError
+from chainframe.rpc import AsyncClient, LimitExceeded, MethodNotFound, RateLimited, ServerError
 
 END = 90  # two more tokens are created at blocks 40 and 80 (the workload's create_token)
 BALANCE_OF, TOTAL_SUPPLY = "70a08231", "18160ddd"
@@ -278,9 +280,11 @@ def test_dry_prices_each_call() -> None:
     given = {"tokens": [DEV_ACCOUNTS[0], DEV_ACCOUNTS[0].upper().replace("0X", "0x"), DEV_ACCOUNTS[1]],
              "addresses": list(DEV_ACCOUNTS[:3])}  # fmt: skip
     balances = DATASETS["erc20_balances"]
-    assert balances.calls(10, balances.check_inputs(given)) == 10 * 2 * 3  # the same token twice is read once
+    assert balances.calls(10, balances.check_inputs(given)) == 10  # 6 views a block (the same token twice is one)
+    many = {**given, "addresses": [f"0x{n:040x}" for n in range(1, 14)]}
+    assert balances.calls(10, balances.check_inputs(many)) == 10 * 2  # 26 views a block: two calls of 24 at most
     metadata = DATASETS["erc20_metadata"]
-    assert metadata.calls(10, metadata.check_inputs({"tokens": given["tokens"]})) == 10 * 3 * 2
+    assert metadata.calls(10, metadata.check_inputs({"tokens": given["tokens"]})) == 10
 
 
 @pytest.mark.parametrize("name", ["erc20_balances", "erc20_supplies", "erc20_metadata", "eth_calls"])
@@ -305,3 +309,63 @@ def test_an_extended_folder_equals_one_run(devnet: Devnet, tokens: list[str], tm
     whole = cf.collect("erc20_balances", blocks="0:49", rpc=devnet.http_url, tokens=tokens[:2], addresses=holders,
                        progress=False)  # fmt: skip
     assert stored.select(whole.column_names).equals(whole.sort_by(key))
+
+
+def test_the_erc20_views_are_one_eth_call_a_block_and_group_of_views(devnet: Devnet, tokens: list[str]) -> None:
+    """44 balanceOf a block (4 tokens x 11 holders) are two reader calls a block, 24 and 20 views; Nest's reverts
+    (with gas left) are reverts alone too, so no call is asked alone; the rows equal raw calls (above)."""
+    assert devnet.gateway is not None
+    holders = [*DEV_ACCOUNTS, devnet.truth.contracts["Nest"]]
+    devnet.gateway.reset_stats()
+    table = cf.collect("erc20_balances", blocks=f"0:{END}", rpc=devnet.http_url, tokens=tokens, addresses=holders,
+                       progress=False)  # fmt: skip
+    assert devnet.gateway.stats()["calls"]["eth_call"] == (END + 1) * 2
+    assert table.num_rows == (END + 1) * 44
+    devnet.gateway.reset_stats()
+    cf.collect("erc20_metadata", blocks=f"0:{END}", rpc=devnet.http_url, tokens=tokens, progress=False)
+    assert devnet.gateway.stats()["calls"]["eth_call"] == END + 1  # 12 views a block
+
+
+@pytest.mark.anyio
+async def test_a_view_the_reader_cannot_answer_as_a_call_alone_is_asked_alone(devnet_session: Devnet) -> None:
+    """Each answer equals the node's to the call alone: a view that writes (Store.bump: it halts under STATICCALL
+    and is asked alone), a revert with its data (Nest.fail: kept as a revert, the node's revert data), an answer
+    longer than the room kept (Token.name() with 32 bytes: asked alone), a token's balanceOf, and an account
+    without code."""
+    contracts = devnet_session.truth.contracts
+    calls = [
+        {"to": contracts["Store"], "data": "0x" + keccak.new(digest_bits=256, data=b"bump()").hexdigest()[:8]},
+        {"to": contracts["Nest"], "data": "0x" + FAIL + "0" * 63 + "7"},
+        {"to": contracts["Token"], "data": "0x" + NAME},
+        {"to": contracts["Token"], "data": "0x" + BALANCE_OF + "0" * 24 + DEV_ACCOUNTS[0][2:]},
+        {"to": "0x" + "de" * 20, "data": "0x" + TOTAL_SUPPLY},
+    ]
+    blocks = BlockRange(END - 2, END)
+    async with AsyncClient(devnet_session.http_url) as client:
+        alone = await call_answers(client, calls, blocks)
+        read = await view_answers(client, calls, blocks, room=32)
+    assert len(read) == len(alone) == 15
+    for mine, node in zip(read, alone, strict=True):
+        if isinstance(node, dict):  # the revert: the same data, the node's words aside
+            assert mine["data"] == node["data"], (mine, node)
+            assert revert_reason(bytes.fromhex(mine["data"][2:])) == "Nest: fail"
+        else:
+            assert mine == node
+    bump, fail, name, balance, nothing = alone[:5]  # what each case is, at the node
+    assert len(bump) == len(balance) == 66  # a word: bump's write is kept alone (and thrown away), not a halt
+    assert isinstance(fail, dict)
+    assert len(name) > 66  # past the 32 bytes kept
+    assert nothing == "0x"
+
+
+def test_an_answer_not_the_readers_is_refused_word_for_word() -> None:
+    good = "0x" + MARK + ("00" * 31 + "01") + ("00" * 29 + "005208") + ("00" * 31 + "20") + "ab" * 32
+    assert _read(good, 1, 32) == ["0x" + "ab" * 32]
+    reverted = good[:66] + "00" * 32 + good[130:]
+    assert _read(reverted, 1, 32) == [{"message": "reverted", "code": None, "data": "0x" + "ab" * 32}]
+    exhausted = reverted[:130] + f"{VIEW_GAS:064x}" + reverted[194:]
+    assert _read(exhausted, 1, 32) == [None]  # out of its gas, or halted: asked alone
+    assert _read(good.replace(MARK, "00" * 32), 1, 32) is None  # no mark: the override was not applied
+    assert _read(good[:-2], 1, 32) is None
+    assert _read(good, 2, 32) is None
+    assert _read(None, 1, 32) is None

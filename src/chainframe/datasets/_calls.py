@@ -53,8 +53,13 @@ def execution_error(error: Exception) -> bool:
 async def call_answers(client: Any, calls: Sequence[Mapping[str, Any]], blocks: BlockRange) -> list[Any]:
     """Each call at each block (block-major), batched: the output hex, or ``{"message", "code", "data"}`` for a call
     the EVM ended; any other error raises."""
-    requests = [("eth_call", [dict(call), hex(n)]) for n in blocks for call in calls]
-    answers = await client.batch(requests)
+    return await answered(client, [("eth_call", [dict(call), hex(n)]) for n in blocks for call in calls])
+
+
+async def answered(client: Any, requests: Sequence[tuple[str, list[Any]]]) -> list[Any]:
+    """eth_call ``requests``, batched: each output hex, or ``{"message", "code", "data"}`` for a call the EVM ended;
+    any other error raises."""
+    answers = await client.batch(requests) if requests else []
     out: list[Any] = []
     for answer in answers:
         if isinstance(answer, Exception):

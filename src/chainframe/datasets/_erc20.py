@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
-from chainframe.datasets._calls import CALLED, abi_string, call_answers, hex_bytes
+from chainframe.datasets._calls import CALLED, abi_string, hex_bytes
 from chainframe.datasets._columns import COLUMNS, U256
 from chainframe.datasets._convert import convert
 from chainframe.datasets._dataset import BlockRange, Dataset, RowChecks, build_arrow
 from chainframe.datasets._inputs import ADDRESSES, TOKENS, Input
+from chainframe.datasets._view_reader import VIEWS_PER_CALL, reader_calls, view_answers
 
 if TYPE_CHECKING:
     import polars as pl
@@ -28,6 +29,13 @@ else:
 BALANCE_OF = "0x70a08231"
 TOTAL_SUPPLY = "0x18160ddd"
 NAME, SYMBOL, DECIMALS = "0x06fdde03", "0x95d89b41", "0x313ce567"
+READ_BY_BLOCK = (
+    "eth_call per block with a state override putting code at the zero address that STATICCALLs {views}, up to "
+    f"{VIEWS_PER_CALL} a call; eth_call of a view alone where that code cannot answer it as a call alone; batched"
+)
+METADATA_ROOM = 192
+"""Bytes kept for each metadata answer read in a block's one call: an ABI string of up to 128 bytes (a longer one is
+asked alone)."""
 
 
 def _unique(values: Sequence[str]) -> list[str]:
@@ -78,7 +86,7 @@ class Erc20Balances(_View):
     doc = "ERC-20 balanceOf(holder) at each block, for each token and holder asked (null where the call fails)."
     columns = ("chain_id", "block_number", "token_address", "address", "balance")
     sort = ("block_number", "token_address", "address")
-    fetched_with = "eth_call balanceOf(address), per block, token and holder (batched)"
+    fetched_with = READ_BY_BLOCK.format(views="balanceOf(address) of each token and holder")
     chunk_size = 100
     inputs = (TOKENS, ADDRESSES)
     needs = frozenset({"tokens", "addresses"})
@@ -86,12 +94,12 @@ class Erc20Balances(_View):
     unprovable = dict.fromkeys(columns, CALLED)
 
     def calls(self, blocks: int, filters: Any) -> int | None:
-        return blocks * len(_unique(filters["tokens"])) * len(_unique(filters["addresses"]))
+        return blocks * reader_calls(len(_unique(filters["tokens"])) * len(_unique(filters["addresses"])))
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         tokens, holders = _unique(filters["tokens"]), _unique(filters["addresses"])
         calls = [{"to": t, "data": BALANCE_OF + "0" * 24 + h[2:]} for t in tokens for h in holders]
-        answers = await call_answers(client, calls, blocks)
+        answers = await view_answers(client, calls, blocks)
         body = {"blocks": list(blocks), "tokens": tokens, "holders": holders, "answers": answers}
         return [json.dumps(body).encode()]
 
@@ -115,18 +123,18 @@ class Erc20Supplies(_View):
     doc = "ERC-20 totalSupply() at each block, for each token asked (null where the call fails)."
     columns = ("chain_id", "block_number", "token_address", "total_supply")
     sort = ("block_number", "token_address")
-    fetched_with = "eth_call totalSupply(), per block and token (batched)"
+    fetched_with = READ_BY_BLOCK.format(views="totalSupply() of each token")
     chunk_size = 1000
     row_checks = RowChecks(keys=("block_number", "token_address"))
     unprovable = dict.fromkeys(columns, CALLED)
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         tokens = _unique(filters["tokens"])
-        answers = await call_answers(client, [{"to": t, "data": TOTAL_SUPPLY} for t in tokens], blocks)
+        answers = await view_answers(client, [{"to": t, "data": TOTAL_SUPPLY} for t in tokens], blocks)
         return [json.dumps({"blocks": list(blocks), "tokens": tokens, "answers": answers}).encode()]
 
     def calls(self, blocks: int, filters: Any) -> int | None:
-        return blocks * len(_unique(filters["tokens"]))
+        return blocks * reader_calls(len(_unique(filters["tokens"])))
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
         tables = []
@@ -170,18 +178,18 @@ class Erc20Metadata(_View):
     )
     columns = ("chain_id", "block_number", "token_address", "name", "symbol", "decimals")
     sort = ("block_number", "token_address")
-    fetched_with = "eth_call name(), symbol(), decimals(), per block and token (batched)"
+    fetched_with = READ_BY_BLOCK.format(views="name(), symbol() and decimals() of each token")
     chunk_size = 1000
     row_checks = RowChecks(keys=("block_number", "token_address"))
     unprovable = dict.fromkeys(columns, CALLED)
 
     def calls(self, blocks: int, filters: Any) -> int | None:
-        return blocks * 3 * len(_unique(filters["tokens"]))
+        return blocks * reader_calls(3 * len(_unique(filters["tokens"])))
 
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         tokens = _unique(filters["tokens"])
         calls = [{"to": t, "data": view} for t in tokens for view in (NAME, SYMBOL, DECIMALS)]
-        answers = await call_answers(client, calls, blocks)
+        answers = await view_answers(client, calls, blocks, room=METADATA_ROOM)
         return [json.dumps({"blocks": list(blocks), "tokens": tokens, "answers": answers}).encode()]
 
     def transform(self, bodies: Sequence[bytes], *, chain_id: int, u256: U256 = "decimal") -> pa.Table:
