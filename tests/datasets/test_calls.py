@@ -22,7 +22,7 @@ from chainframe import InputError
 from chainframe.cli import main
 from chainframe.datasets import DATASETS, BlockRange
 from chainframe.datasets._calls import call_answers, execution_error, revert_reason
-from chainframe.datasets._view_reader import MARK, VIEW_GAS, _read, view_answers
+from chainframe.datasets._view_reader import MARK, VIEW_GAS, _read, reader, view_answers
 from chainframe.devnet import DEV_ACCOUNTS, Devnet
 from chainframe.rpc import AsyncClient, LimitExceeded, MethodNotFound, RateLimited, ServerError
 
@@ -369,3 +369,24 @@ def test_an_answer_not_the_readers_is_refused_word_for_word() -> None:
     assert _read(good[:-2], 1, 32) is None
     assert _read(good, 2, 32) is None
     assert _read(None, 1, 32) is None
+
+
+def test_a_view_that_calls_back_its_caller_finds_no_code_there_as_a_call_alone_does(devnet: Devnet) -> None:
+    """A view (put at an address by a state override here) that CALLs its caller and answers the size of what came
+    back: the zero address has no code, so a call alone answers 0; the reader stops when called by another, so its
+    answer is 0 too."""
+    view, zero = "0x" + "c4" * 20, "0x" + "00" * 20
+    # CALL(GAS, CALLER, 0, 0, 0, 0, 32); POP; mem[0] = RETURNDATASIZE; RETURN(0, 32)
+    code = "0x60206000600060006000335af1503d60005260206000f3"
+    block = hex(END)
+    alone = _node_call(devnet.node.url, [{"to": view}, block, {view: {"code": code}}])
+    override = {zero: {"code": reader([{"to": view, "data": "0x"}], 32)}, view: {"code": code}}
+    read = _node_call(devnet.node.url, [{"from": zero, "to": zero, "gas": "0x100000", "gasPrice": "0x0"}, block,
+                                        override])  # fmt: skip
+    assert alone == "0x" + "00" * 32
+    assert _read(read, 1, 32) == [alone]
+
+
+def _node_call(url: str, params: list[Any]) -> Any:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "eth_call", "params": params}
+    return httpx.post(url, json=body, timeout=30).json()["result"]

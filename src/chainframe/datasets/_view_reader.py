@@ -36,13 +36,18 @@ VIEWS_PER_CALL = 24
 
 
 def reader(calls: Sequence[Mapping[str, Any]], room: int) -> str:
-    """Code that answers :data:`MARK`, then for each call (its ``to`` and ``data``) a word of STATICCALL's success,
-    a word of the gas it used (with a few of the reader's own), a word of the answer's size and ``room`` bytes
-    holding the answer where it fits (else nothing is copied)."""
+    """Code that, called by itself (the eth_call from and to its address), answers :data:`MARK`, then for each call
+    (its ``to`` and ``data``) a word of STATICCALL's success, a word of the gas it used (with a few of the reader's
+    own), a word of the answer's size and ``room`` bytes holding the answer where it fits (else nothing is copied).
+    Called by another (a view that calls back its caller), it stops and answers nothing, as an account without code
+    does."""
     inputs = [bytes.fromhex(str(call.get("data") or call.get("input") or "0x")[2:]) for call in calls]
     width = 96 + room
     scratch = 32 + width * len(calls)  # where each call's input is copied, past the answers
-    code = bytearray(b"\x7f" + bytes.fromhex(MARK) + b"\x60\x00\x52")  # mem[0] = mark
+    # Called by anyone but itself (a view calling back its caller): STOP, as the zero address, which has no code,
+    # would answer. CALLER ADDRESS EQ PUSH1 7 JUMPI STOP JUMPDEST; then mem[0] = mark
+    code = bytearray(b"\x33\x30\x14\x60\x07\x57\x00\x5b")
+    code += b"\x7f" + bytes.fromhex(MARK) + b"\x60\x00\x52"
     data_at: list[int] = []  # where each input's offset goes in the code (patched once the code's end is known)
     for i, (call, data) in enumerate(zip(calls, inputs, strict=True)):
         out = 32 + width * i
