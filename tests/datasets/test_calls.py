@@ -23,7 +23,7 @@ from chainframe.cli import main
 from chainframe.datasets import DATASETS, BlockRange
 from chainframe.datasets._calls import call_answers, execution_error, revert_reason
 from chainframe.datasets._view_reader import MARK, VIEW_GAS, _read, reader, view_answers
-from chainframe.devnet import DEV_ACCOUNTS, Devnet
+from chainframe.devnet import DEV_ACCOUNTS, Devnet, GatewaySettings
 from chainframe.rpc import AsyncClient, LimitExceeded, MethodNotFound, RateLimited, ServerError
 
 END = 90  # two more tokens are created at blocks 40 and 80 (the workload's create_token)
@@ -324,6 +324,26 @@ def test_the_erc20_views_are_one_eth_call_a_block_and_group_of_views(devnet: Dev
     devnet.gateway.reset_stats()
     cf.collect("erc20_metadata", blocks=f"0:{END}", rpc=devnet.http_url, tokens=tokens, progress=False)
     assert devnet.gateway.stats()["calls"]["eth_call"] == END + 1  # 12 views a block
+
+
+def test_a_node_that_ignores_state_overrides_has_each_view_asked_alone(devnet: Devnet, tokens: list[str]) -> None:
+    """Without the override the zero address has no code, so the reader's first call answers nothing: that piece's
+    views are each asked alone, and the rows are the node's own answers."""
+    assert devnet.gateway is not None
+    holders = list(DEV_ACCOUNTS[:3])
+    blocks = (END - 4, END)
+    devnet.gateway.configure(GatewaySettings(no_state_overrides=True))
+    devnet.gateway.reset_stats()
+    table = cf.collect("erc20_balances", blocks=f"{blocks[0]}:{blocks[1]}", rpc=devnet.http_url, tokens=tokens,
+                       addresses=holders, progress=False)  # fmt: skip
+    assert devnet.gateway.stats()["calls"]["eth_call"] == 1 + 5 * len(tokens) * len(holders)
+    asked = [(t, h, n) for n in range(blocks[0], blocks[1] + 1) for t in tokens for h in holders]
+    raw = _raw(devnet.node.url, [(t, "0x" + BALANCE_OF + "0" * 24 + h[2:], n) for t, h, n in asked])
+    got = {(r["block_number"], "0x" + r["token_address"].hex(), "0x" + r["address"].hex()): r["balance"]
+           for r in table.to_pylist()}  # fmt: skip
+    assert len(got) == len(asked)
+    for (token, holder, n), answer in zip(asked, raw, strict=True):
+        assert _as_int(got[(n, token, holder)]) == _word(answer), (n, token, holder)
 
 
 @pytest.mark.anyio

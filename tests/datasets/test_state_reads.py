@@ -177,7 +177,7 @@ def test_nonces_are_one_eth_call_a_block_and_the_nodes_transaction_count(devnet:
 def test_nonces_fall_back_to_eth_gettransactioncount_where_no_nonce_fits(devnet: Devnet, accounts: list[str]) -> None:
     """A node that refuses the reader (eth_call answered as missing) has every row read by eth_getTransactionCount; a
     precompile's address (the node runs SHA-256, not the probe) has its rows read so: the earliest first, then the
-    rest, as none of them fits a nonce."""
+    rest, as none of them fits a nonce; and so has every account of a node that ignores state overrides."""
     assert devnet.gateway is not None
     sender, precompile = accounts[0], "0x" + "0" * 39 + "2"
     blocks = f"{BLOCKS[0]}:{BLOCKS[0] + 4}"
@@ -195,6 +195,15 @@ def test_nonces_fall_back_to_eth_gettransactioncount_where_no_nonce_fits(devnet:
     calls = devnet.gateway.stats()["calls"]
     assert (calls["eth_call"], calls["eth_getTransactionCount"]) == (5, 5)
     assert [r["nonce"] for r in both] == _counts_by_node(devnet.node.url, both)
+    devnet.gateway.configure(GatewaySettings(no_state_overrides=True))  # the node asked without the probes
+    devnet.gateway.reset_stats()
+    try:
+        ignored = _rows(collect("nonces", blocks=blocks, rpc=devnet.http_url, addresses=[sender], progress=False))
+    finally:
+        devnet.gateway.configure(GatewaySettings())
+    calls = devnet.gateway.stats()["calls"]
+    assert (calls["eth_call"], calls["eth_getTransactionCount"]) == (5, 5)  # the earliest row, then the other four
+    assert [r["nonce"] for r in ignored] == _counts_by_node(devnet.node.url, ignored)
 
 
 def test_a_nonce_that_jumps_past_the_search_is_read_by_eth_gettransactioncount(own_chain: Devnet) -> None:
@@ -333,8 +342,9 @@ def test_slots_fall_back_to_eth_getstorageat_where_the_override_is_refused_or_no
     devnet: Devnet, accounts: list[str]
 ) -> None:
     """A node that refuses the call (here: eth_call answered as missing), or that runs the account's own code instead
-    of the reader (a precompile's address: the node runs the precompile, so the answer lacks the reader's mark), has
-    its piece read by eth_getStorageAt per key: the rows are the node's own either way."""
+    of the reader (a precompile's address: the node runs the precompile, so the answer lacks the reader's mark; a
+    node that ignores state overrides), has its piece read by eth_getStorageAt per key: the rows are the node's own
+    either way."""
     assert devnet.gateway is not None
     store, precompile = accounts[3], "0x" + "0" * 39 + "2"  # Token's storage (written), SHA-256's address
     blocks = f"{BLOCKS[0]}:{BLOCKS[0] + 4}"
@@ -352,6 +362,14 @@ def test_slots_fall_back_to_eth_getstorageat_where_the_override_is_refused_or_no
     calls = devnet.gateway.stats()["calls"]
     assert (calls["eth_call"], calls["eth_getStorageAt"]) == (1, 15)  # the first call, then each key
     assert [r["storage_value"] for r in unmarked] == _slots_by_node(devnet, precompile)
+    devnet.gateway.configure(GatewaySettings(no_state_overrides=True))  # the node asked without the override
+    devnet.gateway.reset_stats()
+    ignored = _rows(collect("slots", blocks=blocks, rpc=devnet.http_url, addresses=[store], storage_keys=KEYS,
+                            progress=False))  # fmt: skip
+    calls = devnet.gateway.stats()["calls"]
+    # Token's own code meets the keys as calldata and reverts: an error in a batch's answer is asked once more alone
+    assert (calls["eth_call"], calls["eth_getStorageAt"]) == (2, 15)
+    assert [r["storage_value"] for r in ignored] == _slots_by_node(devnet, store)
 
 
 def test_a_slot_readers_answer_must_carry_its_mark() -> None:

@@ -194,6 +194,8 @@ class GatewaySettings:
     them (a chain without finality)."""
     pruned: PrunedState | None = None
     """State older than a block answered as a full node that dropped it, in a given node's words."""
+    no_state_overrides: bool = False
+    """eth_call's third parameter (a state override) dropped before the node is asked, as a node that ignores it."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -214,6 +216,7 @@ class GatewaySettings:
             omit=tuple(OmitKeys(**o) for o in data.get("omit", ())),
             unknown_tags=tuple(data.get("unknown_tags", ())),
             pruned=PrunedState(**data["pruned"]) if data.get("pruned") else None,
+            no_state_overrides=bool(data.get("no_state_overrides", False)),
         )
 
 
