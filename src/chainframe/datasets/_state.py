@@ -307,9 +307,11 @@ class Nonces(ReadByCall):
     async def fetch(self, client: Any, blocks: BlockRange, **filters: Any) -> list[bytes]:
         plan = asked(blocks, filters)
         calls, answers = self._calls(plan), list[bytes]()
-        try:  # the first call alone: a node that refuses it has every row read by eth_getTransactionCount
+        try:  # the first call alone: a node that refuses it, or that did not put the probes, has every row counted
             answers = await client.batch_bytes(calls[:1]) if calls else []
-            answers += await client.batch_bytes(calls[1:]) if calls[1:] else []
+            if answers and _unprobed(answers[0], len(_groups(plan["addresses"], self.per_call)[0])):
+                answers = []
+            answers += await client.batch_bytes(calls[1:]) if answers and calls[1:] else []
         except (StateUnavailable, TransientError):
             raise
         except RPCError:
@@ -366,6 +368,13 @@ class Nonces(ReadByCall):
         if None in nonces:
             raise DecodeError("eth_getTransactionCount: a null result (the node answered nothing for a block it has)")
         return pl.Series(nonces, dtype=pl.String())
+
+
+def _unprobed(answer: bytes, accounts: int) -> bool:
+    """Whether a nonce reader's answer is all zero words: no probe answered (a probe answers the address its CREATE
+    made, never zero but where that CREATE failed), so the node did not apply the state override."""
+    read = words("eth_call", [batch_results(answer, pl.String())], pl.Series([accounts], dtype=pl.UInt32()))
+    return bool((read == "0" * 64).all())
 
 
 def _nonces(plan: Mapping[str, Any], words: list[str], known: dict[int, int]) -> list[int | None]:
