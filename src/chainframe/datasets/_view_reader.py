@@ -107,11 +107,8 @@ async def view_answers(
         return await call_answers(client, calls, blocks)
     groups = [calls[i : i + VIEWS_PER_CALL] for i in range(0, len(calls), VIEWS_PER_CALL)]
     numbers = list(blocks)
-    requests = [
-        ("eth_call", [_reader_call(len(group)), hex(n), {READER_AT: {"code": reader(group, room)}}])
-        for n in numbers
-        for group in groups
-    ]
+    readers = [(_reader_call(len(group)), {READER_AT: {"code": reader(group, room)}}) for group in groups]  # once
+    requests = [("eth_call", [call, hex(n), override]) for n in numbers for call, override in readers]
     try:  # the first alone: a node that refuses it, or does not put the reader there, has each call asked alone
         first = (await answered(client, requests[:1]))[0]
     except (StateUnavailable, TransientError):
